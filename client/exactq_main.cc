@@ -1,0 +1,173 @@
+// exactq: the ExactQ command-line client.
+//
+//   exactq score REF DIST [--server HOST:PORT] [--metrics psnr,ssim] [--backend auto|cuda|cpu]
+//                         [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]
+//   exactq capabilities [--server HOST:PORT]
+//
+// REF and DIST are Y4M files, raw planar YUV (with --width/--height/--pixfmt), or "-"
+// for Y4M on stdin (e.g. `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/str_split.h"
+#include "client/picture_source.h"
+#include "client/report.h"
+#include "client/score_client.h"
+#include "engine/format/pixel_format.h"
+
+ABSL_FLAG(std::string, server, "localhost:50051", "the exactqd address HOST:PORT");
+ABSL_FLAG(std::string, metrics, "psnr",
+          "comma-separated metrics, each optionally with options: ssim:enable_db=true:clip_db=true");
+ABSL_FLAG(std::string, backend, "auto", "auto, cuda or cpu");
+ABSL_FLAG(std::string, json, "", "write libvmaf-shaped JSON here ('-' for stdout)");
+ABSL_FLAG(std::string, csv, "", "write one CSV row per frame here ('-' for stdout)");
+ABSL_FLAG(int, width, 0, "width of raw YUV input");
+ABSL_FLAG(int, height, 0, "height of raw YUV input");
+ABSL_FLAG(std::string, pixfmt, "", "pixel format of raw YUV input, e.g. yuv420p, yuv420p10le");
+ABSL_FLAG(std::string, range, "", "override the colour range: limited or full (default: the file's tag, else limited)");
+ABSL_FLAG(std::string, matrix, "", "override the colour matrix: bt709 or bt601 (default bt709)");
+ABSL_FLAG(std::string, job_id, "", "a job id the server logs and echoes (default: the file names)");
+ABSL_FLAG(bool, quiet, false, "print no table and no progress");
+ABSL_FLAG(int, connect_timeout, 10, "seconds to wait for the server");
+
+namespace exactq::client {
+namespace {
+
+int Fail(const std::string& message) {
+  std::fprintf(stderr, "exactq: %s\n", message.c_str());
+  return 1;
+}
+
+absl::StatusOr<std::vector<v1::MetricRequest>> ParseMetrics(const std::string& text) {
+  std::vector<v1::MetricRequest> metrics;
+  for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    std::vector<std::string> parts = absl::StrSplit(item, ':');
+    v1::MetricRequest m;
+    m.set_name(parts[0]);
+    for (size_t i = 1; i < parts.size(); ++i) {
+      std::vector<std::string> kv = absl::StrSplit(parts[i], absl::MaxSplits('=', 1));
+      if (kv.size() != 2) {
+        return absl::InvalidArgumentError("--metrics: option '" + parts[i] + "' is not key=value");
+      }
+      (*m.mutable_options())[kv[0]] = kv[1];
+    }
+    metrics.push_back(std::move(m));
+  }
+  if (metrics.empty()) return absl::InvalidArgumentError("--metrics: no metric given");
+  return metrics;
+}
+
+bool WriteOutput(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return true;
+  }
+  std::ofstream out(path);
+  out << text;
+  return static_cast<bool>(out);
+}
+
+int Capabilities() {
+  absl::StatusOr<v1::Capabilities> caps =
+      GetCapabilities(absl::GetFlag(FLAGS_server), absl::GetFlag(FLAGS_connect_timeout));
+  if (!caps.ok()) return Fail(std::string(caps.status().message()));
+  std::cout << caps->DebugString();
+  return 0;
+}
+
+int Score(const std::string& ref_path, const std::string& dist_path) {
+  ScoreOptions options;
+  options.server = absl::GetFlag(FLAGS_server);
+  options.connect_timeout_seconds = absl::GetFlag(FLAGS_connect_timeout);
+  absl::StatusOr<std::vector<v1::MetricRequest>> metrics = ParseMetrics(absl::GetFlag(FLAGS_metrics));
+  if (!metrics.ok()) return Fail(std::string(metrics.status().message()));
+  options.metrics = *metrics;
+  const std::string backend = absl::GetFlag(FLAGS_backend);
+  if (backend == "auto") options.backend = v1::BACKEND_AUTO;
+  else if (backend == "cuda") options.backend = v1::BACKEND_CUDA;
+  else if (backend == "cpu") options.backend = v1::BACKEND_CPU;
+  else return Fail("--backend must be auto, cuda or cpu, got " + backend);
+  const std::string range = absl::GetFlag(FLAGS_range);
+  if (range == "limited") options.range = v1::COLOR_RANGE_LIMITED;
+  else if (range == "full") options.range = v1::COLOR_RANGE_FULL;
+  else if (!range.empty()) return Fail("--range must be limited or full, got " + range);
+  const std::string matrix = absl::GetFlag(FLAGS_matrix);
+  if (matrix == "bt709") options.matrix = v1::COLOR_MATRIX_BT709;
+  else if (matrix == "bt601") options.matrix = v1::COLOR_MATRIX_BT601;
+  else if (!matrix.empty()) return Fail("--matrix must be bt709 or bt601, got " + matrix);
+  options.job_id = absl::GetFlag(FLAGS_job_id);
+  if (options.job_id.empty()) options.job_id = ref_path + " vs " + dist_path;
+
+  std::optional<FrameGeometry> raw_geometry;
+  if (!absl::GetFlag(FLAGS_pixfmt).empty() || absl::GetFlag(FLAGS_width) != 0 ||
+      absl::GetFlag(FLAGS_height) != 0) {
+    absl::StatusOr<PixelFormat> format = ParsePixelFormat(absl::GetFlag(FLAGS_pixfmt));
+    if (!format.ok()) return Fail("--pixfmt: " + std::string(format.status().message()));
+    FrameGeometry g;
+    g.width = absl::GetFlag(FLAGS_width);
+    g.height = absl::GetFlag(FLAGS_height);
+    g.format = *format;
+    if (absl::Status s = ValidateGeometry(g); !s.ok()) {
+      return Fail("--width/--height/--pixfmt: " + std::string(s.message()));
+    }
+    raw_geometry = g;
+  }
+  if (ref_path == "-" && dist_path == "-") return Fail("only one of REF and DIST can be stdin");
+  absl::StatusOr<std::unique_ptr<PictureSource>> ref = OpenPictureSource(ref_path, raw_geometry);
+  if (!ref.ok()) return Fail(std::string(ref.status().message()));
+  absl::StatusOr<std::unique_ptr<PictureSource>> dist = OpenPictureSource(dist_path, raw_geometry);
+  if (!dist.ok()) return Fail(std::string(dist.status().message()));
+
+  const bool quiet = absl::GetFlag(FLAGS_quiet);
+  const bool progress = !quiet && isatty(STDERR_FILENO);
+  const std::optional<int64_t> total = (*ref)->frame_count();
+  const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<ScoringRun> run = ScoreFiles(**ref, **dist, options, [&](const v1::FrameResult& r) {
+    if (!progress) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double fps = s > 0 ? (r.frame_index() + 1) / s : 0.0;
+    if (total.has_value()) {
+      std::fprintf(stderr, "\rframe %llu/%lld  %.1f frames/s ", static_cast<unsigned long long>(r.frame_index() + 1),
+                   static_cast<long long>(*total), fps);
+    } else {
+      std::fprintf(stderr, "\rframe %llu  %.1f frames/s ", static_cast<unsigned long long>(r.frame_index() + 1), fps);
+    }
+  });
+  if (progress) std::fprintf(stderr, "\n");
+  if (!run.ok()) return Fail(std::string(run.status().message()));
+
+  const std::string json_path = absl::GetFlag(FLAGS_json);
+  const std::string csv_path = absl::GetFlag(FLAGS_csv);
+  if (!json_path.empty() && !WriteOutput(json_path, ToJson(*run))) return Fail("cannot write " + json_path);
+  if (!csv_path.empty() && !WriteOutput(csv_path, ToCsv(*run))) return Fail("cannot write " + csv_path);
+  if (!quiet && json_path != "-" && csv_path != "-") std::cout << ToTable(*run);
+  return 0;
+}
+
+}  // namespace
+}  // namespace exactq::client
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "the ExactQ client.\n"
+      "  exactq score REF DIST [--server HOST:PORT] [--metrics psnr,...] [--backend auto|cuda|cpu]\n"
+      "                        [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]\n"
+      "  exactq capabilities [--server HOST:PORT]\n"
+      "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.");
+  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+  if (args.size() >= 2 && std::string(args[1]) == "capabilities" && args.size() == 2) {
+    return exactq::client::Capabilities();
+  }
+  if (args.size() == 4 && std::string(args[1]) == "score") {
+    return exactq::client::Score(args[2], args[3]);
+  }
+  std::fprintf(stderr, "%s\n", absl::ProgramUsageMessage().data());
+  return 2;
+}

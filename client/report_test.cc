@@ -1,0 +1,80 @@
+#include "client/report.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+
+namespace exactq::client {
+namespace {
+
+uint64_t Bits(double v) {
+  uint64_t b;
+  std::memcpy(&b, &v, sizeof b);
+  return b;
+}
+
+TEST(ReportTest, JsonNumbersParseBackToTheSameBits) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 100000; ++i) {
+    double v;
+    const uint64_t bits = rng();
+    std::memcpy(&v, &bits, sizeof v);
+    if (!std::isfinite(v)) continue;
+    const std::string text = JsonNumber(v);
+    EXPECT_EQ(Bits(std::strtod(text.c_str(), nullptr)), Bits(v)) << text;
+  }
+  for (double v : {0.0, -0.0, 1.0, 60.0, 0.1, 5e-324, 1.7976931348623157e308, 39.03746486247441}) {
+    EXPECT_EQ(Bits(std::strtod(JsonNumber(v).c_str(), nullptr)), Bits(v)) << JsonNumber(v);
+  }
+}
+
+TEST(ReportTest, NonFiniteIsNull) {
+  EXPECT_EQ(JsonNumber(std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(JsonNumber(-std::numeric_limits<double>::infinity()), "null");
+  EXPECT_EQ(JsonNumber(std::nan("")), "null");
+}
+
+TEST(ReportTest, JsonHasLibvmafShape) {
+  ScoringRun run;
+  for (int f = 0; f < 2; ++f) {
+    v1::FrameResult r;
+    r.set_frame_index(f);
+    r.set_backend(v1::BACKEND_CPU);
+    auto* s = r.add_scores();
+    s->set_name("psnr_y");
+    s->set_value(f == 0 ? 39.03746486247441 : std::numeric_limits<double>::infinity());
+    run.frames.push_back(r);
+  }
+  auto* pooled = run.summary.add_pooled();
+  pooled->set_name("psnr_y");
+  pooled->set_min(0.1);
+  pooled->set_max(0.2);
+  pooled->set_mean(0.30000000000000004);
+  pooled->set_harmonic_mean(0.25);
+  run.summary.mutable_provenance()->set_server_version("exactq test");
+  const nlohmann::json doc = nlohmann::json::parse(ToJson(run));
+  ASSERT_EQ(doc["frames"].size(), 2u);
+  EXPECT_EQ(doc["frames"][0]["frameNum"], 0);
+  EXPECT_EQ(Bits(doc["frames"][0]["metrics"]["psnr_y"].get<double>()), Bits(39.03746486247441));
+  EXPECT_TRUE(doc["frames"][1]["metrics"]["psnr_y"].is_null());
+  EXPECT_EQ(Bits(doc["pooled_metrics"]["psnr_y"]["mean"].get<double>()), Bits(0.30000000000000004));
+  EXPECT_EQ(doc["version"], "exactq test");
+}
+
+TEST(ReportTest, CsvHasOneRowPerFrame) {
+  ScoringRun run;
+  v1::FrameResult r;
+  r.set_backend(v1::BACKEND_CPU);
+  auto* s = r.add_scores();
+  s->set_name("psnr_y");
+  s->set_value(60);
+  run.frames.push_back(r);
+  EXPECT_EQ(ToCsv(run), "frame,backend,psnr_y,compute_ms,total_ms\n0,cpu,60,0.000,0.000\n");
+}
+
+}  // namespace
+}  // namespace exactq::client

@@ -1,0 +1,170 @@
+#include "client/score_client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <mutex>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "engine/format/frame_geometry.h"
+
+namespace exactq::client {
+
+namespace {
+
+std::shared_ptr<grpc::Channel> MakeChannel(const std::string& server) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
+}
+
+absl::Status FromGrpc(const grpc::Status& status, const std::string& server) {
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", server, ": ",
+                                               status.error_message()));
+  }
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                      absl::StrCat("server: ", status.error_message()));
+}
+
+bool WaitForServer(grpc::Channel& channel, int timeout_seconds) {
+  return channel.WaitForConnected(std::chrono::system_clock::now() +
+                                  std::chrono::seconds(timeout_seconds));
+}
+
+v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
+  switch (layout) {
+    case ChromaLayout::k400: return v1::CHROMA_400;
+    case ChromaLayout::k420: return v1::CHROMA_420;
+    case ChromaLayout::k422: return v1::CHROMA_422;
+    case ChromaLayout::k444: return v1::CHROMA_444;
+  }
+  return v1::CHROMA_LAYOUT_UNSPECIFIED;
+}
+
+}  // namespace
+
+v1::Geometry GeometryToWire(const FrameGeometry& geometry) {
+  v1::Geometry g;
+  g.set_width(geometry.width);
+  g.set_height(geometry.height);
+  g.mutable_format()->set_chroma(LayoutToWire(geometry.format.layout));
+  g.mutable_format()->set_bit_depth(geometry.format.bit_depth);
+  return g;
+}
+
+absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
+                                      const ScoreOptions& options,
+                                      const std::function<void(const v1::FrameResult&)>& on_frame) {
+  const FrameGeometry& geometry = reference.geometry();
+  if (!(geometry == distorted.geometry())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the files differ in geometry: reference ", GeometryDescription(geometry), ", distorted ",
+        GeometryDescription(distorted.geometry())));
+  }
+  std::shared_ptr<grpc::Channel> channel = MakeChannel(options.server);
+  if (!WaitForServer(*channel, options.connect_timeout_seconds)) {
+    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", options.server, " within ",
+                                               options.connect_timeout_seconds, " s"));
+  }
+  std::unique_ptr<v1::Scorer::Stub> stub = v1::Scorer::NewStub(channel);
+  grpc::ClientContext context;
+  auto stream = stub->ScoreStream(&context);
+
+  v1::ScoreRequest request;
+  v1::StreamHeader* header = request.mutable_header();
+  header->set_job_id(options.job_id);
+  *header->mutable_geometry() = GeometryToWire(geometry);
+  v1::PixelFormat* format = header->mutable_geometry()->mutable_format();
+  if (options.range.has_value()) {
+    format->set_range(*options.range);
+  } else if (reference.color_range().has_value()) {
+    format->set_range(*reference.color_range() == ColorRange::kFull ? v1::COLOR_RANGE_FULL
+                                                                    : v1::COLOR_RANGE_LIMITED);
+  }
+  if (options.matrix.has_value()) format->set_matrix(*options.matrix);
+  for (const v1::MetricRequest& m : options.metrics) *header->add_metrics() = m;
+  header->set_backend(options.backend);
+  if (std::optional<int64_t> n = reference.frame_count(); n.has_value()) header->set_expected_frames(*n);
+
+  // The writer thread's own error (a file problem), reported in preference to the
+  // CANCELLED status the server then returns.
+  std::mutex error_mutex;
+  absl::Status local_error;
+  std::thread writer([&] {
+    if (!stream->Write(request)) return;
+    Frame ref_frame, dist_frame;
+    v1::ScoreRequest chunk_request;
+    for (uint64_t index = 0;; ++index) {
+      absl::StatusOr<bool> more_ref = reference.Next(&ref_frame);
+      absl::StatusOr<bool> more_dist = more_ref.ok() ? distorted.Next(&dist_frame) : absl::StatusOr<bool>(false);
+      absl::Status error = !more_ref.ok() ? more_ref.status() : more_dist.status();
+      if (error.ok() && *more_ref != *more_dist) {
+        error = absl::InvalidArgumentError(absl::StrCat(
+            "the ", *more_ref ? "distorted" : "reference", " file ended at frame ", index, " but the ",
+            *more_ref ? "reference" : "distorted", " file has more frames"));
+      }
+      if (!error.ok()) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        local_error = error;
+        context.TryCancel();
+        return;
+      }
+      if (!*more_ref) break;
+      for (const auto& [frame, picture] : {std::pair{&ref_frame, v1::PICTURE_REFERENCE},
+                                           std::pair{&dist_frame, v1::PICTURE_DISTORTED}}) {
+        const uint64_t size = frame->size_bytes();
+        for (uint64_t offset = 0; offset < size; offset += options.chunk_bytes) {
+          const uint64_t n = std::min<uint64_t>(options.chunk_bytes, size - offset);
+          v1::FrameChunk* chunk = chunk_request.mutable_chunk();
+          chunk->set_frame_index(index);
+          chunk->set_picture(picture);
+          chunk->set_offset(offset);
+          chunk->set_data(frame->bytes() + offset, n);
+          chunk->set_last(offset + n == size);
+          if (!stream->Write(chunk_request)) return;  // the server ended the call
+        }
+      }
+    }
+    stream->WritesDone();
+  });
+
+  ScoringRun run;
+  v1::ScoreResponse response;
+  while (stream->Read(&response)) {
+    switch (response.kind_case()) {
+      case v1::ScoreResponse::kAccepted: run.accepted = response.accepted(); break;
+      case v1::ScoreResponse::kFrame:
+        run.frames.push_back(response.frame());
+        if (on_frame) on_frame(run.frames.back());
+        break;
+      case v1::ScoreResponse::kSummary: run.summary = response.summary(); break;
+      default: break;
+    }
+  }
+  writer.join();
+  const grpc::Status status = stream->Finish();
+  {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (!local_error.ok()) return local_error;
+  }
+  if (!status.ok()) return FromGrpc(status, options.server);
+  return run;
+}
+
+absl::StatusOr<v1::Capabilities> GetCapabilities(const std::string& server, int timeout_seconds) {
+  std::shared_ptr<grpc::Channel> channel = MakeChannel(server);
+  if (!WaitForServer(*channel, timeout_seconds)) {
+    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", server, " within ",
+                                               timeout_seconds, " s"));
+  }
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds));
+  v1::Capabilities capabilities;
+  grpc::Status status = v1::Scorer::NewStub(channel)->GetCapabilities(&context, {}, &capabilities);
+  if (!status.ok()) return FromGrpc(status, server);
+  return capabilities;
+}
+
+}  // namespace exactq::client

@@ -1,0 +1,45 @@
+// Streams two picture sources to an ExactQ server and collects the answers.
+//
+// A writer thread reads both files frame by frame and sends each picture in chunks;
+// the calling thread reads the answers as they come and reports each frame to
+// `on_frame` (progress). A local error (a truncated file, files of different
+// lengths) cancels the call; a server error comes back with its gRPC code.
+#ifndef EXACTQ_CLIENT_SCORE_CLIENT_H_
+#define EXACTQ_CLIENT_SCORE_CLIENT_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "client/picture_source.h"
+#include "client/report.h"
+#include "exactq/v1/exactq.grpc.pb.h"
+
+namespace exactq::client {
+
+struct ScoreOptions {
+  std::string server = "localhost:50051";
+  std::vector<v1::MetricRequest> metrics;
+  v1::Backend backend = v1::BACKEND_AUTO;
+  std::string job_id;
+  uint64_t chunk_bytes = 1 << 20;
+  std::optional<v1::ColorRange> range;    // overrides the file's tag
+  std::optional<v1::ColorMatrix> matrix;
+  int connect_timeout_seconds = 10;
+};
+
+absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
+                                      const ScoreOptions& options,
+                                      const std::function<void(const v1::FrameResult&)>& on_frame);
+
+// Asks the server what it can do.
+absl::StatusOr<v1::Capabilities> GetCapabilities(const std::string& server, int timeout_seconds);
+
+// The wire form of an engine geometry.
+v1::Geometry GeometryToWire(const FrameGeometry& geometry);
+
+}  // namespace exactq::client
+
+#endif  // EXACTQ_CLIENT_SCORE_CLIENT_H_

@@ -1,0 +1,97 @@
+#include "server/frame_assembler.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+
+namespace exactq::server {
+
+FrameAssembler::FrameAssembler(const FrameGeometry& geometry, uint64_t max_chunk_bytes)
+    : geometry_(geometry), picture_bytes_(geometry.frame_bytes()), max_chunk_bytes_(max_chunk_bytes) {
+  StartFrame(0);
+}
+
+void FrameAssembler::StartFrame(uint64_t index) {
+  current_ = AssembledFrame{};
+  current_.index = index;
+  // Valid by construction; Reset only allocates.
+  current_.reference.Reset(geometry_).IgnoreError();
+  current_.distorted.Reset(geometry_).IgnoreError();
+  reference_state_ = PictureState{};
+  distorted_state_ = PictureState{};
+}
+
+absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point arrival) {
+  if (chunk.data().size() > max_chunk_bytes_) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "chunk.data: ", chunk.data().size(), " bytes exceeds the limit max_chunk_bytes=",
+        max_chunk_bytes_));
+  }
+  if (chunk.frame_index() != current_.index) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "chunk.frame_index: expected ", current_.index, " (frames are sent in order, "
+        "one at a time), got ", chunk.frame_index()));
+  }
+  Frame* picture = nullptr;
+  PictureState* state = nullptr;
+  const char* picture_name = nullptr;
+  switch (chunk.picture()) {
+    case v1::PICTURE_REFERENCE:
+      picture = &current_.reference;
+      state = &reference_state_;
+      picture_name = "reference";
+      break;
+    case v1::PICTURE_DISTORTED:
+      picture = &current_.distorted;
+      state = &distorted_state_;
+      picture_name = "distorted";
+      break;
+    default:
+      return absl::InvalidArgumentError(absl::StrCat(
+          "chunk.picture: must be PICTURE_REFERENCE or PICTURE_DISTORTED (frame ",
+          chunk.frame_index(), ")"));
+  }
+  const std::string where = absl::StrCat(" (frame ", current_.index, ", ", picture_name, ")");
+  if (state->complete) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk.frame_index: picture already complete", where));
+  }
+  if (chunk.offset() != state->received) {
+    return absl::InvalidArgumentError(absl::StrCat("chunk.offset: expected ", state->received,
+                                                   ", got ", chunk.offset(), where));
+  }
+  const uint64_t end = chunk.offset() + chunk.data().size();
+  if (end > picture_bytes_) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "chunk.data: ends at byte ", end, ", past the picture size ", picture_bytes_, where));
+  }
+  if (chunk.last() && end != picture_bytes_) {
+    return absl::InvalidArgumentError(absl::StrCat("chunk.last: picture ended at byte ", end,
+                                                   ", expected ", picture_bytes_, where));
+  }
+  if (!reference_state_.started && !distorted_state_.started) current_.first_chunk = arrival;
+  state->started = true;
+  std::copy(chunk.data().begin(), chunk.data().end(), picture->mutable_bytes() + state->received);
+  state->received = end;
+  if (chunk.last()) {
+    state->complete = true;
+    current_.last_chunk = arrival;
+  }
+  return absl::OkStatus();
+}
+
+bool FrameAssembler::FrameReady() const {
+  return reference_state_.complete && distorted_state_.complete;
+}
+
+bool FrameAssembler::HasPartialFrame() const {
+  return (reference_state_.started || distorted_state_.started) && !FrameReady();
+}
+
+AssembledFrame FrameAssembler::TakeFrame() {
+  AssembledFrame frame = std::move(current_);
+  StartFrame(frame.index + 1);
+  return frame;
+}
+
+}  // namespace exactq::server

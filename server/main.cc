@@ -1,0 +1,166 @@
+// exactqd: the ExactQ scoring server. Flags are listed by `exactqd --help`; each can
+// also be set by an environment variable EXACTQ_<FLAG_IN_UPPER_CASE> (a flag wins).
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/health_check_service_interface.h>
+#include <signal.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <fstream>
+#include <thread>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "engine/metrics/metric.h"
+#include "server/metrics_http_server.h"
+#include "server/scorer_service.h"
+#include "server/server_config.h"
+#include "server/server_metrics.h"
+#include "server/version.h"
+#include "spdlog/sinks/stdout_sinks.h"
+#include "spdlog/spdlog.h"
+
+ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "gRPC address HOST:PORT (port 0 picks a free port)");
+ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9464",
+          "HTTP address for Prometheus /metrics, IP:PORT (port 0 picks a free port)");
+ABSL_FLAG(std::string, port_file, "",
+          "write 'grpc=PORT\\nmetrics=PORT\\n' here once both ports are bound");
+ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection (grpcurl); off in locked-down production");
+ABSL_FLAG(int, grace_period_seconds, 30, "on SIGTERM/SIGINT, time given to calls in flight before exit");
+ABSL_FLAG(std::string, log_format, "text", "log format: text or json (one object per line)");
+ABSL_FLAG(std::string, log_level, "info", "log level: trace, debug, info, warn, error");
+ABSL_FLAG(uint64_t, max_chunk_bytes, 1 << 20, "largest FrameChunk.data accepted, bytes");
+ABSL_FLAG(uint64_t, max_unary_picture_bytes, 16 << 20, "largest picture accepted by ScorePair, bytes");
+ABSL_FLAG(uint32_t, max_width, 8192, "largest frame width accepted");
+ABSL_FLAG(uint32_t, max_height, 4320, "largest frame height accepted");
+ABSL_FLAG(uint32_t, max_streams, 64, "concurrent streams and unary calls, all peers");
+ABSL_FLAG(uint32_t, max_streams_per_peer, 16, "concurrent streams and unary calls per peer host");
+ABSL_FLAG(uint64_t, max_frames_per_stream, 0, "frames one stream may send; 0 = unlimited");
+ABSL_FLAG(uint64_t, max_message_bytes, 4 << 20, "largest gRPC message received, bytes");
+
+namespace exactq::server {
+namespace {
+
+volatile sig_atomic_t g_stop_signal = 0;
+void OnSignal(int signal) { g_stop_signal = signal; }
+
+// Environment variables as defaults for flags the command line did not set.
+void ApplyEnvironmentDefaults() {
+  for (absl::CommandLineFlag* flag :
+       {absl::FindCommandLineFlag("listen"), absl::FindCommandLineFlag("metrics_listen"),
+        absl::FindCommandLineFlag("port_file"), absl::FindCommandLineFlag("reflection"),
+        absl::FindCommandLineFlag("grace_period_seconds"), absl::FindCommandLineFlag("log_format"),
+        absl::FindCommandLineFlag("log_level"), absl::FindCommandLineFlag("max_chunk_bytes"),
+        absl::FindCommandLineFlag("max_unary_picture_bytes"), absl::FindCommandLineFlag("max_width"),
+        absl::FindCommandLineFlag("max_height"), absl::FindCommandLineFlag("max_streams"),
+        absl::FindCommandLineFlag("max_streams_per_peer"),
+        absl::FindCommandLineFlag("max_frames_per_stream"),
+        absl::FindCommandLineFlag("max_message_bytes")}) {
+    if (flag == nullptr) continue;
+    const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
+    const char* value = std::getenv(env.c_str());
+    if (value == nullptr || flag->CurrentValue() != flag->DefaultValue()) continue;
+    std::string error;
+    if (!flag->ParseFrom(value, &error)) {
+      spdlog::error("{}={}: {}", env, value, error);
+      std::exit(2);
+    }
+  }
+}
+
+void ConfigureLogging() {
+  auto logger = spdlog::stderr_logger_mt("exactqd");
+  spdlog::set_default_logger(logger);
+  const std::string format = absl::GetFlag(FLAGS_log_format);
+  if (format == "json") {
+    spdlog::set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","logger":"%n","message":"%v"})",
+                        spdlog::pattern_time_type::utc);
+  } else if (format != "text") {
+    spdlog::error("--log_format must be text or json, got {}", format);
+    std::exit(2);
+  }
+  spdlog::set_level(spdlog::level::from_str(absl::GetFlag(FLAGS_log_level)));
+}
+
+ServerConfig ConfigFromFlags() {
+  ServerConfig config;
+  config.listen = absl::GetFlag(FLAGS_listen);
+  config.metrics_listen = absl::GetFlag(FLAGS_metrics_listen);
+  config.port_file = absl::GetFlag(FLAGS_port_file);
+  config.reflection = absl::GetFlag(FLAGS_reflection);
+  config.grace_period_seconds = absl::GetFlag(FLAGS_grace_period_seconds);
+  ServerLimits& l = config.limits;
+  l.max_chunk_bytes = absl::GetFlag(FLAGS_max_chunk_bytes);
+  l.max_unary_picture_bytes = absl::GetFlag(FLAGS_max_unary_picture_bytes);
+  l.max_width = absl::GetFlag(FLAGS_max_width);
+  l.max_height = absl::GetFlag(FLAGS_max_height);
+  l.max_streams = absl::GetFlag(FLAGS_max_streams);
+  l.max_streams_per_peer = absl::GetFlag(FLAGS_max_streams_per_peer);
+  l.max_frames_per_stream = absl::GetFlag(FLAGS_max_frames_per_stream);
+  l.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  return config;
+}
+
+int Serve(const ServerConfig& config) {
+  std::vector<std::string> metric_names;
+  for (const MetricInfo& info : ListMetrics()) metric_names.push_back(info.name);
+  ServerMetrics metrics(metric_names, kServerVersion);
+
+  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http =
+      MetricsHttpServer::Start(config.metrics_listen, [&metrics] { return metrics.registry.Render(); });
+  if (!http.ok()) {
+    spdlog::error("{}", http.status().message());
+    return 1;
+  }
+
+  grpc::EnableDefaultHealthCheckService(true);
+  if (config.reflection) grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  ScorerService service(config, &metrics);
+  grpc::ServerBuilder builder;
+  int grpc_port = 0;
+  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &grpc_port);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(config.limits.max_message_bytes));
+  builder.RegisterService(&service);
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr || grpc_port == 0) {
+    spdlog::error("cannot listen on {} (address in use or invalid)", config.listen);
+    return 1;
+  }
+  server->GetHealthCheckService()->SetServingStatus(true);
+  spdlog::info("{} serving gRPC on port {} ({}), /metrics on port {} ({})", kServerVersion, grpc_port,
+               config.listen, (*http)->port(), config.metrics_listen);
+  if (!config.port_file.empty()) {
+    const std::string tmp = config.port_file + ".tmp";
+    std::ofstream(tmp) << "grpc=" << grpc_port << "\nmetrics=" << (*http)->port() << "\n";
+    std::rename(tmp.c_str(), config.port_file.c_str());  // readers never see half a file
+  }
+
+  while (g_stop_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  spdlog::info("signal {}: draining (grace period {} s)", static_cast<int>(g_stop_signal),
+               config.grace_period_seconds);
+  server->GetHealthCheckService()->SetServingStatus(false);
+  service.StartDrain();
+  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(config.grace_period_seconds));
+  server->Wait();
+  spdlog::info("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace exactq::server
+
+int main(int argc, char** argv) {
+  absl::SetProgramUsageMessage(
+      "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
+      "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.");
+  absl::ParseCommandLine(argc, argv);
+  exactq::server::ApplyEnvironmentDefaults();
+  exactq::server::ConfigureLogging();
+  signal(SIGINT, exactq::server::OnSignal);
+  signal(SIGTERM, exactq::server::OnSignal);
+  return exactq::server::Serve(exactq::server::ConfigFromFlags());
+}

@@ -1,0 +1,136 @@
+#include "server/scorer_service.h"
+
+#include "absl/strings/str_cat.h"
+#include "engine/metrics/metric.h"
+#include "engine/runtime/frame_scorer.h"
+#include "server/stream_session.h"
+#include "server/version.h"
+#include "server/wire_conversion.h"
+
+namespace exactq::server {
+
+grpc::Status ToGrpc(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+}
+
+ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
+    : config_(config),
+      metrics_(metrics),
+      admission_(config.limits.max_streams, config.limits.max_streams_per_peer) {}
+
+grpc::Status ScorerService::Fail(const grpc::Status& status) {
+  if (!status.ok()) {
+    static const char* const kNames[] = {
+        "OK",        "CANCELLED",          "UNKNOWN",        "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
+        "NOT_FOUND", "ALREADY_EXISTS",     "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+        "FAILED_PRECONDITION", "ABORTED",  "OUT_OF_RANGE",   "UNIMPLEMENTED",    "INTERNAL",
+        "UNAVAILABLE", "DATA_LOSS",        "UNAUTHENTICATED"};
+    const int code = static_cast<int>(status.error_code());
+    metrics_->errors.At({code >= 0 && code <= 16 ? kNames[code] : "UNKNOWN"}).Increment();
+  }
+  return status;
+}
+
+grpc::Status ScorerService::ScoreStream(
+    grpc::ServerContext* context,
+    grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream) {
+  if (draining_.load()) {
+    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+  }
+  absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
+  if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
+  return Fail(RunStreamSession(config_, metrics_, context, stream));
+}
+
+grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
+                                      v1::ScorePairResponse* response) {
+  if (draining_.load()) {
+    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+  }
+  absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
+  if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
+  metrics_->streams_started.At({}).Increment();
+  absl::StatusOr<ScoringRequest> wanted = FromWire(request->header(), config_.limits);
+  if (!wanted.ok()) return Fail(ToGrpc(wanted.status()));
+  const uint64_t picture_bytes = wanted->geometry.frame_bytes();
+  if (picture_bytes > config_.limits.max_unary_picture_bytes) {
+    return Fail(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                             absl::StrCat("reference: a ", picture_bytes,
+                                          "-byte picture exceeds the limit max_unary_picture_bytes=",
+                                          config_.limits.max_unary_picture_bytes, "; use ScoreStream")));
+  }
+  for (const auto& [bytes, name] : {std::pair{&request->reference(), "reference"},
+                                    std::pair{&request->distorted(), "distorted"}}) {
+    if (bytes->size() != picture_bytes) {
+      return Fail(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                               absl::StrCat(name, ": ", bytes->size(), " bytes, expected ", picture_bytes,
+                                            " for ", GeometryDescription(wanted->geometry))));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
+      FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
+  if (!scorer.ok()) return Fail(ToGrpc(scorer.status()));
+  absl::StatusOr<Frame> reference = Frame::Create(wanted->geometry);
+  absl::StatusOr<Frame> distorted = Frame::Create(wanted->geometry);
+  if (!reference.ok() || !distorted.ok()) return Fail(grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
+  std::copy(request->reference().begin(), request->reference().end(), reference->mutable_bytes());
+  std::copy(request->distorted().begin(), request->distorted().end(), distorted->mutable_bytes());
+  for (const auto& [frame, name] : {std::pair{&*reference, "reference"}, std::pair{&*distorted, "distorted"}}) {
+    if (absl::Status s = ValidateSampleRange(*frame); !s.ok()) {
+      return Fail(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(name, ": ", s.message())));
+    }
+  }
+  metrics_->bytes_received.At({}).Increment(2.0 * static_cast<double>(picture_bytes));
+  const auto started = std::chrono::steady_clock::now();
+  absl::StatusOr<ScoredFrame> scored = (*scorer)->Score(*reference, *distorted);
+  if (!scored.ok()) return Fail(ToGrpc(scored.status()));
+  const auto total = std::chrono::steady_clock::now() - started;
+  v1::FrameResult* frame = response->mutable_frame();
+  ToWire(*scored, frame);
+  frame->mutable_timing()->set_total_ns(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(total).count());
+  for (const MetricSpec& m : wanted->metrics) {
+    metrics_->frames_scored.At({m.name, BackendName(scored->backend)}).Increment();
+  }
+  ToWire(**scorer, kServerVersion, response->mutable_provenance());
+  return grpc::Status::OK;
+}
+
+grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetCapabilitiesRequest*,
+                                            v1::Capabilities* response) {
+  response->set_server_version(kServerVersion);
+  for (const MetricInfo& info : ListMetrics()) {
+    v1::MetricInfo* out = response->add_metrics();
+    out->set_name(info.name);
+    out->set_definition_version(info.definition_version);
+    out->set_description(info.description);
+    for (const std::string& output : info.outputs) out->add_outputs(output);
+    for (const MetricOptionInfo& option : info.options) {
+      v1::MetricOption* o = out->add_options();
+      o->set_name(option.name);
+      o->set_default_value(option.default_value);
+      o->set_description(option.description);
+    }
+    out->add_backends(v1::BACKEND_CPU);
+  }
+  for (v1::ChromaLayout layout : {v1::CHROMA_400, v1::CHROMA_420, v1::CHROMA_422, v1::CHROMA_444}) {
+    response->add_chroma_layouts(layout);
+  }
+  response->set_min_bit_depth(kMinBitDepth);
+  response->set_max_bit_depth(kMaxBitDepth);
+  v1::Limits* limits = response->mutable_limits();
+  const ServerLimits& l = config_.limits;
+  limits->set_max_chunk_bytes(l.max_chunk_bytes);
+  limits->set_max_unary_picture_bytes(l.max_unary_picture_bytes);
+  limits->set_max_width(l.max_width);
+  limits->set_max_height(l.max_height);
+  limits->set_max_streams(l.max_streams);
+  limits->set_max_streams_per_peer(l.max_streams_per_peer);
+  limits->set_max_frames_in_flight_per_stream(1);
+  limits->set_max_frames_per_stream(l.max_frames_per_stream);
+  limits->set_max_buffered_bytes(l.max_buffered_bytes);
+  return grpc::Status::OK;
+}
+
+}  // namespace exactq::server

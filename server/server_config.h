@@ -1,0 +1,35 @@
+// Everything an operator can set, with the defaults a farm would start from. Filled
+// from flags (and EXACTQ_* environment variables) in main.cc; see `exactqd --help`.
+#ifndef EXACTQ_SERVER_SERVER_CONFIG_H_
+#define EXACTQ_SERVER_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+namespace exactq::server {
+
+struct ServerLimits {
+  uint64_t max_chunk_bytes = 1 << 20;           // 1 MiB per FrameChunk.data
+  uint64_t max_unary_picture_bytes = 16 << 20;  // ScorePair pictures
+  uint32_t max_width = 8192;
+  uint32_t max_height = 4320;
+  uint32_t max_streams = 64;
+  uint32_t max_streams_per_peer = 16;
+  uint32_t max_frames_in_flight_per_stream = 2;
+  uint64_t max_frames_per_stream = 0;  // 0 = unlimited
+  uint64_t max_buffered_bytes = 4ull << 30;  // frame bytes held across all streams
+  uint64_t max_message_bytes = 4 << 20;      // gRPC receive limit
+};
+
+struct ServerConfig {
+  std::string listen = "0.0.0.0:50051";
+  std::string metrics_listen = "0.0.0.0:9464";
+  std::string port_file;  // written once both ports are bound
+  bool reflection = true;
+  int grace_period_seconds = 30;  // drain time after SIGTERM
+  ServerLimits limits;
+};
+
+}  // namespace exactq::server
+
+#endif  // EXACTQ_SERVER_SERVER_CONFIG_H_

@@ -1,0 +1,23 @@
+// One ScoreStream call from header to summary: validates the header, reassembles the
+// frames, has the engine score each as soon as it is complete, answers in frame
+// order, and pools the scores when the client half-closes.
+//
+// Back-pressure: the session reads the next message only after the previous frame is
+// scored and answered, so a fast client is slowed by gRPC flow control and the server
+// holds at most one frame per stream.
+#ifndef EXACTQ_SERVER_STREAM_SESSION_H_
+#define EXACTQ_SERVER_STREAM_SESSION_H_
+
+#include "exactq/v1/exactq.grpc.pb.h"
+#include "server/server_config.h"
+#include "server/server_metrics.h"
+
+namespace exactq::server {
+
+grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
+                              grpc::ServerContext* context,
+                              grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream);
+
+}  // namespace exactq::server
+
+#endif  // EXACTQ_SERVER_STREAM_SESSION_H_
