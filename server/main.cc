@@ -12,10 +12,11 @@
 
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "engine/metrics/metric.h"
+#include "engine/metrics/registry.h"
 #include "server/metrics_http_server.h"
 #include "server/scorer_service.h"
 #include "server/server_config.h"
@@ -113,7 +114,7 @@ int Serve(const ServerConfig& config) {
   absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http =
       MetricsHttpServer::Start(config.metrics_listen, [&metrics] { return metrics.registry.Render(); });
   if (!http.ok()) {
-    spdlog::error("{}", http.status().message());
+    spdlog::error("{}", std::string(http.status().message()));
     return 1;
   }
 

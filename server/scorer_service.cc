@@ -1,7 +1,7 @@
 #include "server/scorer_service.h"
 
 #include "absl/strings/str_cat.h"
-#include "engine/metrics/metric.h"
+#include "engine/metrics/registry.h"
 #include "engine/runtime/frame_scorer.h"
 #include "server/stream_session.h"
 #include "server/version.h"

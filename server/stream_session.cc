@@ -193,7 +193,9 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   summary->set_job_id(header.job_id());
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (per_output[i].empty()) break;
-    const PooledScores pooled = PoolScores(per_output[i]);
+    absl::StatusOr<PooledScores> pooled_or = PoolScores(per_output[i]);
+    if (!pooled_or.ok()) return log.Finish(ToGrpc(pooled_or.status()));
+    const PooledScores& pooled = *pooled_or;
     v1::PooledScore* out = summary->add_pooled();
     out->set_name(outputs[i]);
     out->set_min(pooled.min);

@@ -1,0 +1,126 @@
+// The exact ordered sum: the bits of `double s = 0; for (i) s = s + x[i];` from parallel
+// work, for every metric and backend.
+//
+// Three implementations share one small interface, OrderedSum:
+//   OrderedSumReference  the plain loop. This IS the definition of the result.
+//   OrderedSumThreads    host threads; returns the loop's bits for every thread count.
+//   OrderedSumCuda       (ordered_sum_cuda.h) terms in device memory, one double back.
+// There is deliberately no inexact variant here: a tree or atomic sum is a different
+// function, and a baseline for benchmarks lives in bench/exact/ under its own name.
+//
+// How the parallel versions work (DESIGN.md "The ordered sum", the signed design in
+// /work/shared/reference/signed-ordered-sum.md, algebra in ordered_sum_algebra.h):
+//   1. chunks of `chunk_terms` consecutive terms get an approximate sum (any order);
+//   2. a plan names each chunk's frame (binade) from the approximate prefix before it;
+//   3. each chunk is summarised under its planned frame with integer operations only;
+//   4. a walk takes the exact running sum through the chunks: it applies a chunk's summary
+//      when the check allows it, and otherwise re-plans the chunk in sub-chunks of
+//      `subchunk_terms` under the frame of the exact sum, adding one by one only the
+//      sub-chunks that are still refused.
+// The plan is advice: a wrong plan costs time (more term-by-term adds), never a bit.
+//
+//   exactq::exact::OrderedSumThreads sum(/*num_threads=*/8);
+//   exactq::exact::OrderedSumStats stats;
+//   absl::StatusOr<double> total = sum.Sum(terms.data(), terms.size(), &stats);
+//   // *total has the bits of the loop; stats says how many terms went one by one.
+//
+// NaN: the result is a NaN exactly when the loop's is, but its payload may differ (the
+// CUDA version and inf + -inf formed by the walk give the canonical quiet NaN).
+#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_H_
+#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "engine/exact/ordered_sum_algebra.h"
+
+namespace exactq {
+namespace exact {
+
+// What a parallel sum had to do the slow way; callers report these (e.g. as Prometheus
+// counters) to show that the fallback stays rare on real frames.
+struct OrderedSumStats {
+  int64_t terms = 0;
+  int64_t chunks = 0;
+  // Chunks the walk refused under their plan; each was re-planned in sub-chunks.
+  int64_t chunks_rejected = 0;
+  // Sub-chunks refused under the exact frame; their terms were added one by one.
+  int64_t subchunks_rejected = 0;
+  // Terms added with a double add in the walk (the term-by-term fallback).
+  int64_t terms_one_by_one = 0;
+  // Scan windows the device walk composed (0 on the host, which walks chunk by chunk).
+  int64_t walk_windows = 0;
+
+  OrderedSumStats& operator+=(const OrderedSumStats& o) {
+    terms += o.terms;
+    chunks += o.chunks;
+    chunks_rejected += o.chunks_rejected;
+    subchunks_rejected += o.subchunks_rejected;
+    terms_one_by_one += o.terms_one_by_one;
+    walk_windows += o.walk_windows;
+    return *this;
+  }
+};
+
+struct OrderedSumOptions {
+  // 1024 = one 256-lane CUDA block of 4 terms per lane; the host uses the same so that
+  // stats compare across backends. Any value >= 1 is exact (tests use tiny ones).
+  int64_t chunk_terms = 1024;
+  // The re-plan grain for a refused chunk: one warp's 8 lanes of 4 terms on the device.
+  int64_t subchunk_terms = 32;
+  // Wrong plans on purpose, for tests only (see PlanMode).
+  PlanMode plan_mode = PlanMode::kApproximatePrefix;
+  int fixed_frame = 0;  // for PlanMode::kFixedFrame
+};
+
+// The interface. `terms` must be readable by the implementation: host memory for the
+// host variants, device memory for OrderedSumCuda. `stats` may be null.
+class OrderedSum {
+ public:
+  virtual ~OrderedSum() = default;
+  virtual absl::StatusOr<double> Sum(const double* terms, size_t n, OrderedSumStats* stats) = 0;
+  virtual const char* name() const = 0;
+};
+
+// The definition: the plain loop, left to right from +0.
+class OrderedSumReference final : public OrderedSum {
+ public:
+  static double Loop(const double* terms, size_t n);
+
+  absl::StatusOr<double> Sum(const double* terms, size_t n, OrderedSumStats* stats) override;
+  const char* name() const override { return "reference"; }
+};
+
+// Host threads. The chunk layout and the plan do not depend on the thread count, so
+// neither the result nor the stats do.
+class OrderedSumThreads final : public OrderedSum {
+ public:
+  explicit OrderedSumThreads(int num_threads, OrderedSumOptions options = {});
+
+  absl::StatusOr<double> Sum(const double* terms, size_t n, OrderedSumStats* stats) override;
+  const char* name() const override { return "threads"; }
+
+  int num_threads() const { return num_threads_; }
+
+ private:
+  int num_threads_;
+  OrderedSumOptions options_;
+};
+
+// The building blocks, shared with tests and with host code that walks summaries it
+// formed elsewhere.
+
+// The summary of terms[0..n) under `frame`, composed left to right.
+RunSummary SummarizeTerms(const double* terms, size_t n, int frame);
+
+// Adds terms[0..n) to the exact running sum `s` the way the walk does with a refused
+// chunk: sub-chunks of `subchunk_terms`, each summarised under the frame of the exact sum
+// at its start and applied when the check allows it, the others added one by one.
+void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s,
+                      OrderedSumStats& stats);
+
+}  // namespace exact
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_H_

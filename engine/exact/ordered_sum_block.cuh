@@ -1,0 +1,109 @@
+// Device building blocks of the exact ordered sum: what one CUDA block does with one
+// chunk of terms held in registers. A metric kernel that computes its per-pixel terms
+// can call these directly and write one summary per chunk, so the terms never reach
+// global memory (the walk asks for a refused chunk's terms again through a TermSource,
+// see ordered_sum_kernels.cuh).
+//
+// Chunk layout (the same everywhere, host stats included): a chunk is kChunkTerms = 1024
+// consecutive terms and one block of kBlockThreads = 256 threads; thread t holds the
+// kTermsPerThread = 4 CONSECUTIVE terms 4t..4t+3 of its chunk, in order. Consecutive
+// terms per lane keep the composition in raster order with no shuffling of terms; the
+// block then combines the 256 lane summaries with an order-preserving CUB reduction
+// (RunSummary composition is associative but not commutative, so strided lanes, atomics
+// or commutative-only reductions would be wrong). A sub-chunk (the re-plan grain) is 32
+// terms = 8 consecutive lanes.
+//
+//   __global__ void MyMetricSummaries(..., const int* plan, exact::RunSummary* out) {
+//     using Chunk = exact::gpu::BlockOrderedChunk;
+//     __shared__ Chunk::TempStorage temp;
+//     double x[exact::gpu::kTermsPerThread];
+//     int valid = 0;
+//     for (int j = 0; j < exact::gpu::kTermsPerThread; ++j) {
+//       const size_t i = blockIdx.x * size_t{exact::gpu::kChunkTerms} + threadIdx.x * 4 + j;
+//       if (i < n) { x[j] = MyTerm(i); valid = j + 1; }
+//     }
+//     const exact::RunSummary run = Chunk::Summarize(temp, x, valid, plan[blockIdx.x]);
+//     if (threadIdx.x == 0) out[blockIdx.x] = run;
+//   }
+#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_BLOCK_CUH_
+#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_BLOCK_CUH_
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cub/block/block_reduce.cuh>
+
+#include "engine/exact/ordered_sum_algebra.h"
+
+namespace exactq {
+namespace exact {
+namespace gpu {
+
+inline constexpr int kBlockThreads = 256;
+inline constexpr int kTermsPerThread = 4;
+inline constexpr int kChunkTerms = kBlockThreads * kTermsPerThread;  // 1024
+inline constexpr int kSubchunkTerms = 32;
+inline constexpr int kThreadsPerSubchunk = kSubchunkTerms / kTermsPerThread;  // 8
+
+// Terms in device memory: the TermSource of OrderedSumCuda. A metric that recomputes
+// terms instead supplies its own type with the same call operator.
+struct DeviceArrayTerms {
+  const double* terms;
+  __device__ double operator()(size_t i) const { return terms[i]; }
+};
+
+// Loads thread `lane`'s terms of chunk `chunk` from a TermSource; `valid` counts the ones
+// inside [0, n) (they are always a prefix of the lane's terms).
+template <class TermSource>
+__device__ inline void LoadLaneTerms(const TermSource& source, size_t n, int64_t chunk, int lane,
+                                     double (&x)[kTermsPerThread], int& valid) {
+  const size_t first = static_cast<size_t>(chunk) * kChunkTerms + static_cast<size_t>(lane) * kTermsPerThread;
+  valid = 0;
+#pragma unroll
+  for (int j = 0; j < kTermsPerThread; ++j) {
+    x[j] = 0.0;
+    if (first + j < n) {
+      x[j] = source(first + j);
+      valid = j + 1;
+    }
+  }
+}
+
+class BlockOrderedChunk {
+ public:
+  // BLOCK_REDUCE_RAKING: CUB documents it for non-commutative operators (it keeps the
+  // lanes' order); the commutative-only variant must not be used here.
+  using SummaryReduce = cub::BlockReduce<RunSummary, kBlockThreads, cub::BLOCK_REDUCE_RAKING>;
+  using SumReduce = cub::BlockReduce<double, kBlockThreads>;
+  union TempStorage {
+    typename SummaryReduce::TempStorage summary;
+    typename SumReduce::TempStorage sum;
+  };
+
+  // The chunk's summary under `frame`, valid in thread 0. Every thread of the block calls
+  // it; thread t passes its terms 4t..4t+3 with the first `valid` of them real.
+  __device__ static RunSummary Summarize(TempStorage& temp, const double (&x)[kTermsPerThread], int valid, int frame) {
+    RunSummary lane = IdentityRun();
+#pragma unroll
+    for (int j = 0; j < kTermsPerThread; ++j) {
+      if (j < valid) AppendTerm(lane, BitsOf(x[j]), frame);
+    }
+    return SummaryReduce(temp.summary).Reduce(lane, ComposeRuns());
+  }
+
+  // An approximate sum of the chunk (tree order), valid in thread 0: the plan's input.
+  __device__ static double ApproximateSum(TempStorage& temp, const double (&x)[kTermsPerThread], int valid) {
+    double lane = 0.0;
+#pragma unroll
+    for (int j = 0; j < kTermsPerThread; ++j) {
+      if (j < valid) lane = __dadd_rn(lane, x[j]);
+    }
+    return SumReduce(temp.sum).Sum(lane);
+  }
+};
+
+}  // namespace gpu
+}  // namespace exact
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_BLOCK_CUH_

@@ -1,0 +1,61 @@
+// OrderedSumCuda: the exact ordered sum of terms that live in device memory, returning
+// one double (the bits of the host loop) without copying the terms to the host.
+//
+// The pipeline and its layout are in ordered_sum_kernels.cuh; the algebra it shares with
+// the host in ordered_sum_algebra.h. This header is plain C++ (no device code), so host
+// code compiled by g++ can use the class.
+//
+//   exactq::exact::OrderedSumCuda sum(stream);
+//   exactq::exact::OrderedSumStats stats;
+//   absl::StatusOr<double> total = sum.Sum(device_terms, n, &stats);  // synchronises `stream`
+//
+// One instance per stream and device: it keeps a workspace (about 80 bytes per 1024
+// terms) and a pinned result buffer between calls, allocated on the device that is
+// current at the first call. Not thread-safe; use one per worker.
+#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_H_
+#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/exact/ordered_sum.h"
+
+namespace exactq {
+namespace exact {
+
+class OrderedSumCuda final : public OrderedSum {
+ public:
+  // The chunk and sub-chunk sizes are fixed by the device layout (1024 and 32); options
+  // that ask for others make Sum fail with INVALID_ARGUMENT. plan_mode is honoured.
+  explicit OrderedSumCuda(cudaStream_t stream = nullptr, OrderedSumOptions options = {});
+  ~OrderedSumCuda() override;
+  OrderedSumCuda(const OrderedSumCuda&) = delete;
+  OrderedSumCuda& operator=(const OrderedSumCuda&) = delete;
+
+  // `device_terms`: n doubles in device memory (may be null when n == 0). Enqueues the
+  // pipeline on the stream, waits for it, and returns the loop's bits.
+  absl::StatusOr<double> Sum(const double* device_terms, size_t n, OrderedSumStats* stats) override;
+  const char* name() const override { return "cuda"; }
+
+ private:
+  absl::Status Reserve(int64_t chunks);
+
+  cudaStream_t stream_;
+  OrderedSumOptions options_;
+  void* workspace_ = nullptr;  // device
+  int64_t workspace_chunks_ = 0;
+  void* pinned_output_ = nullptr;  // host, page-locked: one gpu::WalkOutput
+};
+
+// Whether a CUDA device can be used here; `reason` says why not (for skips and logs).
+bool CudaDeviceAvailable(std::string* reason);
+
+}  // namespace exact
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_H_

@@ -1,0 +1,91 @@
+#include "engine/format/frame.h"
+
+#include <cstring>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace {
+
+TEST(FrameTest, CreateIsZeroFilledAndSized) {
+  const FrameGeometry g{17, 33, {ChromaLayout::k420, 8}};
+  absl::StatusOr<Frame> frame = Frame::Create(g);
+  ASSERT_TRUE(frame.ok()) << frame.status();
+  EXPECT_EQ(frame->geometry(), g);
+  EXPECT_EQ(frame->size_bytes(), 867u);
+  for (size_t i = 0; i < frame->size_bytes(); ++i) ASSERT_EQ(frame->bytes()[i], 0) << i;
+}
+
+TEST(FrameTest, CreateRejectsInvalidGeometry) {
+  EXPECT_EQ(Frame::Create({0, 4, {}}).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(FrameTest, SixteenBitPlanesReadTheLittleEndianWireWords) {
+  const FrameGeometry g{2, 2, {ChromaLayout::k420, 10}};
+  absl::StatusOr<Frame> frame = Frame::Create(g);
+  ASSERT_TRUE(frame.ok());
+  // Wire bytes: Y = 4 words, Cb = 1 word, Cr = 1 word.
+  const uint8_t wire[] = {0x01, 0x00, 0xff, 0x03, 0x00, 0x02, 0x34, 0x01,
+                          0x00, 0x01, 0x10, 0x00};
+  ASSERT_EQ(frame->size_bytes(), sizeof(wire));
+  std::memcpy(frame->mutable_bytes(), wire, sizeof(wire));
+  EXPECT_EQ(frame->plane16(0)[0], 1);
+  EXPECT_EQ(frame->plane16(0)[1], 1023);
+  EXPECT_EQ(frame->plane16(0)[2], 512);
+  EXPECT_EQ(frame->plane16(0)[3], 0x134);
+  EXPECT_EQ(frame->plane16(1)[0], 256);
+  EXPECT_EQ(frame->plane16(2)[0], 16);
+  EXPECT_EQ(frame->sample(0, 1, 1), 0x134u);
+  EXPECT_EQ(frame->plane_bytes(2) - frame->bytes(), 10);
+}
+
+TEST(FrameTest, SetSampleWritesTheWireLayout) {
+  const FrameGeometry g{3, 1, {ChromaLayout::k444, 12}};
+  absl::StatusOr<Frame> frame = Frame::Create(g);
+  ASSERT_TRUE(frame.ok());
+  frame->set_sample(1, 2, 0, 0xabc);
+  // Cb starts after 3 luma words (6 bytes); column 2 is 4 bytes further.
+  EXPECT_EQ(frame->bytes()[10], 0xbc);
+  EXPECT_EQ(frame->bytes()[11], 0x0a);
+  EXPECT_EQ(frame->sample(1, 2, 0), 0xabcu);
+}
+
+TEST(FrameTest, ResetChangesGeometryAndKeepsBufferUsable) {
+  Frame frame;
+  EXPECT_EQ(frame.size_bytes(), 0u);
+  ASSERT_TRUE(frame.Reset({4, 4, {ChromaLayout::k444, 16}}).ok());
+  EXPECT_EQ(frame.size_bytes(), 96u);
+  ASSERT_TRUE(frame.Reset({3, 3, {ChromaLayout::k420, 8}}).ok());
+  EXPECT_EQ(frame.size_bytes(), 9u + 2 * 4);
+  EXPECT_FALSE(frame.Reset({3, 3, {ChromaLayout::k420, 20}}).ok());
+  EXPECT_EQ(frame.geometry().format.bit_depth, 8);  // unchanged after a failed Reset
+}
+
+TEST(FrameTest, SampleRangeAcceptsTheLargestLegalValue) {
+  for (int depth = 8; depth <= 16; ++depth) {
+    absl::StatusOr<Frame> frame = Frame::Create({5, 3, {ChromaLayout::k420, depth}});
+    ASSERT_TRUE(frame.ok());
+    const uint32_t max_value = (1u << depth) - 1;
+    for (int plane = 0; plane < 3; ++plane) {
+      frame->set_sample(plane, frame->geometry().plane_width(plane) - 1,
+                        frame->geometry().plane_height(plane) - 1, max_value);
+    }
+    EXPECT_TRUE(ValidateSampleRange(*frame).ok()) << depth;
+  }
+}
+
+TEST(FrameTest, SampleRangeNamesPlaneRowAndColumn) {
+  absl::StatusOr<Frame> frame = Frame::Create({7, 5, {ChromaLayout::k420, 10}});
+  ASSERT_TRUE(frame.ok());
+  frame->set_sample(1, 2, 1, 1024);  // Cb is 4x3
+  frame->set_sample(2, 0, 0, 4000);  // later in wire order: not reported
+  const absl::Status status = ValidateSampleRange(*frame);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(std::string(status.message()),
+            "sample value 1024 in plane 1 (Cb) at row 1, column 2 exceeds 1023, the largest "
+            "10-bit value");
+}
+
+}  // namespace
+}  // namespace exactq

@@ -1,0 +1,43 @@
+#include "engine/metrics/registry.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/metrics/psnr/psnr.h"
+
+namespace exactq {
+namespace {
+
+struct MetricRegistration {
+  const MetricInfo& (*info)();
+  absl::StatusOr<std::unique_ptr<Metric>> (*create)(const MetricOptions& options);
+};
+
+// Adding a metric: its folder under engine/metrics/, and one line here.
+constexpr MetricRegistration kRegisteredMetrics[] = {
+    {&PsnrMetricInfo, &CreatePsnrMetric},
+};
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
+                                                     const MetricOptions& options) {
+  for (const MetricRegistration& registration : kRegisteredMetrics) {
+    if (registration.info().name == name) return registration.create(options);
+  }
+  std::vector<std::string> known;
+  for (const MetricRegistration& registration : kRegisteredMetrics) {
+    known.push_back(registration.info().name);
+  }
+  return absl::InvalidArgumentError(absl::StrCat("unknown metric '", name, "' (known: ",
+                                                 absl::StrJoin(known, ", "), ")"));
+}
+
+std::vector<MetricInfo> ListMetrics() {
+  std::vector<MetricInfo> metrics;
+  for (const MetricRegistration& registration : kRegisteredMetrics) {
+    metrics.push_back(registration.info());
+  }
+  return metrics;
+}
+
+}  // namespace exactq

@@ -1,0 +1,32 @@
+// The metric registry: create a metric by name, list what the engine can compute.
+//
+// Every metric the engine offers is one line in registry.cc pointing at its info and
+// its factory; the server builds its capability listing from ListMetrics() and its
+// scorers from CreateMetric().
+//
+//   absl::StatusOr<std::unique_ptr<Metric>> metric =
+//       CreateMetric("psnr", {{"enable_chroma", "false"}});
+//   for (const MetricInfo& info : ListMetrics()) ...
+
+#ifndef EXACTQ_ENGINE_METRICS_REGISTRY_H_
+#define EXACTQ_ENGINE_METRICS_REGISTRY_H_
+
+#include <memory>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "engine/metrics/metric.h"
+
+namespace exactq {
+
+// InvalidArgument for an unknown metric name (listing the known ones) or a bad option.
+absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
+                                                     const MetricOptions& options);
+
+// Every registered metric, in registration order.
+std::vector<MetricInfo> ListMetrics();
+
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_METRICS_REGISTRY_H_

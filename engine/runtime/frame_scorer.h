@@ -1,0 +1,84 @@
+// FrameScorer: scores frame pairs of one geometry with a set of metrics, placing the
+// work on a backend. This is the engine's entry point for the server; it keeps no
+// gRPC types.
+//
+// Today every frame runs on the CPU reference paths. The device pool and scheduler
+// (CUDA placement, fallback by reason) plug in here without changing callers: each
+// result already says which backend computed it and why auto placement fell back.
+//
+//   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer = FrameScorer::Create(
+//       geometry, {{"psnr", {}}}, BackendPreference::kAuto);
+//   absl::StatusOr<ScoredFrame> scored = (*scorer)->Score(ref, dist);
+#ifndef EXACTQ_ENGINE_RUNTIME_FRAME_SCORER_H_
+#define EXACTQ_ENGINE_RUNTIME_FRAME_SCORER_H_
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/format/frame.h"
+#include "engine/format/frame_geometry.h"
+#include "engine/metrics/metric.h"
+
+namespace exactq {
+
+enum class BackendPreference { kAuto, kCuda, kCpu };
+enum class Backend { kCpu, kCuda };
+
+const char* BackendName(Backend backend);  // "cpu", "cuda"
+
+struct MetricSpec {
+  std::string name;
+  MetricOptions options;
+};
+
+struct StageDurations {
+  std::chrono::nanoseconds host_to_device{0};
+  std::chrono::nanoseconds compute{0};
+  std::chrono::nanoseconds device_to_host{0};
+};
+
+struct ScoredFrame {
+  FrameScores scores;  // metrics in request order, each metric's outputs in order
+  Backend backend = Backend::kCpu;
+  std::string device;           // "cpu" or "cuda:N (name)"
+  std::string fallback_reason;  // why auto placement chose the CPU; empty otherwise
+  StageDurations durations;
+};
+
+struct MetricIdentity {
+  std::string name;
+  int definition_version;
+};
+
+class FrameScorer {
+ public:
+  // InvalidArgument for a bad geometry, an unknown metric or option, or input a metric
+  // cannot take; FailedPrecondition when `cuda` is forced and no GPU can serve.
+  static absl::StatusOr<std::unique_ptr<FrameScorer>> Create(const FrameGeometry& geometry,
+                                                             const std::vector<MetricSpec>& metrics,
+                                                             BackendPreference preference);
+
+  // Both frames must have the geometry given to Create (checked). Not thread-safe:
+  // metrics keep scratch buffers; use one FrameScorer per stream.
+  absl::StatusOr<ScoredFrame> Score(const Frame& reference, const Frame& distorted);
+
+  const std::vector<MetricIdentity>& metric_identities() const { return identities_; }
+  // Every output name, in the order Score returns them.
+  const std::vector<std::string>& output_names() const { return output_names_; }
+
+ private:
+  FrameScorer() = default;
+
+  FrameGeometry geometry_;
+  std::vector<std::unique_ptr<Metric>> metrics_;
+  std::vector<MetricIdentity> identities_;
+  std::vector<std::string> output_names_;
+};
+
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_RUNTIME_FRAME_SCORER_H_

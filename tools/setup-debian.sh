@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs everything ExactQ needs to build and test on Debian 12 (run as root).
+# Idempotent: a second run installs nothing new. CUDA is optional: with nvcc at
+# $CUDA_PATH (default /usr/local/cuda) the CUDA engine is built too.
+set -euo pipefail
+
+packages=(
+  # Build: Bazel and the rules Debian ships for it (see README "Building offline").
+  bazel-bootstrap bazel-rules-cc bazel-rules-proto bazel-rules-java bazel-skylib bazel-platforms
+  g++ pkg-config
+  # Libraries (README "Dependencies" says what each is for).
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libabsl-dev libspdlog-dev libfmt-dev
+  libcivetweb-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  # Tests: a real Prometheus scrapes the server's /metrics.
+  prometheus
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all packages present"

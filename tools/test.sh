@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Install, build and run every test. Corpus tests use $EXACTQ_CORPUS (default
+# ../shared/corpus beside the checkout) and skip with a printed reason without it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+tools/setup-debian.sh
+if [ -z "${EXACTQ_CORPUS:-}" ] && [ -d ../shared/corpus ]; then
+  EXACTQ_CORPUS=$(cd ../shared/corpus && pwd)
+fi
+export EXACTQ_CORPUS=${EXACTQ_CORPUS:-}
+echo "test: EXACTQ_CORPUS=${EXACTQ_CORPUS:-(unset: corpus tests will skip)}"
+bazel test "$@" //...
