@@ -92,7 +92,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   if (!request.has_header()) {
     return log.Finish(Invalid("header: the first message of a stream must be a StreamHeader"));
   }
-  const v1::StreamHeader& header = request.header();
+  const v1::StreamHeader header = request.header();  // a copy: `request` is reused below
   log.job_id_ = header.job_id();
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));

@@ -6,8 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/setup-debian.sh
-bazel build -c opt //server:exactqd //client:exactq
-bin=$(bazel info -c opt bazel-bin)
+bazel build //server:exactqd //client:exactq
+bin=$(bazel info bazel-bin)
 
 work=$(mktemp -d)
 trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT

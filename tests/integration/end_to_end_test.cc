@@ -83,6 +83,8 @@ TEST_F(EndToEndTest, ScoresTheCommittedSample) {
     EXPECT_EQ(frame["backend"], "cpu");
   }
   EXPECT_EQ(doc["metric_versions"]["psnr"], 1);
+  EXPECT_EQ(doc["job_id"], "samples/sample.ref.y4m vs samples/sample.dist.y4m");
+  EXPECT_EQ(doc["totals"]["frames"], 3);
   const std::string page = exactq::testing::HttpGet(server_->metrics_port(), "/metrics");
   EXPECT_NE(page.find("exactq_frames_scored_total{metric=\"psnr\",backend=\"cpu\"}"), std::string::npos);
 }
