@@ -14,6 +14,7 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
+#include "common/dashed_flags.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/str_split.h"
@@ -161,6 +162,7 @@ int main(int argc, char** argv) {
       "                        [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]\n"
       "  exactq capabilities [--server HOST:PORT]\n"
       "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.");
+  exactq::AcceptDashedFlagNames(argc, argv);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() >= 2 && std::string(args[1]) == "capabilities" && args.size() == 2) {
     return exactq::client::Capabilities();

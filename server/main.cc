@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
+#include "common/dashed_flags.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
@@ -158,6 +159,7 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
       "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.");
+  exactq::AcceptDashedFlagNames(argc, argv);
   absl::ParseCommandLine(argc, argv);
   exactq::server::ApplyEnvironmentDefaults();
   exactq::server::ConfigureLogging();

@@ -11,8 +11,8 @@ bin=$(bazel info bazel-bin)
 
 work=$(mktemp -d)
 trap 'kill "$server_pid" 2>/dev/null; wait "$server_pid" 2>/dev/null; rm -rf "$work"' EXIT
-"$bin/server/exactqd" --listen=127.0.0.1:0 --metrics_listen=127.0.0.1:0 \
-  --port_file="$work/ports" 2>"$work/server.log" &
+"$bin/server/exactqd" --listen=127.0.0.1:0 --metrics-listen=127.0.0.1:0 \
+  --port-file="$work/ports" 2>"$work/server.log" &
 server_pid=$!
 for _ in $(seq 300); do [ -s "$work/ports" ] && break; sleep 0.1; done
 [ -s "$work/ports" ] || { cat "$work/server.log"; echo "demo: the server did not start" >&2; exit 1; }
