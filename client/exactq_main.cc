@@ -37,6 +37,10 @@ ABSL_FLAG(std::string, matrix, "", "override the colour matrix: bt709 or bt601 (
 ABSL_FLAG(std::string, job_id, "", "a job id the server logs and echoes (default: the file names)");
 ABSL_FLAG(bool, quiet, false, "print no table and no progress");
 ABSL_FLAG(int, connect_timeout, 10, "seconds to wait for the server");
+ABSL_FLAG(std::string, tls_ca_file, "", "PEM CA that signed the server's certificate (turns on TLS)");
+ABSL_FLAG(std::string, tls_cert_file, "", "PEM client certificate for mutual TLS");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM key of --tls_cert_file");
+ABSL_FLAG(std::string, tls_server_name, "", "name to check in the server's certificate, if not the host");
 
 namespace exactq::client {
 namespace {
@@ -75,9 +79,19 @@ bool WriteOutput(const std::string& path, const std::string& text) {
   return static_cast<bool>(out);
 }
 
+ConnectionOptions ConnectionFromFlags() {
+  ConnectionOptions c;
+  c.server = absl::GetFlag(FLAGS_server);
+  c.connect_timeout_seconds = absl::GetFlag(FLAGS_connect_timeout);
+  c.tls_ca_file = absl::GetFlag(FLAGS_tls_ca_file);
+  c.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  c.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
+  c.tls_server_name = absl::GetFlag(FLAGS_tls_server_name);
+  return c;
+}
+
 int Capabilities() {
-  absl::StatusOr<v1::Capabilities> caps =
-      GetCapabilities(absl::GetFlag(FLAGS_server), absl::GetFlag(FLAGS_connect_timeout));
+  absl::StatusOr<v1::Capabilities> caps = GetCapabilities(ConnectionFromFlags());
   if (!caps.ok()) return Fail(std::string(caps.status().message()));
   std::cout << caps->DebugString();
   return 0;
@@ -85,8 +99,7 @@ int Capabilities() {
 
 int Score(const std::string& ref_path, const std::string& dist_path) {
   ScoreOptions options;
-  options.server = absl::GetFlag(FLAGS_server);
-  options.connect_timeout_seconds = absl::GetFlag(FLAGS_connect_timeout);
+  options.connection = ConnectionFromFlags();
   absl::StatusOr<std::vector<v1::MetricRequest>> metrics = ParseMetrics(absl::GetFlag(FLAGS_metrics));
   if (!metrics.ok()) return Fail(std::string(metrics.status().message()));
   options.metrics = *metrics;

@@ -3,6 +3,8 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <mutex>
 #include <thread>
 
@@ -13,10 +15,13 @@ namespace exactq::client {
 
 namespace {
 
-std::shared_ptr<grpc::Channel> MakeChannel(const std::string& server) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(64 << 20);
-  return grpc::CreateCustomChannel(server, grpc::InsecureChannelCredentials(), args);
+absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in && !in.eof()) return absl::InvalidArgumentError(absl::StrCat(flag, ": cannot read ", path));
+  if (text.str().empty()) return absl::InvalidArgumentError(absl::StrCat(flag, ": ", path, " is empty"));
+  return text.str();
 }
 
 absl::Status FromGrpc(const grpc::Status& status, const std::string& server) {
@@ -28,10 +33,45 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& server) {
                       absl::StrCat("server: ", status.error_message()));
 }
 
-bool WaitForServer(grpc::Channel& channel, int timeout_seconds) {
-  return channel.WaitForConnected(std::chrono::system_clock::now() +
-                                  std::chrono::seconds(timeout_seconds));
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(const ConnectionOptions& options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(64 << 20);
+  // Keep long streams alive through idle middleboxes; the server permits 10 s pings.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (!options.tls_ca_file.empty() || !options.tls_cert_file.empty()) {
+    grpc::SslCredentialsOptions ssl;
+    if (!options.tls_ca_file.empty()) {
+      absl::StatusOr<std::string> roots = ReadPem(options.tls_ca_file, "--tls_ca_file");
+      if (!roots.ok()) return roots.status();
+      ssl.pem_root_certs = *roots;
+    }
+    if (!options.tls_cert_file.empty() || !options.tls_key_file.empty()) {
+      absl::StatusOr<std::string> cert = ReadPem(options.tls_cert_file, "--tls_cert_file");
+      if (!cert.ok()) return cert.status();
+      absl::StatusOr<std::string> key = ReadPem(options.tls_key_file, "--tls_key_file");
+      if (!key.ok()) return key.status();
+      ssl.pem_cert_chain = *cert;
+      ssl.pem_private_key = *key;
+    }
+    credentials = grpc::SslCredentials(ssl);
+    if (!options.tls_server_name.empty()) {
+      args.SetSslTargetNameOverride(options.tls_server_name);
+    }
+  }
+  std::shared_ptr<grpc::Channel> channel = grpc::CreateCustomChannel(options.server, credentials, args);
+  if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                 std::chrono::seconds(options.connect_timeout_seconds))) {
+    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", options.server, " within ",
+                                               options.connect_timeout_seconds, " s",
+                                               options.tls_ca_file.empty() ? "" : " (check the TLS settings too)"));
+  }
+  return channel;
 }
+
+namespace {
 
 v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
   switch (layout) {
@@ -63,12 +103,9 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
         "the files differ in geometry: reference ", GeometryDescription(geometry), ", distorted ",
         GeometryDescription(distorted.geometry())));
   }
-  std::shared_ptr<grpc::Channel> channel = MakeChannel(options.server);
-  if (!WaitForServer(*channel, options.connect_timeout_seconds)) {
-    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", options.server, " within ",
-                                               options.connect_timeout_seconds, " s"));
-  }
-  std::unique_ptr<v1::Scorer::Stub> stub = v1::Scorer::NewStub(channel);
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(options.connection);
+  if (!channel.ok()) return channel.status();
+  std::unique_ptr<v1::Scorer::Stub> stub = v1::Scorer::NewStub(*channel);
   grpc::ClientContext context;
   auto stream = stub->ScoreStream(&context);
 
@@ -149,21 +186,18 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
     std::lock_guard<std::mutex> lock(error_mutex);
     if (!local_error.ok()) return local_error;
   }
-  if (!status.ok()) return FromGrpc(status, options.server);
+  if (!status.ok()) return FromGrpc(status, options.connection.server);
   return run;
 }
 
-absl::StatusOr<v1::Capabilities> GetCapabilities(const std::string& server, int timeout_seconds) {
-  std::shared_ptr<grpc::Channel> channel = MakeChannel(server);
-  if (!WaitForServer(*channel, timeout_seconds)) {
-    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", server, " within ",
-                                               timeout_seconds, " s"));
-  }
+absl::StatusOr<v1::Capabilities> GetCapabilities(const ConnectionOptions& connection) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(connection);
+  if (!channel.ok()) return channel.status();
   grpc::ClientContext context;
-  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(timeout_seconds));
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(connection.connect_timeout_seconds));
   v1::Capabilities capabilities;
-  grpc::Status status = v1::Scorer::NewStub(channel)->GetCapabilities(&context, {}, &capabilities);
-  if (!status.ok()) return FromGrpc(status, server);
+  grpc::Status status = v1::Scorer::NewStub(*channel)->GetCapabilities(&context, {}, &capabilities);
+  if (!status.ok()) return FromGrpc(status, connection.server);
   return capabilities;
 }
 

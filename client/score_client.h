@@ -19,15 +19,26 @@
 
 namespace exactq::client {
 
-struct ScoreOptions {
+// How to reach the server: plaintext, TLS (ca_file) or mutual TLS (plus cert and key).
+struct ConnectionOptions {
   std::string server = "localhost:50051";
+  std::string tls_ca_file;    // PEM roots that signed the server's certificate
+  std::string tls_cert_file;  // PEM client certificate, for mutual TLS
+  std::string tls_key_file;
+  std::string tls_server_name;  // overrides the name checked in the server's certificate
+  int connect_timeout_seconds = 10;
+};
+
+absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(const ConnectionOptions& options);
+
+struct ScoreOptions {
+  ConnectionOptions connection;
   std::vector<v1::MetricRequest> metrics;
   v1::Backend backend = v1::BACKEND_AUTO;
   std::string job_id;
   uint64_t chunk_bytes = 1 << 20;
   std::optional<v1::ColorRange> range;    // overrides the file's tag
   std::optional<v1::ColorMatrix> matrix;
-  int connect_timeout_seconds = 10;
 };
 
 absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
@@ -35,7 +46,7 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
                                       const std::function<void(const v1::FrameResult&)>& on_frame);
 
 // Asks the server what it can do.
-absl::StatusOr<v1::Capabilities> GetCapabilities(const std::string& server, int timeout_seconds);
+absl::StatusOr<v1::Capabilities> GetCapabilities(const ConnectionOptions& connection);
 
 // The wire form of an engine geometry.
 v1::Geometry GeometryToWire(const FrameGeometry& geometry);

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <sstream>
 #include <thread>
 
 #include "absl/flags/flag.h"
@@ -18,12 +19,12 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
+#include "server/logging.h"
 #include "server/metrics_http_server.h"
 #include "server/scorer_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/version.h"
-#include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
 
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "gRPC address HOST:PORT (port 0 picks a free port)");
@@ -43,6 +44,17 @@ ABSL_FLAG(uint32_t, max_streams, 64, "concurrent streams and unary calls, all pe
 ABSL_FLAG(uint32_t, max_streams_per_peer, 16, "concurrent streams and unary calls per peer host");
 ABSL_FLAG(uint64_t, max_frames_per_stream, 0, "frames one stream may send; 0 = unlimited");
 ABSL_FLAG(uint64_t, max_message_bytes, 4 << 20, "largest gRPC message received, bytes");
+ABSL_FLAG(uint64_t, max_buffered_bytes, 4ull << 30,
+          "host bytes held for frames in flight across all calls; a call over it gets RESOURCE_EXHAUSTED");
+ABSL_FLAG(int, keepalive_time_seconds, 60, "ping idle connections this often");
+ABSL_FLAG(int, keepalive_timeout_seconds, 20, "close a connection whose ping is not answered in this time");
+ABSL_FLAG(int, max_connection_age_seconds, 1800,
+          "send GOAWAY to connections older than this, so clients reconnect and spread over replicas");
+ABSL_FLAG(int, max_connection_age_grace_seconds, 600, "time calls get to finish after a GOAWAY for age");
+ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
+ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");
+ABSL_FLAG(std::string, tls_client_ca_file, "",
+          "PEM CA bundle; when given, clients must present a certificate it signed (mutual TLS)");
 
 namespace exactq::server {
 namespace {
@@ -61,7 +73,11 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("max_height"), absl::FindCommandLineFlag("max_streams"),
         absl::FindCommandLineFlag("max_streams_per_peer"),
         absl::FindCommandLineFlag("max_frames_per_stream"),
-        absl::FindCommandLineFlag("max_message_bytes")}) {
+        absl::FindCommandLineFlag("max_message_bytes"), absl::FindCommandLineFlag("max_buffered_bytes"),
+        absl::FindCommandLineFlag("keepalive_time_seconds"), absl::FindCommandLineFlag("keepalive_timeout_seconds"),
+        absl::FindCommandLineFlag("max_connection_age_seconds"),
+        absl::FindCommandLineFlag("max_connection_age_grace_seconds"), absl::FindCommandLineFlag("tls_cert_file"),
+        absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -74,18 +90,40 @@ void ApplyEnvironmentDefaults() {
   }
 }
 
-void ConfigureLogging() {
-  auto logger = spdlog::stderr_logger_mt("exactqd");
-  spdlog::set_default_logger(logger);
-  const std::string format = absl::GetFlag(FLAGS_log_format);
-  if (format == "json") {
-    spdlog::set_pattern(R"({"time":"%Y-%m-%dT%H:%M:%S.%fZ","level":"%l","logger":"%n","message":"%v"})",
-                        spdlog::pattern_time_type::utc);
-  } else if (format != "text") {
-    spdlog::error("--log_format must be text or json, got {}", format);
-    std::exit(2);
+std::string ReadFileOrEmpty(const std::string& path, bool* ok) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  *ok = static_cast<bool>(in) || in.eof();
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(const ServerConfig& config) {
+  if (config.tls_cert_file.empty() && config.tls_key_file.empty()) {
+    if (!config.tls_client_ca_file.empty()) {
+      return absl::InvalidArgumentError("--tls_client_ca_file needs --tls_cert_file and --tls_key_file");
+    }
+    return grpc::InsecureServerCredentials();
   }
-  spdlog::set_level(spdlog::level::from_str(absl::GetFlag(FLAGS_log_level)));
+  if (config.tls_cert_file.empty() || config.tls_key_file.empty()) {
+    return absl::InvalidArgumentError("TLS needs both --tls_cert_file and --tls_key_file");
+  }
+  grpc::SslServerCredentialsOptions options;
+  bool ok = false;
+  grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
+  pair.cert_chain = ReadFileOrEmpty(config.tls_cert_file, &ok);
+  if (!ok || pair.cert_chain.empty()) return absl::InvalidArgumentError("cannot read --tls_cert_file " + config.tls_cert_file);
+  pair.private_key = ReadFileOrEmpty(config.tls_key_file, &ok);
+  if (!ok || pair.private_key.empty()) return absl::InvalidArgumentError("cannot read --tls_key_file " + config.tls_key_file);
+  options.pem_key_cert_pairs.push_back(pair);
+  if (!config.tls_client_ca_file.empty()) {
+    options.pem_root_certs = ReadFileOrEmpty(config.tls_client_ca_file, &ok);
+    if (!ok || options.pem_root_certs.empty()) {
+      return absl::InvalidArgumentError("cannot read --tls_client_ca_file " + config.tls_client_ca_file);
+    }
+    options.client_certificate_request = GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY;
+  }
+  return grpc::SslServerCredentials(options);
 }
 
 ServerConfig ConfigFromFlags() {
@@ -104,6 +142,14 @@ ServerConfig ConfigFromFlags() {
   l.max_streams_per_peer = absl::GetFlag(FLAGS_max_streams_per_peer);
   l.max_frames_per_stream = absl::GetFlag(FLAGS_max_frames_per_stream);
   l.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
+  l.max_buffered_bytes = absl::GetFlag(FLAGS_max_buffered_bytes);
+  config.keepalive_time_seconds = absl::GetFlag(FLAGS_keepalive_time_seconds);
+  config.keepalive_timeout_seconds = absl::GetFlag(FLAGS_keepalive_timeout_seconds);
+  config.max_connection_age_seconds = absl::GetFlag(FLAGS_max_connection_age_seconds);
+  config.max_connection_age_grace_seconds = absl::GetFlag(FLAGS_max_connection_age_grace_seconds);
+  config.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
+  config.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
+  config.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);
   return config;
 }
 
@@ -124,7 +170,20 @@ int Serve(const ServerConfig& config) {
   ScorerService service(config, &metrics);
   grpc::ServerBuilder builder;
   int grpc_port = 0;
-  builder.AddListeningPort(config.listen, grpc::InsecureServerCredentials(), &grpc_port);
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeServerCredentials(config);
+  if (!credentials.ok()) {
+    spdlog::error("{}", std::string(credentials.status().message()));
+    return 2;
+  }
+  builder.AddListeningPort(config.listen, *credentials, &grpc_port);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, config.keepalive_time_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, config.keepalive_timeout_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Clients may ping every 10 s without being told off (GOAWAY too_many_pings).
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, config.max_connection_age_seconds * 1000);
+  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
+                             config.max_connection_age_grace_seconds * 1000);
   builder.SetMaxReceiveMessageSize(static_cast<int>(config.limits.max_message_bytes));
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
@@ -133,8 +192,11 @@ int Serve(const ServerConfig& config) {
     return 1;
   }
   server->GetHealthCheckService()->SetServingStatus(true);
-  spdlog::info("{} serving gRPC on port {} ({}), /metrics on port {} ({})", kServerVersion, grpc_port,
-               config.listen, (*http)->port(), config.metrics_listen);
+  spdlog::info("{} serving gRPC on port {} ({}{}), /metrics on port {} ({})", kServerVersion, grpc_port,
+               config.listen,
+               config.tls_cert_file.empty() ? ", plaintext"
+                                            : (config.tls_client_ca_file.empty() ? ", TLS" : ", mutual TLS"),
+               (*http)->port(), config.metrics_listen);
   if (!config.port_file.empty()) {
     const std::string tmp = config.port_file + ".tmp";
     std::ofstream(tmp) << "grpc=" << grpc_port << "\nmetrics=" << (*http)->port() << "\n";
@@ -162,7 +224,12 @@ int main(int argc, char** argv) {
   exactq::AcceptDashedFlagNames(argc, argv);
   absl::ParseCommandLine(argc, argv);
   exactq::server::ApplyEnvironmentDefaults();
-  exactq::server::ConfigureLogging();
+  if (absl::Status s = exactq::server::ConfigureLogging(absl::GetFlag(FLAGS_log_format),
+                                                      absl::GetFlag(FLAGS_log_level));
+      !s.ok()) {
+    std::fprintf(stderr, "exactqd: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
   signal(SIGINT, exactq::server::OnSignal);
   signal(SIGTERM, exactq::server::OnSignal);
   return exactq::server::Serve(exactq::server::ConfigFromFlags());

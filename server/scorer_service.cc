@@ -17,7 +17,8 @@ grpc::Status ToGrpc(const absl::Status& status) {
 ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
     : config_(config),
       metrics_(metrics),
-      admission_(config.limits.max_streams, config.limits.max_streams_per_peer) {}
+      admission_(config.limits.max_streams, config.limits.max_streams_per_peer),
+      memory_budget_(config.limits.max_buffered_bytes) {}
 
 grpc::Status ScorerService::Fail(const grpc::Status& status) {
   if (!status.ok()) {
@@ -40,7 +41,7 @@ grpc::Status ScorerService::ScoreStream(
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
-  return Fail(RunStreamSession(config_, metrics_, context, stream));
+  return Fail(RunStreamSession(config_, metrics_, &memory_budget_, context, stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
@@ -68,6 +69,8 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
                                             " for ", GeometryDescription(wanted->geometry))));
     }
   }
+  absl::StatusOr<MemoryBudget::Reservation> reservation = memory_budget_.Reserve(2 * picture_bytes);
+  if (!reservation.ok()) return Fail(ToGrpc(reservation.status()));
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return Fail(ToGrpc(scorer.status()));
@@ -92,6 +95,7 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
       std::chrono::duration_cast<std::chrono::nanoseconds>(total).count());
   for (const MetricSpec& m : wanted->metrics) {
     metrics_->frames_scored.At({m.name, BackendName(scored->backend)}).Increment();
+    metrics_->bytes_scored.At({m.name, BackendName(scored->backend)}).Increment(2.0 * static_cast<double>(picture_bytes));
   }
   ToWire(**scorer, kServerVersion, response->mutable_provenance());
   return grpc::Status::OK;

@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "exactq/v1/exactq.grpc.pb.h"
+#include "server/memory_budget.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/stream_admission.h"
@@ -33,6 +34,7 @@ class ScorerService final : public v1::Scorer::Service {
   const ServerConfig& config_;
   ServerMetrics* metrics_;
   StreamAdmission admission_;
+  MemoryBudget memory_budget_;
   std::atomic<bool> draining_{false};
 };
 

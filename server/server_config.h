@@ -27,6 +27,17 @@ struct ServerConfig {
   std::string port_file;  // written once both ports are bound
   bool reflection = true;
   int grace_period_seconds = 30;  // drain time after SIGTERM
+  // Keepalive pings on idle connections, and a maximum connection age after which the
+  // server sends GOAWAY so clients reconnect (and new replicas receive work); streams
+  // open at that moment get max_connection_age_grace to finish.
+  int keepalive_time_seconds = 60;
+  int keepalive_timeout_seconds = 20;
+  int max_connection_age_seconds = 1800;
+  int max_connection_age_grace_seconds = 600;
+  // TLS when a certificate and key are given; mutual TLS when a client CA is given too.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
   ServerLimits limits;
 };
 

@@ -17,6 +17,9 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names,
                                         {"metric", "backend"})),
       bytes_received(registry.AddCounter("exactq_received_bytes_total",
                                          "Picture bytes received from clients.")),
+      bytes_scored(registry.AddCounter("exactq_scored_bytes_total",
+                                       "Picture bytes (reference + distorted) of scored frames, by metric and backend.",
+                                       {"metric", "backend"})),
       streams_started(registry.AddCounter("exactq_streams_started_total",
                                           "Scoring streams and unary calls accepted.")),
       fallbacks(registry.AddCounter("exactq_fallbacks_total",
@@ -41,7 +44,10 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names,
           "device_to_host, total.",
           {"stage"}, LatencyBounds())) {
   for (const auto& metric : metric_names) {
-    for (const char* backend : {"cpu", "cuda"}) frames_scored.At({metric, backend});
+    for (const char* backend : {"cpu", "cuda"}) {
+      frames_scored.At({metric, backend});
+      bytes_scored.At({metric, backend});
+    }
   }
   bytes_received.At({});
   streams_started.At({});

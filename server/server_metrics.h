@@ -17,6 +17,7 @@ struct ServerMetrics {
   PrometheusRegistry registry;
   Family<CounterSeries>& frames_scored;     // {metric, backend}
   Family<CounterSeries>& bytes_received;    // picture bytes received
+  Family<CounterSeries>& bytes_scored;      // {metric, backend}: picture bytes of scored frames
   Family<CounterSeries>& streams_started;
   Family<CounterSeries>& fallbacks;         // {reason}
   Family<CounterSeries>& errors;            // {code}: gRPC status code names

@@ -84,7 +84,7 @@ grpc::Status Invalid(const std::string& message) {
 }  // namespace
 
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
-                              grpc::ServerContext* context,
+                              MemoryBudget* memory_budget, grpc::ServerContext* context,
                               grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream) {
   SessionLog log(metrics, context->peer());
   v1::ScoreRequest request;
@@ -96,6 +96,10 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   log.job_id_ = header.job_id();
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
+  // One frame in flight: its two pictures.
+  absl::StatusOr<MemoryBudget::Reservation> reservation =
+      memory_budget->Reserve(2 * static_cast<uint64_t>(wanted->geometry.frame_bytes()));
+  if (!reservation.ok()) return log.Finish(ToGrpc(reservation.status()));
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return log.Finish(ToGrpc(scorer.status()));
@@ -119,6 +123,14 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   }
 
   FrameAssembler assembler(geometry, config.limits.max_chunk_bytes);
+  // Frames of this stream counted in exactq_frames_in_flight (from first chunk to
+  // scoring); whatever is left is uncounted when the session ends.
+  struct InFlight {
+    GaugeSeries& gauge;
+    int count = 0;
+    void Add(int n) { count += n; gauge.Add(n); }
+    ~InFlight() { gauge.Add(-count); }
+  } in_flight{metrics->frames_in_flight.At({})};
   const std::vector<std::string>& outputs = (*scorer)->output_names();
   std::vector<std::vector<double>> per_output(outputs.size());
   v1::StreamTotals totals;
@@ -141,7 +153,9 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       return log.Finish(Invalid(absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
                                              " is past header.expected_frames=", expected_frames)));
     }
+    const bool frame_starts = !assembler.HasPartialFrame();
     if (absl::Status s = assembler.Add(chunk, arrival); !s.ok()) return log.Finish(ToGrpc(s));
+    if (frame_starts) in_flight.Add(1);
     metrics->bytes_received.At({}).Increment(static_cast<double>(chunk.data().size()));
     totals.set_bytes_received(totals.bytes_received() + chunk.data().size());
     if (!assembler.FrameReady()) continue;
@@ -158,6 +172,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     absl::StatusOr<ScoredFrame> scored = (*scorer)->Score(frame.reference, frame.distorted);
     if (!scored.ok()) return log.Finish(ToGrpc(scored.status()));
     const Clock::time_point done = Clock::now();
+    in_flight.Add(-1);
 
     response.Clear();
     v1::FrameResult* result = response.mutable_frame();
@@ -171,7 +186,10 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     AddTiming(*timing, totals.mutable_timing_sum());
     for (size_t i = 0; i < scored->scores.size(); ++i) per_output[i].push_back(scored->scores[i].value);
     const char* backend = BackendName(scored->backend);
-    for (const std::string& name : metric_names) metrics->frames_scored.At({name, backend}).Increment();
+    for (const std::string& name : metric_names) {
+      metrics->frames_scored.At({name, backend}).Increment();
+      metrics->bytes_scored.At({name, backend}).Increment(2.0 * static_cast<double>(geometry.frame_bytes()));
+    }
     if (!scored->fallback_reason.empty()) metrics->fallbacks.At({scored->fallback_reason}).Increment();
     ++log.frames_;
     (scored->backend == Backend::kCuda ? log.frames_cuda_ : log.frames_cpu_)++;

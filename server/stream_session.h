@@ -4,18 +4,20 @@
 //
 // Back-pressure: the session reads the next message only after the previous frame is
 // scored and answered, so a fast client is slowed by gRPC flow control and the server
-// holds at most one frame per stream.
+// holds at most one frame per stream, reserved from the server's MemoryBudget when
+// the header is accepted.
 #ifndef EXACTQ_SERVER_STREAM_SESSION_H_
 #define EXACTQ_SERVER_STREAM_SESSION_H_
 
 #include "exactq/v1/exactq.grpc.pb.h"
+#include "server/memory_budget.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
 
 namespace exactq::server {
 
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
-                              grpc::ServerContext* context,
+                              MemoryBudget* memory_budget, grpc::ServerContext* context,
                               grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream);
 
 }  // namespace exactq::server

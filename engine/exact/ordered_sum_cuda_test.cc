@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/exact/ordered_sum.h"
+#include "engine/exact/ordered_sum_cuda_testing.h"
 #include "engine/exact/ordered_sum_device_model.h"
 #include "engine/exact/ordered_sum_fixtures.h"
 #include "gtest/gtest.h"
@@ -185,6 +186,20 @@ TEST_F(OrderedSumCudaTest, RunsOnAnyStream) {
     EXPECT_EQ(BitsOf(*got), BitsOf(OrderedSumReference::Loop(terms.data(), terms.size())));
   }
   cudaStreamDestroy(stream);
+}
+
+// The fused path: a TermSource computes each term from its index inside the kernels, so
+// the terms are never stored; the host computes the same doubles for the loop.
+TEST_F(OrderedSumCudaTest, SumsGeneratedTermsWithoutStoringThem) {
+  for (size_t n : {size_t{1}, size_t{1025}, size_t{300000}, k4kTerms}) {
+    std::vector<double> terms(n);
+    for (size_t i = 0; i < n; ++i) terms[i] = GeneratedTerm(i, n);
+    OrderedSumStats stats;
+    absl::StatusOr<double> got = SumGeneratedTermsOnDevice(n, &stats);
+    ASSERT_TRUE(got.ok()) << got.status();
+    const double want = OrderedSumReference::Loop(terms.data(), n);
+    EXPECT_EQ(BitsOf(*got), BitsOf(want)) << "n=" << n << ": cuda " << Hex(*got) << " loop " << Hex(want);
+  }
 }
 
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {

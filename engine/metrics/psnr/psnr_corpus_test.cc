@@ -4,11 +4,13 @@
 // %.17g (which round-trips a double exactly): libvmaf 3.2.0 ("netflix_vmaf") and the
 // lusoris/vmaf fork ("lusoris_vmaf"). Both are checked wherever they have a score;
 // libvmaf 3.2.0 cannot read odd-sized frames ("Loss of framing"), so those cases rest
-// on the fork alone, whose reader rounds chroma sizes up as ours does.
+// on the fork alone, whose reader rounds chroma sizes up as ours does. Our per-frame
+// scores pooled by PoolScores must also give the peers' pooled numbers.
 
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -16,6 +18,7 @@
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
 #include "engine/metrics/psnr/psnr.h"
+#include "engine/pooling/pooling.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -27,14 +30,15 @@ uint64_t Bits(double value) {
   return bits;
 }
 
-// The per-frame psnr scores a peer reported for a case, or null when it has none.
-const nlohmann::json* PeerFrames(const nlohmann::json& peer_scores, const std::string& case_id,
-                                 const char* peer) {
+// The psnr result a peer reported for a case ({"frames": [...], "pooled": {...}}), or
+// null when it has none.
+const nlohmann::json* PeerPsnr(const nlohmann::json& peer_scores, const std::string& case_id,
+                               const char* peer) {
   const nlohmann::json& cases = peer_scores["cases"];
   if (!cases.contains(case_id) || !cases[case_id].contains(peer)) return nullptr;
   const nlohmann::json& metrics = cases[case_id][peer];
   if (!metrics.contains("psnr") || !metrics["psnr"].contains("frames")) return nullptr;
-  return &metrics["psnr"]["frames"];
+  return &metrics["psnr"];
 }
 
 TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
@@ -51,8 +55,8 @@ TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
     SCOPED_TRACE(c.id);
     std::vector<std::pair<const char*, const nlohmann::json*>> peers;
     for (const char* peer : {"netflix_vmaf", "lusoris_vmaf"}) {
-      if (const nlohmann::json* frames = PeerFrames(*peer_scores, c.id, peer)) {
-        peers.emplace_back(peer, frames);
+      if (const nlohmann::json* psnr = PeerPsnr(*peer_scores, c.id, peer)) {
+        peers.emplace_back(peer, psnr);
       }
     }
     ASSERT_FALSE(peers.empty()) << "no peer has psnr scores for " << c.id;
@@ -66,6 +70,7 @@ TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
 
     Frame ref;
     Frame dist;
+    std::map<std::string, std::vector<double>> per_frame;  // output -> our scores
     for (int frame_index = 0;; ++frame_index) {
       absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
       absl::StatusOr<bool> more_dist = dist_reader->ReadFrame(&dist);
@@ -79,9 +84,11 @@ TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
       absl::StatusOr<FrameScores> scores = psnr.Score(ref, dist);
       ASSERT_TRUE(scores.ok()) << scores.status();
       ASSERT_EQ(scores->size(), 3u);
-      for (const auto& [peer, frames] : peers) {
-        ASSERT_LT(frame_index, static_cast<int>(frames->size())) << peer;
-        const nlohmann::json& expected = (*frames)[frame_index];
+      for (const NamedScore& score : *scores) per_frame[score.name].push_back(score.value);
+      for (const auto& [peer, psnr_result] : peers) {
+        const nlohmann::json& frames = (*psnr_result)["frames"];
+        ASSERT_LT(frame_index, static_cast<int>(frames.size())) << peer;
+        const nlohmann::json& expected = frames[frame_index];
         for (const NamedScore& score : *scores) {
           ASSERT_TRUE(expected.contains(score.name)) << peer << " lacks " << score.name;
           const double want = expected[score.name].get<double>();
@@ -89,6 +96,25 @@ TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
               "case %s frame %d %s: ours %.17g, %s %.17g", c.id, frame_index, score.name,
               score.value, peer, want);
           ++values_compared;
+        }
+      }
+    }
+    for (const auto& [peer, psnr_result] : peers) {
+      for (const auto& [output, values] : per_frame) {
+        absl::StatusOr<PooledScores> pooled = PoolScores(values);
+        ASSERT_TRUE(pooled.ok()) << pooled.status();
+        ASSERT_TRUE(psnr_result->contains("pooled") && (*psnr_result)["pooled"].contains(output))
+            << peer << " has no pooled " << output;
+        const nlohmann::json& expected = (*psnr_result)["pooled"][output];
+        const std::pair<const char*, double> ours[] = {{"min", pooled->min},
+                                                       {"max", pooled->max},
+                                                       {"mean", pooled->mean},
+                                                       {"harmonic_mean", pooled->harmonic_mean}};
+        for (const auto& [statistic, value] : ours) {
+          const double want = expected[statistic].get<double>();
+          EXPECT_EQ(Bits(value), Bits(want)) << absl::StrFormat(
+              "case %s pooled %s %s: ours %.17g, %s %.17g", c.id, output, statistic, value,
+              peer, want);
         }
       }
     }

@@ -87,21 +87,30 @@ TEST(SsimCorpusTest, EqualsTheForkBitForBitOnEveryFrame) {
       absl::StatusOr<SsimSums> reference_sums = ReferenceSums(ref, dis);
       ASSERT_TRUE(reference_sums.ok());
       for (int threads : kThreadCounts) {
-        SsimThreads fast(threads);
-        absl::StatusOr<SsimSums> sums = fast.Sums(ref, dis);
-        ASSERT_TRUE(sums.ok()) << sums.status();
-        EXPECT_EQ(Bits(sums->term_sum), Bits(reference_sums->term_sum))
-            << absl::StrFormat("%d threads, %s frame %d: term sum %.17g, reference %.17g",
-                               threads, c.id, i, sums->term_sum, reference_sums->term_sum);
-        EXPECT_EQ(Bits(sums->weight_sum), Bits(reference_sums->weight_sum)) << threads;
+        for (SsimFrameSum frame_sum : {SsimFrameSum::kOrderedSum, SsimFrameSum::kRasterLoop}) {
+          // The widest vectors the CPU has; SSE2 once, at 2 threads.
+          for (SsimIsa isa : {SsimIsa::kAuto, SsimIsa::kSse2}) {
+            if (isa == SsimIsa::kSse2 && threads != 2) continue;
+            SsimThreads fast(threads, frame_sum, isa);
+            absl::StatusOr<SsimSums> sums = fast.Sums(ref, dis);
+            ASSERT_TRUE(sums.ok()) << sums.status();
+            EXPECT_EQ(Bits(sums->term_sum), Bits(reference_sums->term_sum)) << absl::StrFormat(
+                "%d threads, %s, %s; %s frame %d: term sum %.17g, reference %.17g", threads,
+                SsimFrameSumName(frame_sum), SsimIsaName(fast.isa()), c.id, i, sums->term_sum,
+                reference_sums->term_sum);
+            EXPECT_EQ(Bits(sums->weight_sum), Bits(reference_sums->weight_sum)) << threads;
+          }
+        }
       }
       ++frames_compared;
       if (sixteen_bit) ++sixteen_bit_frames;
     }
   }
   EXPECT_EQ(sixteen_bit_frames, 1);
-  std::printf("compared %d frames bit for bit (reference; threads 1, 2, 3, 4, 7)\n",
-              frames_compared);
+  std::printf(
+      "compared %d frames bit for bit (reference; threads 1, 2, 3, 4, 7 with both frame "
+      "sums)\n",
+      frames_compared);
 }
 
 }  // namespace

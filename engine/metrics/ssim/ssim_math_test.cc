@@ -87,18 +87,22 @@ TEST(SsimMathTest, StabilisersAreFormedInDoubleAtEveryDepth) {
   EXPECT_GT(StabilisersFor(16).c1_factor, 429483.0);
 }
 
-// Identical content, w = 2^16 (an interior window): the term is exactly 65536.
-// Why: with x = y, mx2 = mxy = my2 = M and x2 = xy = y2 = P, and below 2^53 every
-// product and difference of the moments is exact, so A = 2M + c1 appears in both num
-// and den, and B = c2 + 2(Pw - M) equals den's second factor. num = fl(fl(w*A)*B) and
-// den = fl(A*B); scaling by w = 2^16 is exact, so num = 2^16 * den and num / den = 2^16
-// with no rounding. (At borders w is not a power of two and the term may miss w by an
-// ulp: see ssim_reference_test.cc.)
-TEST(SsimMathTest, InteriorWindowOfIdenticalContentIsExactlyItsWeight) {
+// Identical content, w = 2^16 (an interior window), at 8 and 10 bits: the term is
+// exactly 65536. Why: with x = y, mx2 = mxy = my2 = M and x2 = xy = y2 = P. At 8 and 10
+// bits mux < 2^26 and P * w < 2^52, so every product and difference of the moments is
+// an exact integer; then A = 2M + c1 appears in both num and den, and
+// B = c2 + 2(Pw - M) equals den's second factor ((Pw - M) + Pw) - M + c2. So
+// num = fl(fl(w*A)*B) and den = fl(A*B); scaling by w = 2^16 is exact, num = 2^16 * den,
+// and num / den = 2^16 with no rounding. From 12 bits on mux^2 passes 2^53, the two
+// factors round differently and the term can miss 65536 by a few ulps (checked below:
+// the argument's bound is needed). At borders w is not a power of two and the term may
+// miss w at any depth (ssim_reference_test.cc).
+TEST(SsimMathTest, InteriorWindowOfIdenticalContentIsExactlyItsWeightUpTo10Bits) {
   std::mt19937 rng(7);
   for (int depth : {8, 10, 12}) {
     const Stabilisers st = StabilisersFor(depth);
     std::uniform_int_distribution<int> sample(0, (1 << depth) - 1);
+    int misses = 0;
     for (int trial = 0; trial < 2000; ++trial) {
       Moments m;
       for (int ky = 0; ky < kTapCount; ++ky) {
@@ -114,7 +118,14 @@ TEST(SsimMathTest, InteriorWindowOfIdenticalContentIsExactlyItsWeight) {
         }
       }
       ASSERT_EQ(m.w, 65536);
-      ASSERT_EQ(Bits(SsimTerm(m, st)), Bits(65536.0)) << depth << " " << trial;
+      if (depth <= 10) {
+        ASSERT_EQ(Bits(SsimTerm(m, st)), Bits(65536.0)) << depth << " " << trial;
+      } else if (Bits(SsimTerm(m, st)) != Bits(65536.0)) {
+        ++misses;
+      }
+    }
+    if (depth == 12) {
+      EXPECT_GT(misses, 0);
     }
   }
 }

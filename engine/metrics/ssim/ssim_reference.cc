@@ -1,10 +1,17 @@
 #include "engine/metrics/ssim/ssim_reference.h"
 
+#include <cfloat>
 #include <cstdint>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/ssim/ssim_math.h"
+
+// The definition is binary64 arithmetic: no x87 extended precision (and no contraction,
+// which the build's -ffp-contract=off rules out).
+#if !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0
+#error "ssim needs FLT_EVAL_METHOD == 0 (binary64 operations, e.g. SSE2 on x86-64)"
+#endif
 
 namespace exactq {
 namespace ssim {

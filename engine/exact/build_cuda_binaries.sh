@@ -1,0 +1,32 @@
+#!/bin/bash
+# Builds the CUDA parity test and the benchmark of the exact ordered sum for sm_90 with
+# plain nvcc + g++ (no Bazel), the same flags as tools/cuda.bzl: device code without FMA
+# contraction (--fmad=false), host code with -ffp-contract=off, static CUDA runtime.
+#
+#   engine/exact/build_cuda_binaries.sh [OUT_DIR]     # default OUT_DIR: /tmp/exactq_exact
+#   OUT_DIR/ordered_sum_cuda_test                     # skips without a GPU
+#   OUT_DIR/ordered_sum_bench --reps=50               # exits 2 without a GPU
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+OUT=${1:-/tmp/exactq_exact}
+mkdir -p "$OUT"
+CUDA=${CUDA_PATH:-/usr/local/cuda}
+
+NVCC=("$CUDA/bin/nvcc" -std=c++17 -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false
+      -Xcompiler=-ffp-contract=off -Werror=all-warnings -gencode=arch=compute_90,code=sm_90 -I.)
+CXX=(g++ -std=c++17 -O2 -ffp-contract=off -Wall -I. -I"$CUDA/include")
+LIBS=(-L"$CUDA/lib64" -lcudart_static -ldl -lrt -lpthread $(pkg-config --libs absl_status absl_statusor absl_strings))
+
+"${NVCC[@]}" -c engine/exact/ordered_sum_cuda.cu -o "$OUT/ordered_sum_cuda.o"
+"${NVCC[@]}" -c engine/exact/ordered_sum_cuda_testing.cu -o "$OUT/ordered_sum_cuda_testing.o"
+"${NVCC[@]}" -c bench/exact/ordered_sum_bench.cu -o "$OUT/ordered_sum_bench.o"
+for src in ordered_sum ordered_sum_fixtures ordered_sum_device_model ordered_sum_cuda_test; do
+  "${CXX[@]}" -c "engine/exact/$src.cc" -o "$OUT/$src.o"
+done
+
+g++ -o "$OUT/ordered_sum_cuda_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered_sum_cuda_testing.o" \
+  "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_device_model.o" "$OUT/ordered_sum_fixtures.o" "$OUT/ordered_sum.o" \
+  $(pkg-config --libs gtest_main) "${LIBS[@]}"
+g++ -o "$OUT/ordered_sum_bench" "$OUT/ordered_sum_bench.o" "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_fixtures.o" \
+  "$OUT/ordered_sum.o" "${LIBS[@]}"
+echo "built $OUT/ordered_sum_cuda_test and $OUT/ordered_sum_bench"

@@ -1,0 +1,41 @@
+// Test support for the fused path: terms that a kernel computes on demand from their
+// index (a TermSource), so the device sums them without ever storing them, while the
+// host computes the very same doubles for the loop. Test-only.
+//
+//   std::vector<double> terms(n);
+//   for (size_t i = 0; i < n; ++i) terms[i] = GeneratedTerm(i, n);
+//   absl::StatusOr<double> got = SumGeneratedTermsOnDevice(n, &stats);  // == the loop over terms
+#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_TESTING_H_
+#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_TESTING_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "engine/exact/ordered_sum.h"
+#include "engine/exact/ordered_sum_algebra.h"
+
+namespace exactq {
+namespace exact {
+
+// An SSIM-like signed term: w * num / den with one correctly rounded division (the same on
+// host and device), negated from a third of the sequence on, so the sum climbs, crosses
+// zero and ends negative.
+EXACTQ_HD inline double GeneratedTerm(uint64_t i, uint64_t n) {
+  uint64_t h = (i + 1) * 0x9e3779b97f4a7c15ull;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  h ^= h >> 32;
+  const double num = static_cast<double>(h & 0xfffff) + 1.0;
+  const double den = static_cast<double>((h >> 20) & 0xffff) + 65536.0;
+  const double term = 65536.0 * (num / den);
+  return 3 * i >= n ? -term : term;
+}
+
+// OrderedSumCuda's pipeline instantiated with a TermSource that calls GeneratedTerm.
+absl::StatusOr<double> SumGeneratedTermsOnDevice(size_t n, OrderedSumStats* stats);
+
+}  // namespace exact
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_TESTING_H_

@@ -1,0 +1,26 @@
+#include "server/memory_budget.h"
+
+#include "gtest/gtest.h"
+
+namespace exactq::server {
+namespace {
+
+TEST(MemoryBudgetTest, RefusesOverTheLimitAndReleases) {
+  MemoryBudget budget(100);
+  auto a = budget.Reserve(60);
+  ASSERT_TRUE(a.ok());
+  auto b = budget.Reserve(41);
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_NE(b.status().message().find("max_buffered_bytes=100"), absl::string_view::npos);
+  {
+    auto c = budget.Reserve(40);
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(budget.reserved(), 100u);
+  }
+  EXPECT_EQ(budget.reserved(), 60u);
+  auto huge = budget.Reserve(1000);
+  EXPECT_NE(huge.status().message().find("alone exceeds"), absl::string_view::npos);
+}
+
+}  // namespace
+}  // namespace exactq::server
