@@ -1,20 +1,20 @@
 #!/bin/bash
 # Mutation check of the ordered-sum algebra (see mutations.md): applies each of seven
-# deliberate bugs to ordered_sum_algebra.h in turn, builds the host tests with plain g++,
-# and requires that they FAIL. The header is restored afterwards, whatever happens.
+# deliberate bugs to a COPY of ordered_sum_algebra.h in a temporary tree (the working tree
+# is never touched, so a concurrent commit cannot pick up a mutant), builds the host tests
+# from that copy with plain g++, and requires that they FAIL.
 #
-#   engine/exact/mutations.sh            # from the repository root
-#
-# Exit status 0 means every mutation was caught.
+#   engine/exact/mutations.sh            # from anywhere; exit 0 = every mutation caught
 set -u
 cd "$(dirname "$0")/../.."
-HEADER=engine/exact/ordered_sum_algebra.h
 WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/src/engine/exact"
+cp engine/exact/*.h engine/exact/*.cc "$WORK/src/engine/exact/"
+HEADER=$WORK/src/engine/exact/ordered_sum_algebra.h
 cp "$HEADER" "$WORK/original.h"
-restore() { cp "$WORK/original.h" "$HEADER"; rm -rf "$WORK"; }
-trap restore EXIT
 
-CXX="g++ -std=c++17 -O2 -ffp-contract=off -I."
+CXX="g++ -std=c++17 -O2 -ffp-contract=off -I$WORK/src"
 ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -labsl_cord -labsl_cord_internal \
 -labsl_cordz_info -labsl_cordz_functions -labsl_cordz_handle -labsl_synchronization -labsl_int128 \
 -labsl_raw_logging_internal -labsl_throw_delegate -labsl_base -labsl_spinlock_wait -labsl_strings_internal \
@@ -54,8 +54,9 @@ EOF
     echo "MUTATION $name: could not be applied (header changed?)"
     exit 2
   fi
-  if ! $CXX engine/exact/ordered_sum_algebra_test.cc -o "$WORK/algebra_test" -lgtest -lgtest_main -pthread ||
-     ! $CXX engine/exact/ordered_sum_test.cc engine/exact/ordered_sum.cc engine/exact/ordered_sum_fixtures.cc engine/exact/ordered_sum_device_model.cc \
+  E=$WORK/src/engine/exact
+  if ! $CXX $E/ordered_sum_algebra_test.cc -o "$WORK/algebra_test" -lgtest -lgtest_main -pthread ||
+     ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $E/ordered_sum_device_model.cc \
          -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
     echo "MUTATION $name: does not compile"
     exit 2

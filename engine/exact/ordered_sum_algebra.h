@@ -317,7 +317,7 @@ struct ComposeRuns {
 // ---------------------------------------------------------------------------------
 // The check: apply a run to the exact running sum, or refuse.
 
-inline constexpr int64_t kLowestInnerSignificand = (int64_t{1} << 52);  // one unit of margin
+inline constexpr int64_t kLowestInnerSignificand = (int64_t{1} << 52) + 1;  // one unit of margin
 inline constexpr int64_t kHighestInnerSignificand = (int64_t{1} << 53) - 1;
 inline constexpr int64_t kTinyFrameMaxMagnitude = (int64_t{1} << 53) - 1;
 

@@ -1,8 +1,12 @@
 // Bad input reaches the real server over loopback: each case gets a precise gRPC
 // status naming the field, and the server keeps serving other calls.
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
+#include <cstring>
+#include <functional>
 #include <string>
+#include <thread>
 
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "gtest/gtest.h"
@@ -167,6 +171,323 @@ TEST_F(BadInputTest, ForcedCudaWithoutAGpuNamesTheCause) {
   ScoreRequest header = Header(4, 4, 8);
   header.mutable_header()->set_backend(v1::BACKEND_CUDA);
   ExpectStatus({header}, grpc::StatusCode::FAILED_PRECONDITION, "cuda");
+}
+
+ScoreRequest WithHeader(ScoreRequest header, const std::function<void(v1::StreamHeader*)>& edit) {
+  edit(header.mutable_header());
+  return header;
+}
+
+TEST_F(BadInputTest, MoreMalformedHeaders) {
+  ExpectStatus({Header(4, 0, 8)}, grpc::StatusCode::INVALID_ARGUMENT, "header.geometry.height");
+  ExpectStatus({Header(4, 4, 7)}, grpc::StatusCode::INVALID_ARGUMENT, "header.geometry.format.bit_depth");
+  ExpectStatus({Header(4, 4, 0)}, grpc::StatusCode::INVALID_ARGUMENT, "header.geometry.format.bit_depth");
+  ExpectStatus({Header(16, 100000, 8)}, grpc::StatusCode::RESOURCE_EXHAUSTED, "max_height");
+  ExpectStatus({WithHeader(Header(4, 4, 8), [](v1::StreamHeader* h) { h->clear_geometry(); })},
+               grpc::StatusCode::INVALID_ARGUMENT, "header.geometry: missing");
+  ExpectStatus({WithHeader(Header(4, 4, 8), [](v1::StreamHeader* h) { h->mutable_metrics(0)->clear_name(); })},
+               grpc::StatusCode::INVALID_ARGUMENT, "header.metrics[0].name");
+  ExpectStatus({WithHeader(Header(4, 4, 8), [](v1::StreamHeader* h) { h->set_backend(static_cast<v1::Backend>(7)); })},
+               grpc::StatusCode::INVALID_ARGUMENT, "header.backend");
+  ExpectStatus({WithHeader(Header(4, 4, 8),
+                           [](v1::StreamHeader* h) {
+                             h->mutable_geometry()->mutable_format()->set_chroma(static_cast<v1::ChromaLayout>(9));
+                           })},
+               grpc::StatusCode::INVALID_ARGUMENT, "header.geometry.format.chroma");
+  ExpectStatus({WithHeader(Header(4, 4, 8), [](v1::StreamHeader* h) { h->add_metrics()->set_name("psnr"); })},
+               grpc::StatusCode::INVALID_ARGUMENT, "requested twice");
+  ExpectStatus({WithHeader(Header(4, 4, 8),
+                           [](v1::StreamHeader* h) { (*h->mutable_metrics(0)->mutable_options())["enable_chroma"] = "maybe"; })},
+               grpc::StatusCode::INVALID_ARGUMENT, "enable_chroma");
+}
+
+TEST_F(BadInputTest, ProtocolViolationsAfterTheHeader) {
+  ExpectStatus({Header(4, 4, 8), Header(4, 4, 8)}, grpc::StatusCode::INVALID_ARGUMENT,
+               "only the first message may be a header");
+  ExpectStatus({Header(4, 4, 8), ScoreRequest()}, grpc::StatusCode::INVALID_ARGUMENT, "neither header nor chunk");
+  ExpectStatus({Header(4, 4, 8), Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(24, 'a'), true),
+                Chunk(0, v1::PICTURE_REFERENCE, 24, "", true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "picture already complete");
+  ExpectStatus({Header(4, 4, 8), Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(10, 'a'), false),
+                Chunk(0, v1::PICTURE_REFERENCE, 5, std::string(19, 'a'), true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "chunk.offset: expected 10, got 5");
+  ExpectStatus({WithHeader(Header(4, 4, 8), [](v1::StreamHeader* h) { h->set_expected_frames(1); }),
+                Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(24, 'a'), true),
+                Chunk(0, v1::PICTURE_DISTORTED, 0, std::string(24, 'a'), true),
+                Chunk(1, v1::PICTURE_REFERENCE, 0, std::string(24, 'a'), true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "past header.expected_frames=1");
+  // A frame index far ahead (frames after the end of a sane stream).
+  ExpectStatus({Header(4, 4, 8), Chunk(1ull << 40, v1::PICTURE_REFERENCE, 0, std::string(24, 'a'), true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "chunk.frame_index: expected 0");
+  // A stream of only a header: no frames is a valid, empty run.
+  std::vector<ScoreResponse> answers;
+  grpc::Status empty = RunStream({Header(4, 4, 8)}, &answers);
+  EXPECT_TRUE(empty.ok()) << empty.error_message();
+  ASSERT_EQ(answers.size(), 2u);
+  EXPECT_EQ(answers[1].summary().totals().frames(), 0u);
+}
+
+TEST_F(BadInputTest, OddChromaSizesMustMatchTheLayout) {
+  // 5x5: luma 25; 4:2:0 chroma 3x3 (+18) = 43; 4:2:2 chroma 3x5 (+30) = 55; 4:4:4 = 75.
+  ExpectStatus({Header(5, 5, 8), Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(33, 'a'), true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "expected 43");
+  ScoreRequest h422 = Header(5, 5, 8);
+  h422.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_422);
+  ExpectStatus({h422, Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(43, 'a'), true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "expected 55");
+  ScoreRequest h444_16 = Header(5, 5, 16);
+  h444_16.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_444);
+  ExpectStatus({h444_16, Chunk(0, v1::PICTURE_DISTORTED, 0, std::string(75, 'a'), true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "expected 150");
+  // The right sizes work, odd or not.
+  std::vector<ScoreResponse> answers;
+  grpc::Status ok = RunStream({Header(5, 5, 8), Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(43, 'a'), true),
+                               Chunk(0, v1::PICTURE_DISTORTED, 0, std::string(43, 'c'), true)},
+                              &answers);
+  EXPECT_TRUE(ok.ok()) << ok.error_message();
+}
+
+TEST_F(BadInputTest, SamplesAboveTheBitDepthInChromaOfTheDistortedPicture) {
+  // 12 bits, 4x4 4:2:0: 24 samples of 2 bytes; the last sample (Cr) is 4096.
+  std::string picture(48, '\0');
+  picture[46] = '\x00';
+  picture[47] = '\x10';
+  ExpectStatus({Header(4, 4, 12), Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(48, '\0'), true),
+                Chunk(0, v1::PICTURE_DISTORTED, 0, picture, true)},
+               grpc::StatusCode::INVALID_ARGUMENT, "distorted");
+}
+
+TEST_F(BadInputTest, GarbageBytesInsteadOfAMessage) {
+  auto channel = grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  grpc::CompletionQueue cq;
+  void* tag;
+  bool ok;
+  auto call = stub.PrepareCall(&context, "/exactq.v1.Scorer/ScoreStream", &cq);
+  call->StartCall(reinterpret_cast<void*>(1));
+  ASSERT_TRUE(cq.Next(&tag, &ok) && ok);
+  const std::string garbage("\xff\xff\xff\xff\x0f\x12\x34", 7);  // not a valid ScoreRequest
+  grpc::Slice slice(garbage);
+  grpc::ByteBuffer send(&slice, 1);
+  call->WriteLast(send, grpc::WriteOptions(), reinterpret_cast<void*>(2));
+  cq.Next(&tag, &ok);
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(3));
+  while (cq.Next(&tag, &ok)) {
+    if (tag == reinterpret_cast<void*>(3)) break;
+  }
+  cq.Shutdown();
+  while (cq.Next(&tag, &ok)) {
+  }
+  EXPECT_FALSE(status.ok());
+}
+
+TEST_F(BadInputTest, AStalledClientHitsItsDeadlineAndIsFreed) {
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(700));
+  auto stream = stub->ScoreStream(&context);
+  ASSERT_TRUE(stream->Write(Header(4, 4, 8)));
+  ASSERT_TRUE(stream->Write(Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(10, 'a'), false)));
+  // ...and then nothing: the client stalls mid-frame.
+  ScoreResponse response;
+  while (stream->Read(&response)) {
+  }
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // The server released the stream: no active streams or frames in flight remain.
+  for (int i = 0; i < 100; ++i) {
+    const std::string page = exactq::testing::HttpGet(server_->metrics_port(), "/metrics");
+    if (page.find("exactq_active_streams 0\n") != std::string::npos &&
+        page.find("exactq_frames_in_flight 0\n") != std::string::npos) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << exactq::testing::HttpGet(server_->metrics_port(), "/metrics");
+}
+
+TEST_F(BadInputTest, AClientThatCancelsMidFrameIsFreed) {
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto stream = stub->ScoreStream(&context);
+  ASSERT_TRUE(stream->Write(Header(4, 4, 8)));
+  ASSERT_TRUE(stream->Write(Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(10, 'a'), false)));
+  ScoreResponse accepted;
+  ASSERT_TRUE(stream->Read(&accepted));
+  context.TryCancel();
+  EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::CANCELLED);
+  for (int i = 0; i < 100; ++i) {
+    if (exactq::testing::HttpGet(server_->metrics_port(), "/metrics").find("exactq_active_streams 0\n") !=
+        std::string::npos) {
+      return;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  ADD_FAILURE() << "the cancelled stream was not released";
+}
+
+TEST_F(BadInputTest, UnaryCallLimitsAndSamples) {
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  {
+    v1::ScorePairRequest request;
+    v1::ScorePairResponse response;
+    grpc::ClientContext context;
+    EXPECT_EQ(stub->ScorePair(&context, request, &response).error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  }
+  {
+    v1::ScorePairRequest request;
+    *request.mutable_header() = Header(4, 4, 10).header();
+    std::string picture(48, '\0');
+    picture[1] = '\x04';  // 1024 at 10 bits
+    request.set_reference(picture);
+    request.set_distorted(std::string(48, '\0'));
+    v1::ScorePairResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = stub->ScorePair(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_NE(status.error_message().find("reference"), std::string::npos) << status.error_message();
+  }
+  {
+    v1::Capabilities caps;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub->GetCapabilities(&context, {}, &caps).ok());
+    EXPECT_EQ(caps.limits().max_chunk_bytes(), 4096u);
+    EXPECT_EQ(caps.limits().max_width(), 1024u);
+    ASSERT_GE(caps.metrics_size(), 1);
+    EXPECT_EQ(caps.metrics(0).name(), "psnr");
+  }
+}
+
+TEST(ServerLimitsTest, ConcurrentStreamAndMemoryLimitsAreResourceExhausted) {
+  exactq::testing::ServerProcess server({"--max-streams=2", "--max-buffered-bytes=100000",
+                                         "--max-unary-picture-bytes=1000"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
+  auto stub = v1::Scorer::NewStub(channel);
+  auto header = [](uint32_t w, uint32_t h) {
+    ScoreRequest r;
+    r.mutable_header()->mutable_geometry()->set_width(w);
+    r.mutable_header()->mutable_geometry()->set_height(h);
+    r.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_420);
+    r.mutable_header()->mutable_geometry()->mutable_format()->set_bit_depth(8);
+    r.mutable_header()->add_metrics()->set_name("psnr");
+    return r;
+  };
+  // Memory: a 320x240 pair needs 2 * 115200 bytes > 100000.
+  {
+    grpc::ClientContext context;
+    auto stream = stub->ScoreStream(&context);
+    stream->Write(header(320, 240));
+    stream->WritesDone();
+    ScoreResponse r;
+    while (stream->Read(&r)) {
+    }
+    grpc::Status status = stream->Finish();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(status.error_message().find("max_buffered_bytes=100000"), std::string::npos) << status.error_message();
+  }
+  // Unary pictures over their limit.
+  {
+    v1::ScorePairRequest request;
+    *request.mutable_header() = header(64, 64).header();
+    v1::ScorePairResponse response;
+    grpc::ClientContext context;
+    grpc::Status status = stub->ScorePair(&context, request, &response);
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+    EXPECT_NE(status.error_message().find("max_unary_picture_bytes=1000"), std::string::npos);
+  }
+  // Streams: two open ones hold both slots; a third is refused; closing one frees a slot.
+  grpc::ClientContext c1, c2, c3;
+  auto s1 = stub->ScoreStream(&c1);
+  auto s2 = stub->ScoreStream(&c2);
+  ScoreResponse r;
+  ASSERT_TRUE(s1->Write(header(8, 8)) && s1->Read(&r));
+  ASSERT_TRUE(s2->Write(header(8, 8)) && s2->Read(&r));
+  auto s3 = stub->ScoreStream(&c3);
+  s3->Write(header(8, 8));
+  s3->WritesDone();
+  while (s3->Read(&r)) {
+  }
+  grpc::Status third = s3->Finish();
+  EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_NE(third.error_message().find("max_streams=2"), std::string::npos) << third.error_message();
+  s1->WritesDone();
+  while (s1->Read(&r)) {
+  }
+  EXPECT_TRUE(s1->Finish().ok());
+  grpc::ClientContext c4;
+  auto s4 = stub->ScoreStream(&c4);
+  s4->Write(header(8, 8));
+  s4->WritesDone();
+  while (s4->Read(&r)) {
+  }
+  EXPECT_TRUE(s4->Finish().ok());
+  s2->WritesDone();
+  while (s2->Read(&r)) {
+  }
+  EXPECT_TRUE(s2->Finish().ok());
+}
+
+TEST(ServerLimitsTest, HealthyStreamsAreUnaffectedByConcurrentBadOnes) {
+  exactq::testing::ServerProcess server;
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  // A 64x64 pair, 20 frames, with known content; its scores alone are the baseline.
+  auto run_healthy = [&](std::vector<double>* values) {
+    grpc::ClientContext context;
+    auto stream = stub->ScoreStream(&context);
+    ScoreRequest h;
+    h.mutable_header()->mutable_geometry()->set_width(64);
+    h.mutable_header()->mutable_geometry()->set_height(64);
+    h.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_420);
+    h.mutable_header()->mutable_geometry()->mutable_format()->set_bit_depth(8);
+    h.mutable_header()->add_metrics()->set_name("psnr");
+    stream->Write(h);
+    for (uint64_t f = 0; f < 20; ++f) {
+      std::string ref(6144, '\0'), dist(6144, '\0');
+      for (size_t i = 0; i < ref.size(); ++i) {
+        ref[i] = static_cast<char>((i * 13 + f) & 0xff);
+        dist[i] = static_cast<char>((i * 13 + f + (i % 7)) & 0xff);
+      }
+      for (auto [pic, data] : {std::pair{v1::PICTURE_REFERENCE, &ref}, std::pair{v1::PICTURE_DISTORTED, &dist}}) {
+        ScoreRequest c;
+        c.mutable_chunk()->set_frame_index(f);
+        c.mutable_chunk()->set_picture(pic);
+        c.mutable_chunk()->set_data(*data);
+        c.mutable_chunk()->set_last(true);
+        stream->Write(c);
+      }
+    }
+    stream->WritesDone();
+    ScoreResponse r;
+    while (stream->Read(&r)) {
+      if (r.has_frame()) values->push_back(r.frame().scores(0).value());
+    }
+    return stream->Finish();
+  };
+  std::vector<double> alone;
+  ASSERT_TRUE(run_healthy(&alone).ok());
+  std::vector<double> concurrent;
+  grpc::Status healthy_status;
+  std::thread healthy([&] { healthy_status = run_healthy(&concurrent); });
+  for (int i = 0; i < 20; ++i) {
+    grpc::ClientContext context;
+    auto stream = stub->ScoreStream(&context);
+    ScoreRequest bad;
+    bad.mutable_header()->mutable_geometry()->set_width(0);
+    stream->Write(bad);
+    stream->WritesDone();
+    ScoreResponse r;
+    while (stream->Read(&r)) {
+    }
+    EXPECT_EQ(stream->Finish().error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  }
+  healthy.join();
+  ASSERT_TRUE(healthy_status.ok()) << healthy_status.error_message();
+  ASSERT_EQ(concurrent.size(), alone.size());
+  for (size_t i = 0; i < alone.size(); ++i) EXPECT_EQ(std::memcmp(&alone[i], &concurrent[i], sizeof(double)), 0);
 }
 
 TEST_F(BadInputTest, UnaryCallChecksPictureSizes) {
