@@ -11,8 +11,9 @@
 # defaults: bazel-bin/server/exactqd and bazel-bin/client/exactq (after the README's
 # `bazel build //server:exactqd //client:exactq`). Writes:
 #   OUT/rootfs/usr/local/bin/{exactqd,exactq}   the binaries
-#   OUT/rootfs/<path of each library>            each library, at its canonical path,
-#                                                and the dynamic loader at its PT_INTERP path
+#   OUT/rootfs/usr/lib*/...                      each library, as a file named as ldd
+#                                                names it, in its /usr directory
+#   OUT/rootfs/{lib,lib64}                       merged-/usr links, as in debian:12
 #   OUT/libraries.txt                            "library-path package" per line
 #   OUT/runtime-packages.txt                     the owning packages, one a line, sorted
 # NVIDIA driver libraries (libcuda, libnvidia-*) are never staged: the node provides them.
@@ -32,28 +33,8 @@ mkdir -p "$out/rootfs/usr/local/bin"
 install -m 0755 "$exactqd" "$out/rootfs/usr/local/bin/exactqd"
 install -m 0755 "$exactq" "$out/rootfs/usr/local/bin/exactq"
 
-# The package that owns a library. Debian 12 is merged-/usr: a file may be registered
-# under /lib or /usr/lib, and ldd may report either spelling or a symlink.
-owner() {
-  local path=$1 real candidates c
-  real=$(readlink -f "$path")
-  candidates=("$path" "$real")
-  for c in "$path" "$real"; do
-    case "$c" in
-      /usr/*) candidates+=("${c#/usr}") ;;
-      *) candidates+=("/usr$c") ;;
-    esac
-  done
-  for c in "${candidates[@]}"; do
-    if pkg=$(dpkg -S "$c" 2>/dev/null | head -n1); then
-      echo "${pkg%%: *}" | sed 's/:[a-z0-9_]*$//'  # "libc6:amd64: /path" -> libc6
-      return 0
-    fi
-  done
-  return 1
-}
-
-: > "$out/libraries.txt.tmp"
+# Every library path ldd resolves, for both binaries.
+libs=()
 for binary in "$out/rootfs/usr/local/bin/exactqd" "$out/rootfs/usr/local/bin/exactq"; do
   # ldd's lines: "libX.so => /path (addr)", "/lib64/ld-linux-x86-64.so.2 (addr)",
   # "linux-vdso.so.1 (addr)" (the kernel's; no file), or "libX.so => not found".
@@ -68,27 +49,54 @@ for binary in "$out/rootfs/usr/local/bin/exactqd" "$out/rootfs/usr/local/bin/exa
     case "$(basename "$path")" in
       libcuda.so*|libnvidia-*) echo "build-rootfs: $path comes from the node's driver; not staged" >&2; continue ;;
     esac
-    pkg=$(owner "$path") || {
-      echo "build-rootfs: $path belongs to no Debian package; the runtime image could not install it" >&2
-      exit 1
-    }
-    echo "$path $pkg" >> "$out/libraries.txt.tmp"
+    libs+=("$path")
   done < <(awk '/=>/ { if ($3 ~ /^\//) print $3; next } $1 ~ /^\// { print $1 }' <<<"$ldd_output")
 done
-sort -u "$out/libraries.txt.tmp" > "$out/libraries.txt"
-rm -f "$out/libraries.txt.tmp"
+mapfile -t libs < <(printf '%s\n' "${libs[@]}" | sort -u)
 
-# Stage each library at its canonical (/usr) path, its loader-visible name as a symlink
-# when that differs (the loader at /lib64, libraries under /lib on merged-/usr).
-while read -r path _; do
+# The package that owns each library, from one dpkg -S call. Debian 12 is merged-/usr:
+# a file may be registered under /lib or /usr/lib, and ldd may report either spelling
+# or a symlink, so each library is looked up under all of them.
+candidates() {
+  local path=$1 real c
   real=$(readlink -f "$path")
-  mkdir -p "$out/rootfs$(dirname "$real")"
-  cp -p "$real" "$out/rootfs$real"
-  if [ "$path" != "$real" ]; then
-    mkdir -p "$out/rootfs$(dirname "$path")"
-    # Relative inside the rootfs would also do; an absolute link is what the image has.
-    [ -e "$out/rootfs$path" ] || [ -L "$out/rootfs$path" ] || ln -s "$real" "$out/rootfs$path"
+  for c in "$path" "$real"; do
+    echo "$c"
+    case "$c" in
+      /usr/*) echo "${c#/usr}" ;;
+      *) echo "/usr$c" ;;
+    esac
+  done
+}
+declare -A owner_of=()
+while IFS= read -r line; do
+  pkg=${line%%: /*}     # "libc6:amd64: /lib/x86_64-linux-gnu/libc.so.6"
+  owner_of["/${line#*: /}"]=${pkg%%:*}
+done < <(for l in "${libs[@]}"; do candidates "$l"; done | sort -u | xargs dpkg -S 2>/dev/null || true)
+
+: > "$out/libraries.txt"
+for path in "${libs[@]}"; do
+  pkg=""
+  while read -r c; do
+    if [ -n "${owner_of[$c]:-}" ]; then pkg=${owner_of[$c]}; break; fi
+  done < <(candidates "$path")
+  if [ -z "$pkg" ]; then
+    echo "build-rootfs: $path belongs to no Debian package; the runtime image could not install it" >&2
+    exit 1
   fi
+  echo "$path $pkg" >> "$out/libraries.txt"
+done
+
+# Stage each library as a plain file under the name the loader asks for, in its /usr
+# directory, with Debian 12's merged-/usr links (/lib -> usr/lib, /lib64 -> usr/lib64)
+# so that the loader's PT_INTERP path (/lib64/ld-linux-x86-64.so.2) resolves inside OUT.
+mkdir -p "$out/rootfs/usr/lib" "$out/rootfs/usr/lib64"
+ln -sfn usr/lib "$out/rootfs/lib"
+ln -sfn usr/lib64 "$out/rootfs/lib64"
+while read -r path _; do
+  dir=$(readlink -f "$(dirname "$path")")
+  mkdir -p "$out/rootfs$dir"
+  cp -L "$path" "$out/rootfs$dir/$(basename "$path")"
 done < "$out/libraries.txt"
 
 awk '{ print $2 }' "$out/libraries.txt" | sort -u > "$out/runtime-packages.txt"

@@ -15,7 +15,10 @@ CUDA=${CUDA_PATH:-/usr/local/cuda}
 NVCC=("$CUDA/bin/nvcc" -std=c++17 -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false
       -Xcompiler=-ffp-contract=off -Werror=all-warnings -gencode=arch=compute_90,code=sm_90 -I.)
 CXX=(g++ -std=c++17 -O2 -ffp-contract=off -Wall -I. -I"$CUDA/include")
-LIBS=(-L"$CUDA/lib64" -lcudart_static -ldl -lrt -lpthread $(pkg-config --libs absl_status absl_statusor absl_strings))
+# Abseil, GoogleTest and libstdc++ linked statically, so the binaries also run on a GPU
+# host that lacks these packages (only glibc and the NVIDIA driver are needed there).
+LIBS=(-L"$CUDA/lib64" -lcudart_static -Wl,-Bstatic $(pkg-config --libs absl_status absl_statusor absl_strings)
+      -Wl,-Bdynamic -static-libstdc++ -static-libgcc -ldl -lrt -lpthread)
 
 "${NVCC[@]}" -c engine/exact/ordered_sum_cuda.cu -o "$OUT/ordered_sum_cuda.o"
 "${NVCC[@]}" -c engine/exact/ordered_sum_cuda_testing.cu -o "$OUT/ordered_sum_cuda_testing.o"
@@ -26,7 +29,7 @@ done
 
 g++ -o "$OUT/ordered_sum_cuda_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered_sum_cuda_testing.o" \
   "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_device_model.o" "$OUT/ordered_sum_fixtures.o" "$OUT/ordered_sum.o" \
-  $(pkg-config --libs gtest_main) "${LIBS[@]}"
+  -Wl,-Bstatic -lgtest_main -lgtest -Wl,-Bdynamic "${LIBS[@]}"
 g++ -o "$OUT/ordered_sum_bench" "$OUT/ordered_sum_bench.o" "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_fixtures.o" \
   "$OUT/ordered_sum.o" "${LIBS[@]}"
 echo "built $OUT/ordered_sum_cuda_test and $OUT/ordered_sum_bench"

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/metrics/psnr/psnr.h"
+#include "engine/metrics/ssim/ssim.h"
 
 namespace exactq {
 namespace {
@@ -15,6 +16,7 @@ struct MetricRegistration {
 // Adding a metric: its folder under engine/metrics/, and one line here.
 constexpr MetricRegistration kRegisteredMetrics[] = {
     {&PsnrMetricInfo, &CreatePsnrMetric},
+    {&SsimMetricInfo, &CreateSsimMetric},
 };
 
 }  // namespace

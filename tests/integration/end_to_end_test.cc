@@ -114,7 +114,7 @@ TEST_F(EndToEndTest, PsnrEqualsLibvmafBitForBitOnTheWholeCorpus) {
     ASSERT_NE(expected, nullptr) << "no peer psnr for " << c.id;
     int code;
     std::string output;
-    nlohmann::json doc = Score({c.ref_path, c.dist_path, "--metrics", "psnr"}, &code, &output);
+    nlohmann::json doc = Score({c.ref_path, c.dist_path, "--metrics", "psnr,ssim"}, &code, &output);
     ASSERT_EQ(code, 0) << output;
     ASSERT_EQ(doc["frames"].size(), (*expected)["frames"].size());
     for (size_t f = 0; f < doc["frames"].size(); ++f) {
@@ -136,6 +136,34 @@ TEST_F(EndToEndTest, PsnrEqualsLibvmafBitForBitOnTheWholeCorpus) {
     }
   }
   EXPECT_GE(frames_checked, 26);
+}
+
+// ssim through server and client: the fork's bits at 8 to 12 bits; at 16 bits the
+// peers overflow, and the correct value (product in double) is 0.9824021046501512.
+TEST_F(EndToEndTest, SsimEqualsTheForkBitForBitAndIsRightAt16Bits) {
+  absl::StatusOr<std::string> dir = corpus::FindCorpusDir();
+  if (!dir.ok()) GTEST_SKIP() << dir.status().message();
+  absl::StatusOr<std::vector<corpus::CorpusCase>> cases = corpus::LoadCorpusCases(*dir);
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  absl::StatusOr<nlohmann::json> peers = corpus::LoadPeerScores(*dir);
+  ASSERT_TRUE(peers.ok()) << peers.status();
+  int frames_checked = 0;
+  for (const corpus::CorpusCase& c : *cases) {
+    int code;
+    std::string output;
+    nlohmann::json doc = Score({c.ref_path, c.dist_path, "--metrics", "ssim"}, &code, &output);
+    ASSERT_EQ(code, 0) << output;
+    const nlohmann::json& expected = (*peers)["cases"][c.id]["lusoris_vmaf"]["ssim"]["frames"];
+    ASSERT_EQ(doc["frames"].size(), expected.size()) << c.id;
+    for (size_t f = 0; f < expected.size(); ++f) {
+      const double want = c.geometry.format.bit_depth == 16 ? 0.9824021046501512 : expected[f]["ssim"].get<double>();
+      const double got = doc["frames"][f]["metrics"]["ssim"].get<double>();
+      EXPECT_EQ(Bits(got), Bits(want)) << c.id << " frame " << f << ": got " << std::setprecision(17) << got
+                                       << " want " << want;
+      ++frames_checked;
+    }
+  }
+  EXPECT_GE(frames_checked, 47);  // every frame of the 26 cases
 }
 
 TEST_F(EndToEndTest, RawYuvWithExplicitGeometryGivesTheY4mScores) {

@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <ostream>
+#include <string>
 
 #include "engine/metrics/ssim/ssim_test_frames.h"
 #include "gtest/gtest.h"
@@ -41,6 +43,9 @@ struct DerivedCase {
   double weight_sum;
   double score;
 };
+
+// gtest prints a failing parameter with this instead of its bytes.
+void PrintTo(const DerivedCase& c, std::ostream* os) { *os << c.name; }
 
 // From `ssim_oracle.py cases`.
 constexpr DerivedCase kDerivedCases[] = {

@@ -23,8 +23,8 @@
 //     With one thread both are the plain loop, fused with the term computation.
 //
 // Memory: one double per pixel of the stored bands (66 MB at 3840x2160 with
-// kOrderedSum), kept between frames; per thread about 60 doubles per column of
-// scratch.
+// kOrderedSum), kept between frames; per thread and frame about 50 doubles per column
+// of scratch.
 //
 //   exactq::ssim::SsimThreads ssim(/*num_threads=*/4);
 //   absl::StatusOr<exactq::ssim::SsimSums> sums = ssim.Sums(ref, dis);
@@ -58,7 +58,7 @@ class SsimThreads {
                        SsimIsa isa = SsimIsa::kAuto);
 
   // The frame's two sums, bit for bit ReferenceSums'. InvalidArgument from
-  // CheckSsimInput. Not thread-safe (scratch is kept between frames).
+  // CheckSsimInput. Not thread-safe (the terms plane is kept between frames).
   absl::StatusOr<SsimSums> Sums(const Frame& ref, const Frame& dis);
 
   // Sums, then SsimOutputs.

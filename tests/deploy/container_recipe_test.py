@@ -1,0 +1,109 @@
+"""deploy/container/Dockerfile, checked where no container engine runs: the build stage
+runs the README's commands on Debian 12, the runtime stage is debian:12-slim with the
+packages build-rootfs.sh derives, a non-root numeric user, exactqd as entrypoint, and
+the ports it exposes are exactqd's defaults (read from the real binary)."""
+
+import os
+import re
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dockerfile  # noqa: E402
+from server_flags import port_of, server_flags  # noqa: E402
+
+DOCKERFILE = "deploy/container/Dockerfile"
+BUILD_ROOTFS = "deploy/container/build-rootfs.sh"
+
+
+class ContainerRecipeTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.stages = dockerfile.parse(DOCKERFILE)
+        cls.flags = server_flags("server/exactqd")
+
+    def test_two_stages_on_debian_12(self):
+        self.assertEqual(len(self.stages), 2, self.stages)
+        build, runtime = self.stages
+        self.assertEqual(build["image"], "debian:12")
+        self.assertEqual(build["name"], "build")
+        self.assertEqual(runtime["image"], "debian:12-slim")
+
+    def test_build_stage_runs_the_readme_commands_and_the_rootfs_script(self):
+        run = " && ".join(dockerfile.all_of(self.stages[0], "RUN"))
+        steps = [s.strip() for s in run.split("&&")]
+        setup = next(i for i, s in enumerate(steps) if s == "tools/setup-debian.sh")
+        build = next(i for i, s in enumerate(steps) if s.startswith("bazel build"))
+        stage = next(i for i, s in enumerate(steps) if s.startswith(BUILD_ROOTFS))
+        self.assertLess(setup, build)
+        self.assertLess(build, stage)
+        self.assertIn("//server:exactqd", steps[build])
+        self.assertIn("//client:exactq", steps[build])
+        # The same build command as the README's demo (tools/demo.sh).
+        with open("tools/demo.sh", encoding="utf-8") as f:
+            demo_builds = re.findall(r"^bazel build (.*)$", f.read(), re.MULTILINE)
+        self.assertTrue(demo_builds)
+        self.assertEqual(steps[build].replace("${BAZEL_FLAGS} ", ""), "bazel build " + demo_builds[0])
+        self.assertTrue(os.access(BUILD_ROOTFS, os.X_OK), f"{BUILD_ROOTFS} is not executable")
+
+    def test_runtime_installs_exactly_the_derived_packages(self):
+        runtime = self.stages[1]
+        copies = dockerfile.all_of(runtime, "COPY")
+        self.assertTrue(any(c.startswith("--from=build /staging/runtime-packages.txt") for c in copies),
+                        copies)
+        run = " ".join(dockerfile.all_of(runtime, "RUN"))
+        self.assertRegex(run, r"runtime-packages\.txt\s+apt-get install -y --no-install-recommends")
+        self.assertIn("rm -rf /var/lib/apt/lists/*", run)
+        # Nothing else is installed by name.
+        for install in re.findall(r"apt-get install[^&]*", run):
+            words = [w for w in install.split()[2:] if not w.startswith("-")]
+            self.assertEqual(words, [], f"packages named by hand: {words}")
+        # The binaries come from where build-rootfs.sh stages them.
+        binaries = [c for c in copies if "/usr/local/bin/" in c]
+        self.assertEqual(len(binaries), 1, copies)
+        for name in ("exactqd", "exactq"):
+            self.assertIn(f"/staging/rootfs/usr/local/bin/{name}", binaries[0])
+        with open(BUILD_ROOTFS, encoding="utf-8") as f:
+            script = f.read()
+        self.assertIn('"$out/rootfs/usr/local/bin/exactqd"', script)
+        self.assertIn('"$out/runtime-packages.txt"', script)
+
+    def test_non_root_numeric_user(self):
+        runtime = self.stages[1]
+        users = dockerfile.all_of(runtime, "USER")
+        self.assertEqual(len(users), 1, users)
+        uid, _, gid = users[0].partition(":")
+        self.assertTrue(uid.isdigit() and gid.isdigit(),
+                        "USER must be numeric so that runAsNonRoot can verify it")
+        self.assertNotEqual(int(uid), 0)
+        run = " ".join(dockerfile.all_of(runtime, "RUN"))
+        self.assertRegex(run, rf"useradd [^&]*--uid {uid} ")
+        self.assertRegex(run, rf"groupadd [^&]*--gid {gid} ")
+        # USER comes after everything that needs root.
+        keywords = [k for k, _ in runtime["instructions"]]
+        self.assertGreater(keywords.index("USER"), max(i for i, k in enumerate(keywords) if k == "RUN"))
+
+    def test_entrypoint_is_exactqd(self):
+        entrypoints = dockerfile.all_of(self.stages[1], "ENTRYPOINT")
+        self.assertEqual(len(entrypoints), 1)
+        self.assertEqual(dockerfile.exec_form(entrypoints[0]), ["/usr/local/bin/exactqd"],
+                         "exec form, so that exactqd is PID 1 and receives SIGTERM")
+
+    def test_exposed_ports_are_the_server_defaults(self):
+        exposed = " ".join(dockerfile.all_of(self.stages[1], "EXPOSE")).split()
+        expected = {str(port_of(self.flags["listen"])), str(port_of(self.flags["metrics_listen"]))}
+        self.assertEqual(set(exposed), expected)
+
+    def test_no_gpu_is_granted_by_the_image(self):
+        env = " ".join(dockerfile.all_of(self.stages[1], "ENV"))
+        self.assertNotIn("NVIDIA_VISIBLE_DEVICES", env,
+                         "the device plugin grants GPUs per pod; the image must not grant all")
+
+    def test_dockerignore_keeps_build_outputs_out(self):
+        with open(DOCKERFILE + ".dockerignore", encoding="utf-8") as f:
+            patterns = {l.strip() for l in f if l.strip() and not l.startswith("#")}
+        self.assertIn("bazel-*", patterns)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

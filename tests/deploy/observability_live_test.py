@@ -1,0 +1,279 @@
+"""The observability files against the real things: a real exactqd on loopback, scored
+through by the real exactq client (plus calls it gets wrong on purpose), scraped every
+second by a real Prometheus that runs deploy/prometheus/prometheus.yml's relabelling
+(the target carries the labels Kubernetes discovery would give a pod of the rendered GPU
+Deployment) and loads the alert rules. Then, through Prometheus's HTTP API:
+  - every Grafana panel query returns data (DCGM panels: the query is valid, the
+    result may be empty, no DCGM exporter runs here; the engine's GPU memory panel may be
+    empty only while the server exports that family without series, as it does on a
+    machine without GPU);
+  - every alert expression evaluates, and each signal it compares returns data; every
+    rule evaluates healthily and none fires;
+  - the Prometheus adapter's rule finds the series and yields a value per pod;
+  - every metric family the server exports is charted, and every ExactQ name the
+    dashboard, rules and adapter read is one the server exports."""
+
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, "deploy/k8s")
+import dashboard  # noqa: E402
+import processes  # noqa: E402
+import promql_parts  # noqa: E402
+import render  # noqa: E402
+import scrape_config  # noqa: E402
+
+EXACTQD = "server/exactqd"
+EXACTQ = "client/exactq"
+PROMETHEUS = "/usr/bin/prometheus"
+SAMPLES = ("samples/sample.ref.y4m", "samples/sample.dist.y4m")
+RULES = "deploy/prometheus/rules/exactq-alerts.yml"
+ADAPTER_RULES = "deploy/k8s/prometheus-adapter/rules.yaml"
+NAMESPACE, POD = "exactq-test", "exactqd-test-0"
+RATE_INTERVAL = "30s"      # Grafana's $__rate_interval: covers the whole load below
+LOAD_SECONDS = 10
+CONCURRENT_CLIENTS = 2
+
+
+def result_of(answer, expr):
+    assert answer.get("status") == "success", f"{expr}\n -> {answer}"
+    return answer["data"]["result"]
+
+
+class ObservabilityLiveTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        processes.exit_on_sigterm()
+        cls.work = tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR"))
+        cls.server = cls.prometheus = None
+        try:
+            cls._start()
+        except BaseException:
+            cls.tearDownClass()
+            raise
+
+    @classmethod
+    def _start(cls):
+        cls.server = processes.Exactqd(EXACTQD, cls.work)
+        cls.metrics_page = cls.server.metrics_page()
+
+        # The GPU overlay's pod, as Kubernetes pod discovery would label its metrics port.
+        deployment = next(o for o in render.render("deploy/k8s/overlays/gpu") if o["kind"] == "Deployment")
+        template = deployment["spec"]["template"]
+        container = template["spec"]["containers"][0]
+        labels = scrape_config.pod_meta_labels(template, container, "metrics", NAMESPACE, POD)
+        config = scrape_config.with_static_target(
+            scrape_config.load(), "exactqd", f"127.0.0.1:{cls.server.metrics_port}", labels,
+            scrape_interval="1s", evaluation_interval="1s", rule_files=[os.path.abspath(RULES)])
+        config_path = os.path.join(cls.work, "prometheus.yml")
+        scrape_config.dump(config, config_path)
+        cls.prometheus = processes.Prometheus(PROMETHEUS, config_path, cls.work)
+        processes.wait_for(lambda: cls._up() == 1, 30, "Prometheus to scrape exactqd")
+
+        cls._drive_load()
+        # Two more scrapes after the load, then let every rule evaluate at least once more.
+        time.sleep(2.5)
+
+    @classmethod
+    def _up(cls):
+        result = cls.prometheus.query('up{job="exactqd"}')["data"]["result"]
+        return float(result[0]["value"][1]) if result else None
+
+    @classmethod
+    def _drive_load(cls):
+        address = f"127.0.0.1:{cls.server.grpc_port}"
+        good = [EXACTQ, "score", *SAMPLES, "--server", address, "--quiet"]
+        # The server answers INVALID_ARGUMENT: errors_total{code} gets real counts.
+        bad = good + ["--metrics", "no_such_metric"]
+        cls.scored = cls.failed = 0
+        deadline = time.monotonic() + LOAD_SECONDS
+        while time.monotonic() < deadline:
+            batch = [subprocess.Popen(good, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                     for _ in range(CONCURRENT_CLIENTS)]
+            for p in batch:
+                _, err = p.communicate(timeout=60)
+                assert p.returncode == 0, f"exactq failed: {err.decode()}\n{cls.server.log()}"
+                cls.scored += 1
+            if cls.failed < 3:
+                p = subprocess.run(bad, capture_output=True, timeout=60)
+                assert p.returncode != 0, "a call with an unknown metric succeeded"
+                cls.failed += 1
+        print(f"load: {cls.scored} scoring calls, {cls.failed} rejected calls", file=sys.stderr)
+
+    @classmethod
+    def tearDownClass(cls):
+        status = None
+        if cls.prometheus is not None:
+            processes.stop(cls.prometheus.process)
+        if cls.server is not None:
+            status = cls.server.stop()
+        if status not in (None, 0):
+            raise AssertionError(f"exactqd exited with {status} on SIGTERM:\n{cls.server.log()}")
+
+    # ---- helpers --------------------------------------------------------------------
+    def variable_values(self):
+        """The dashboard's variables as a user would pick them: each variable query
+        (label_values) asked of Prometheus, and the value our pod has chosen."""
+        values = {"__rate_interval": RATE_INTERVAL}
+        for v in dashboard.load()["templating"]["list"]:
+            if v["type"] != "query":
+                continue
+            definition = dashboard.substitute(v["definition"], values)
+            match, label = definition[len("label_values("):-1].rsplit(",", 1)
+            answer = self.prometheus.api(f"label/{label.strip()}/values", **{"match[]": match.strip()})
+            offered = result_of(answer, definition)
+            wanted = {"namespace": NAMESPACE, "pod": POD}[v["name"]]
+            self.assertIn(wanted, offered, f"variable {v['name']}: {definition} offers {offered}")
+            values[v["name"]] = wanted
+        return values
+
+    def exported_families(self):
+        families = {}
+        for line in self.metrics_page.splitlines():
+            if line.startswith("# TYPE "):
+                _, _, name, kind = line.split()
+                families[name] = kind
+        return families
+
+    def family_has_series(self, family):
+        return any(line.startswith(family) and not line.startswith("#")
+                   for line in self.metrics_page.splitlines())
+
+    # ---- tests ----------------------------------------------------------------------
+    def test_relabelling_gives_the_labels_dashboards_and_rules_use(self):
+        result = result_of(self.prometheus.query('up{job="exactqd"}'), "up")
+        self.assertEqual(len(result), 1)
+        labels = result[0]["metric"]
+        self.assertEqual(labels.get("namespace"), NAMESPACE)
+        self.assertEqual(labels.get("pod"), POD)
+        self.assertEqual(labels.get("exactq_dev_accelerator"), "gpu")
+        self.assertTrue(labels.get("node"))
+
+    def test_every_panel_query_returns_data(self):
+        values = self.variable_values()
+        board = dashboard.load()
+        checked = []
+        for title, ref, raw in dashboard.queries(board):
+            with self.subTest(panel=title, ref=ref):
+                expr = dashboard.substitute(raw, values)
+                result = result_of(self.prometheus.query(expr), expr)
+                if dashboard.is_dcgm(expr):
+                    checked.append(f"syntax only (no DCGM exporter here): {title}")
+                    continue
+                families = {promql_parts.family(n) for n in promql_parts.metric_names(expr)}
+                if result == [] and families == {"exactq_device_memory_used_bytes"}:
+                    self.assertIn("exactq_device_memory_used_bytes", self.exported_families())
+                    self.assertFalse(self.family_has_series("exactq_device_memory_used_bytes"),
+                                     "the server exports GPU memory series, yet the panel is empty")
+                    checked.append(f"empty, as the server has no GPU series: {title}")
+                    continue
+                self.assertTrue(result, f"no data for {expr}")
+                checked.append(f"{len(result)} series: {title} [{ref}]")
+        print("\n".join(checked), file=sys.stderr)
+
+    def test_panels_show_the_load(self):
+        values = self.variable_values()
+        by_title = {(t, r): e for t, r, e in dashboard.queries(dashboard.load())}
+
+        def series(title, ref="A"):
+            expr = dashboard.substitute(by_title[(title, ref)], values)
+            return result_of(self.prometheus.query(expr), expr)
+
+        frames = series("Frames scored per second, by metric and backend")
+        rates = {(s["metric"]["metric"], s["metric"]["backend"]): float(s["value"][1]) for s in frames}
+        self.assertGreater(rates[("psnr", "cpu")], 0, rates)
+        self.assertEqual(rates.get(("psnr", "cuda"), 0), 0, rates)
+        received, = series("Picture bytes received per second")
+        self.assertGreater(float(received["value"][1]), 0)
+        errors = {s["metric"]["code"]: float(s["value"][1])
+                  for s in series("Errors per second, by gRPC status code")}
+        self.assertGreater(errors["INVALID_ARGUMENT"], 0, errors)
+        self.assertEqual(errors["INTERNAL"], 0, errors)
+        for ref in ("A", "B", "C"):
+            p, = series("Frame latency (total): p50, p90, p99", ref)
+            latency = float(p["value"][1])
+            self.assertTrue(math.isfinite(latency) and 0 < latency < 30, latency)
+        stages = {s["metric"]["stage"] for s in series("p99 latency by stage")}
+        self.assertEqual(stages, {"received", "queued", "host_to_device", "compute",
+                                  "device_to_host", "total"})
+        servers, = series("Servers up")
+        self.assertEqual(float(servers["value"][1]), 1)
+
+    def test_every_alert_evaluates_and_its_signals_return_data(self):
+        with open(RULES, encoding="utf-8") as f:
+            groups = yaml.safe_load(f)["groups"]
+        for group in groups:
+            for rule in group["rules"]:
+                with self.subTest(alert=rule["alert"]):
+                    result_of(self.prometheus.query(rule["expr"]), rule["expr"])
+                    for signal in promql_parts.signals(rule["expr"]):
+                        self.assertTrue(result_of(self.prometheus.query(signal), signal),
+                                        f"{rule['alert']}: no data for {signal}")
+
+    def test_rules_evaluate_healthily_and_nothing_fires(self):
+        def evaluated():
+            rules = [r for g in result_of(self.prometheus.api("rules"), "rules")["groups"]
+                     for r in g["rules"]]
+            done = rules and all(not r["lastEvaluation"].startswith("0001") for r in rules)
+            return rules if done else None
+        rules = processes.wait_for(evaluated, 20, "every rule to be evaluated", interval=0.5)
+        with open(RULES, encoding="utf-8") as f:
+            names = {r["alert"] for g in yaml.safe_load(f)["groups"] for r in g["rules"]}
+        self.assertEqual({r["name"] for r in rules}, names)
+        for r in rules:
+            with self.subTest(alert=r["name"]):
+                self.assertEqual(r["health"], "ok", r.get("lastError"))
+                self.assertEqual(r["state"], "inactive", r.get("alerts"))
+
+    def test_adapter_rule_serves_active_streams_per_pod(self):
+        with open(ADAPTER_RULES, encoding="utf-8") as f:
+            rules = yaml.safe_load(f)["rules"]
+        for rule in rules:
+            with self.subTest(rule=rule["name"]["as"]):
+                found = result_of(self.prometheus.api("series", **{"match[]": rule["seriesQuery"]}),
+                                  rule["seriesQuery"])
+                self.assertTrue(found, f"the adapter would discover nothing for {rule['seriesQuery']}")
+                series = rule["seriesQuery"].split("{")[0]
+                # What the adapter sends for `kubectl get --raw .../pods/*/<metric>`.
+                expr = (rule["metricsQuery"]
+                        .replace("<<.Series>>", series)
+                        .replace("<<.LabelMatchers>>", f'namespace="{NAMESPACE}",pod=~"{POD}"')
+                        .replace("<<.GroupBy>>", "pod"))
+                result = result_of(self.prometheus.query(expr), expr)
+                self.assertEqual([s["metric"] for s in result], [{"pod": POD}])
+                self.assertGreaterEqual(float(result[0]["value"][1]), 0)
+
+    def test_names_agree_with_the_server(self):
+        exported = self.exported_families()
+        self.assertTrue(exported)
+        read = set()
+        for _, _, expr in dashboard.queries(dashboard.load()):
+            read |= {promql_parts.family(n) for n in promql_parts.metric_names(expr)}
+        charted = set(read)
+        with open(RULES, encoding="utf-8") as f:
+            for group in yaml.safe_load(f)["groups"]:
+                for rule in group["rules"]:
+                    read |= {promql_parts.family(n) for n in promql_parts.metric_names(rule["expr"])}
+        with open(ADAPTER_RULES, encoding="utf-8") as f:
+            for rule in yaml.safe_load(f)["rules"]:
+                read |= {promql_parts.family(n) for n in promql_parts.metric_names(rule["seriesQuery"])}
+        unknown = {n for n in read if n.startswith("exactq_")} - set(exported)
+        self.assertEqual(unknown, set(), "names the server does not export")
+        uncharted = {n for n in exported if n.startswith("exactq_")} - charted
+        self.assertEqual(uncharted, set(), "families the dashboard does not chart")
+        # Prometheus learnt each family from the scrape (TYPE and HELP), series or not.
+        metadata = result_of(self.prometheus.api("metadata"), "metadata")
+        for name in exported:
+            self.assertIn(name, metadata)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -1,0 +1,216 @@
+#include "tools/eotf_table/srgb_eotf_exact.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace exactq {
+namespace eotf_table {
+namespace {
+
+// Just enough unsigned big-integer arithmetic for the comparisons: products of powers
+// up to about 2^420.
+class BigUint {
+ public:
+  explicit BigUint(uint64_t v) {
+    while (v != 0) {
+      limbs_.push_back(static_cast<uint32_t>(v));
+      v >>= 32;
+    }
+  }
+
+  BigUint operator*(const BigUint& o) const {
+    BigUint r(0);
+    r.limbs_.assign(limbs_.size() + o.limbs_.size(), 0);
+    for (size_t i = 0; i < limbs_.size(); ++i) {
+      uint64_t carry = 0;
+      for (size_t j = 0; j < o.limbs_.size(); ++j) {
+        const uint64_t t = static_cast<uint64_t>(limbs_[i]) * o.limbs_[j] + r.limbs_[i + j] + carry;
+        r.limbs_[i + j] = static_cast<uint32_t>(t);
+        carry = t >> 32;
+      }
+      r.limbs_[i + o.limbs_.size()] = static_cast<uint32_t>(carry);
+    }
+    r.Trim();
+    return r;
+  }
+
+  BigUint Pow(int e) const {
+    BigUint r(1);
+    for (int k = 0; k < e; ++k) r = r * *this;
+    return r;
+  }
+
+  BigUint ShiftLeft(int bits) const {
+    BigUint r(0);
+    if (limbs_.empty()) return r;
+    const int words = bits / 32;
+    const int rest = bits % 32;
+    r.limbs_.assign(limbs_.size() + words + 1, 0);
+    for (size_t i = 0; i < limbs_.size(); ++i) {
+      const uint64_t v = static_cast<uint64_t>(limbs_[i]) << rest;
+      r.limbs_[i + words] |= static_cast<uint32_t>(v);
+      r.limbs_[i + words + 1] |= static_cast<uint32_t>(v >> 32);
+    }
+    r.Trim();
+    return r;
+  }
+
+  // -1, 0, +1.
+  friend int Compare(const BigUint& a, const BigUint& b) {
+    if (a.limbs_.size() != b.limbs_.size()) return a.limbs_.size() < b.limbs_.size() ? -1 : 1;
+    for (size_t i = a.limbs_.size(); i-- > 0;) {
+      if (a.limbs_[i] != b.limbs_[i]) return a.limbs_[i] < b.limbs_[i] ? -1 : 1;
+    }
+    return 0;
+  }
+
+ private:
+  void Trim() {
+    while (!limbs_.empty() && limbs_.back() == 0) limbs_.pop_back();
+  }
+  std::vector<uint32_t> limbs_;  // little-endian base 2^32
+};
+
+// A table entry's true value, (a/b)^(p/r).
+struct ExactValue {
+  uint64_t a, b;
+  int p, r;
+};
+
+ExactValue EntryValue(int i) {
+  // v = i/1023 <= 0.04045  <=>  100000 i <= 4045 * 1023 (i <= 41).
+  if (int64_t{100000} * i <= int64_t{4045} * 1023) {
+    return {static_cast<uint64_t>(100) * i, 1321716, 1, 1};  // i / (1023 * 12.92)
+  }
+  return {static_cast<uint64_t>(1000) * i + 56265, 1079265, 12, 5};  // (i/1023+.055)/1.055
+}
+
+// A positive dyadic rational M * 2^E.
+struct Dyadic {
+  uint64_t m;
+  int e;
+};
+
+// Sign of (d - value).
+int CompareWithValue(const Dyadic& d, const ExactValue& v) {
+  // d < (a/b)^(p/r)  <=>  d^r * b^p < a^p  <=>  M^r * b^p * 2^(rE) < a^p.
+  BigUint lhs = BigUint(d.m).Pow(v.r) * BigUint(v.b).Pow(v.p);
+  BigUint rhs = BigUint(v.a).Pow(v.p);
+  const int shift = v.r * d.e;
+  if (shift >= 0) {
+    lhs = lhs.ShiftLeft(shift);
+  } else {
+    rhs = rhs.ShiftLeft(-shift);
+  }
+  return Compare(lhs, rhs);
+}
+
+uint32_t BitsOf(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof(u));
+  return u;
+}
+float FloatOf(uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, sizeof(f));
+  return f;
+}
+
+// A positive normal f32 as M * 2^E with a 24-bit M.
+Dyadic DyadicOf(float f) {
+  const uint32_t u = BitsOf(f);
+  const int biased = static_cast<int>(u >> 23);
+  if (biased == 0 || biased == 255) std::abort();  // never: entries lie in [7e-5, 1]
+  return {(u & 0x7fffffu) | 0x800000u, biased - 127 - 23};
+}
+
+// (x + y) / 2 exactly.
+Dyadic Midpoint(float x, float y) {
+  const Dyadic a = DyadicOf(x);
+  const Dyadic b = DyadicOf(y);
+  const int e = a.e < b.e ? a.e : b.e;
+  return {(a.m << (a.e - e)) + (b.m << (b.e - e)), e - 1};
+}
+
+}  // namespace
+
+float SrgbEotfEntry(int i) {
+  if (i <= 0) return 0.0f;
+  const ExactValue v = EntryValue(i);
+  // The first candidate only; the exact comparisons below decide.
+  float c = static_cast<float>(
+      powl(static_cast<long double>(v.a) / v.b, static_cast<long double>(v.p) / v.r));
+  for (;;) {
+    const float up = FloatOf(BitsOf(c) + 1);
+    const float down = FloatOf(BitsOf(c) - 1);
+    const int vs_upper = CompareWithValue(Midpoint(c, up), v);
+    const int vs_lower = CompareWithValue(Midpoint(down, c), v);
+    if (vs_upper < 0 || (vs_upper == 0 && (BitsOf(up) & 1) == 0)) {
+      c = up;  // the value lies above c's rounding interval (or ties to an even up)
+    } else if (vs_lower > 0 || (vs_lower == 0 && (BitsOf(down) & 1) == 0)) {
+      c = down;
+    } else {
+      return c;
+    }
+  }
+}
+
+std::array<float, kSrgbEotfTableSize> GenerateSrgbEotfTable() {
+  std::array<float, kSrgbEotfTableSize> table;
+  for (int i = 0; i < kSrgbEotfTableSize; ++i) table[i] = SrgbEotfEntry(i);
+  return table;
+}
+
+std::string RenderSrgbEotfTableHeader() {
+  std::string out =
+      "// GENERATED by tools/eotf_table (srgb_eotf_exact.cc); do not edit. Regenerate with\n"
+      "//   bazel run //tools/eotf_table:generate_eotf_table > \\\n"
+      "//       engine/metrics/ssimulacra2/srgb_eotf_table.h\n"
+      "// and //tools/eotf_table:eotf_table_test checks that this file is what it prints.\n"
+      "//\n"
+      "// The sRGB EOTF table of `ssimulacra2` (metrics-spec.md B.3): entry i is\n"
+      "// srgb(i/1023), with srgb(v) = v/12.92 for v <= 0.04045 and ((v+0.055)/1.055)^2.4\n"
+      "// above, computed exactly (rational arithmetic) and rounded once to the nearest f32.\n"
+      "// Host code reads it directly; device code gets a copy uploaded by host code, so\n"
+      "// both interpolate in the same numbers (ssimulacra2_math.h, SrgbEotf).\n"
+      "\n"
+      "#ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_SRGB_EOTF_TABLE_H_\n"
+      "#define EXACTQ_ENGINE_METRICS_SSIMULACRA2_SRGB_EOTF_TABLE_H_\n"
+      "\n"
+      "namespace exactq {\n"
+      "namespace ssimulacra2 {\n"
+      "\n"
+      "inline constexpr int kSrgbEotfTableSize = 1024;\n"
+      "\n"
+      "inline constexpr float kSrgbEotfTable[kSrgbEotfTableSize] = {\n";
+  const std::array<float, kSrgbEotfTableSize> table = GenerateSrgbEotfTable();
+  constexpr int kPerLine = 4;
+  for (int i = 0; i < kSrgbEotfTableSize; i += kPerLine) {
+    std::string line = "   ";
+    for (int k = i; k < i + kPerLine; ++k) {
+      char literal[32];
+      std::snprintf(literal, sizeof(literal), "%af,", static_cast<double>(table[k]));
+      char entry[40];
+      std::snprintf(entry, sizeof(entry), " %-16s", literal);  // aligned columns
+      line += entry;
+    }
+    char index[24];
+    std::snprintf(index, sizeof(index), "  // %d\n", i);
+    out += line + index;
+  }
+  out +=
+      "};\n"
+      "\n"
+      "}  // namespace ssimulacra2\n"
+      "}  // namespace exactq\n"
+      "\n"
+      "#endif  // EXACTQ_ENGINE_METRICS_SSIMULACRA2_SRGB_EOTF_TABLE_H_\n";
+  return out;
+}
+
+}  // namespace eotf_table
+}  // namespace exactq
