@@ -61,8 +61,12 @@ absl::Status PsnrMetric::CheckInput(const FrameGeometry& geometry) const {
   return ValidateGeometry(geometry);
 }
 
+int PsnrScoredPlanes(const PsnrOptions& options, const FrameGeometry& geometry) {
+  return options.enable_chroma ? geometry.plane_count() : 1;
+}
+
 int PsnrMetric::ScoredPlanes(const FrameGeometry& geometry) const {
-  return options_.enable_chroma ? geometry.plane_count() : 1;
+  return PsnrScoredPlanes(options_, geometry);
 }
 
 std::vector<std::string> PsnrMetric::OutputNames(const FrameGeometry& geometry) const {
@@ -74,19 +78,27 @@ std::vector<std::string> PsnrMetric::OutputNames(const FrameGeometry& geometry) 
   return names;
 }
 
-absl::StatusOr<FrameScores> PsnrMetric::ScoreFrame(const Frame& ref, const Frame& dist) {
-  const FrameGeometry& geometry = ref.geometry();
+FrameScores PsnrScoresFromSse(const PsnrOptions& options, const FrameGeometry& geometry,
+                              absl::Span<const uint64_t> plane_sse) {
   const int bit_depth = geometry.format.bit_depth;
-  const uint32_t peak = PsnrPeak(bit_depth, options_.reduced_hbd_peak);
+  const uint32_t peak = PsnrPeak(bit_depth, options.reduced_hbd_peak);
   FrameScores scores;
-  for (int plane = 0; plane < ScoredPlanes(geometry); ++plane) {
-    const uint64_t samples = geometry.plane_samples(plane);
-    const double mse = MseFromSse(PlaneSse(ref, dist, plane), samples);
-    const double max_db = PsnrMaxDb(bit_depth, peak, options_.min_sse, samples);
+  for (size_t plane = 0; plane < plane_sse.size(); ++plane) {
+    const uint64_t samples = geometry.plane_samples(static_cast<int>(plane));
+    const double mse = MseFromSse(plane_sse[plane], samples);
+    const double max_db = PsnrMaxDb(bit_depth, peak, options.min_sse, samples);
     scores.push_back({kPsnrOutputs[plane], PsnrFromMse(mse, peak, max_db)});
-    if (options_.enable_mse) scores.push_back({kMseOutputs[plane], mse});
+    if (options.enable_mse) scores.push_back({kMseOutputs[plane], mse});
   }
   return scores;
+}
+
+absl::StatusOr<FrameScores> PsnrMetric::ScoreFrame(const Frame& ref, const Frame& dist) {
+  const FrameGeometry& geometry = ref.geometry();
+  uint64_t sse[3] = {0, 0, 0};
+  const int planes = ScoredPlanes(geometry);
+  for (int plane = 0; plane < planes; ++plane) sse[plane] = PlaneSse(ref, dist, plane);
+  return PsnrScoresFromSse(options_, geometry, absl::MakeConstSpan(sse, static_cast<size_t>(planes)));
 }
 
 }  // namespace exactq

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "engine/metrics/metric.h"
 
 namespace exactq {
@@ -58,6 +59,15 @@ class PsnrMetric : public Metric {
 
   PsnrOptions options_;
 };
+
+// The outputs of one frame from its planes' integer SSE (one per scored plane: Y, or
+// Y, Cb, Cr): the host function every backend ends in, so that a backend that forms the
+// SSE elsewhere (the GPU) returns the same bits.
+FrameScores PsnrScoresFromSse(const PsnrOptions& options, const FrameGeometry& geometry,
+                              absl::Span<const uint64_t> plane_sse);
+
+// Planes scored for this geometry and options: 1 for 4:0:0 or enable_chroma=false, else 3.
+int PsnrScoredPlanes(const PsnrOptions& options, const FrameGeometry& geometry);
 
 // For the registry.
 const MetricInfo& PsnrMetricInfo();
