@@ -108,9 +108,9 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
 
   std::vector<std::string> metric_names;
   for (const MetricSpec& m : wanted->metrics) metric_names.push_back(m.name);
-  spdlog::info("stream start job_id={} peer={} geometry={} metrics={} backend={} expected_frames={}",
-               log.job_id_, context->peer(), GeometryDescription(geometry),
-               absl::StrJoin(metric_names, ","), v1::Backend_Name(header.backend()), expected_frames);
+  spdlog::info("stream start job_id={} peer={} geometry={} metrics={} backend={} placement={} expected_frames={}",
+               log.job_id_, context->peer(), GeometryDescription(geometry), absl::StrJoin(metric_names, ","),
+               v1::Backend_Name(header.backend()), (*scorer)->placement(), expected_frames);
 
   v1::ScoreResponse response;
   v1::StreamAccepted* accepted = response.mutable_accepted();
@@ -134,6 +134,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   const std::vector<std::string>& outputs = (*scorer)->output_names();
   std::vector<std::vector<double>> per_output(outputs.size());
   v1::StreamTotals totals;
+  std::string last_fallback;  // log a fallback once per change of reason, not per frame
   while (stream->Read(&request)) {
     if (context->IsCancelled()) {
       return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
@@ -190,7 +191,14 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       metrics->frames_scored.At({name, backend}).Increment();
       metrics->bytes_scored.At({name, backend}).Increment(2.0 * static_cast<double>(geometry.frame_bytes()));
     }
-    if (!scored->fallback_reason.empty()) metrics->fallbacks.At({scored->fallback_reason}).Increment();
+    if (!scored->fallback_reason.empty()) {
+      metrics->fallbacks.At({scored->fallback_reason}).Increment();
+      if (scored->fallback_reason != last_fallback) {
+        spdlog::warn("job_id={} frame {} on the CPU: {} ({})", log.job_id_, frame.index, scored->fallback_reason,
+                     scored->fallback_detail);
+        last_fallback = scored->fallback_reason;
+      }
+    }
     ++log.frames_;
     (scored->backend == Backend::kCuda ? log.frames_cuda_ : log.frames_cpu_)++;
     if (!stream->Write(response)) {

@@ -100,5 +100,17 @@ def cuda_library(name, srcs, hdrs = [], deps = [], copts = [], **kwargs):
         deps = deps + ["@cuda//:cudart_static"],
         target_compatible_with = cuda_compatible(),
         alwayslink = True,
+        # No .so of device objects: a test linked dynamically would not see cudart_static
+        # from it (undefined __cudaPopCallConfiguration).
+        linkstatic = True,
         **kwargs
     )
+
+def if_cuda(if_true, if_false = []):
+    """`if_true` when CUDA code is built (nvcc present and not --config=nocuda), else `if_false`."""
+    if not CUDA_AVAILABLE:
+        return if_false
+    return select({
+        "//:cuda_off": if_false,
+        "//conditions:default": if_true,
+    })

@@ -1,9 +1,13 @@
 #include "engine/runtime/frame_scorer.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
 
 namespace exactq {
+
+const std::string FrameScorer::kCpuDevice = "cpu";
 
 const char* BackendName(Backend backend) { return backend == Backend::kCuda ? "cuda" : "cpu"; }
 
@@ -11,14 +15,9 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeom
                                                                  const std::vector<MetricSpec>& metrics,
                                                                  BackendPreference preference) {
   if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;
-  if (preference == BackendPreference::kCuda) {
-    // The CUDA engine is not part of this build yet: a forced cuda never falls back.
-    return absl::FailedPreconditionError(
-        "backend cuda: no usable CUDA device in this server (the CUDA engine is not available); "
-        "use backend auto or cpu");
-  }
   std::unique_ptr<FrameScorer> scorer(new FrameScorer());
   scorer->geometry_ = geometry;
+  scorer->preference_ = preference;
   for (size_t i = 0; i < metrics.size(); ++i) {
     const MetricSpec& spec = metrics[i];
     for (size_t j = 0; j < i; ++j) {
@@ -39,16 +38,59 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeom
     scorer->identities_.push_back({(*metric)->name(), (*metric)->definition_version()});
     scorer->metrics_.push_back(std::move(*metric));
   }
+  if (preference != BackendPreference::kCpu) {
+    if (absl::Status s = scorer->PlaceOnGpu(metrics); !s.ok()) {
+      if (preference == BackendPreference::kCuda) {
+        return absl::FailedPreconditionError(absl::StrCat("backend cuda: ", s.message(), "; use backend auto or cpu"));
+      }
+    }
+  }
   return scorer;
 }
 
-absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Frame& distorted) {
-  if (!(reference.geometry() == geometry_) || !(distorted.geometry() == geometry_)) {
-    return absl::InvalidArgumentError(absl::StrCat("frames must be ", GeometryDescription(geometry_)));
+namespace {
+
+const char* FallbackReason(const absl::Status& status) {
+  switch (status.code()) {
+    case absl::StatusCode::kUnimplemented: return "unsupported_input";
+    case absl::StatusCode::kResourceExhausted: return "out_of_memory";
+    case absl::StatusCode::kUnavailable: return "no_gpu";
+    default: return "device_error";
   }
+}
+
+}  // namespace
+
+absl::Status FrameScorer::PlaceOnGpu(const std::vector<MetricSpec>& metrics) {
+  absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
+  absl::Status status = devices.status();
+  if (devices.ok()) {
+    // Streams spread over the GPUs in turn.
+    static std::atomic<unsigned> next_device{0};
+    const GpuDevice& device = (*devices)[next_device.fetch_add(1) % devices->size()];
+    std::vector<GpuMetricRequest> requests;
+    for (const MetricSpec& m : metrics) requests.push_back({m.name, m.options});
+    absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = CreateGpuScorer(device.index, geometry_, requests);
+    if (gpu.ok()) {
+      gpu_ = std::move(*gpu);
+      gpu_device_ = absl::StrCat("cuda:", device.index, " (", device.name, ")");
+      return absl::OkStatus();
+    }
+    status = gpu.status();
+  }
+  fallback_reason_ = FallbackReason(status);
+  fallback_detail_ = std::string(status.message());
+  return status;
+}
+
+absl::StatusOr<ScoredFrame> FrameScorer::ScoreOnCpu(const Frame& reference, const Frame& distorted) {
   ScoredFrame scored;
   scored.backend = Backend::kCpu;
   scored.device = "cpu";
+  if (preference_ == BackendPreference::kAuto) {
+    scored.fallback_reason = fallback_reason_;
+    scored.fallback_detail = fallback_detail_;
+  }
   const auto start = std::chrono::steady_clock::now();
   for (const std::unique_ptr<Metric>& metric : metrics_) {
     absl::StatusOr<FrameScores> scores = metric->Score(reference, distorted);
@@ -57,6 +99,35 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
   }
   scored.durations.compute = std::chrono::steady_clock::now() - start;
   return scored;
+}
+
+absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Frame& distorted) {
+  if (!(reference.geometry() == geometry_) || !(distorted.geometry() == geometry_)) {
+    return absl::InvalidArgumentError(absl::StrCat("frames must be ", GeometryDescription(geometry_)));
+  }
+  if (gpu_ != nullptr) {
+    GpuStageTimes times;
+    absl::StatusOr<FrameScores> scores = gpu_->Score(reference, distorted, &times);
+    if (scores.ok()) {
+      ScoredFrame scored;
+      scored.scores = std::move(*scores);
+      scored.backend = Backend::kCuda;
+      scored.device = gpu_device_;
+      scored.durations.host_to_device = std::chrono::nanoseconds(times.host_to_device_ns);
+      scored.durations.compute = std::chrono::nanoseconds(times.compute_ns);
+      scored.durations.device_to_host = std::chrono::nanoseconds(times.device_to_host_ns);
+      return scored;
+    }
+    if (preference_ == BackendPreference::kCuda) {
+      return absl::UnavailableError(absl::StrCat("backend cuda: ", gpu_device_, " failed: ", scores.status().message()));
+    }
+    // Auto: this stream leaves the GPU; this frame and the rest go to the CPU.
+    fallback_reason_ = FallbackReason(scores.status());
+    if (fallback_reason_ == "no_gpu" || fallback_reason_ == "unsupported_input") fallback_reason_ = "device_error";
+    fallback_detail_ = std::string(scores.status().message());
+    gpu_.reset();
+  }
+  return ScoreOnCpu(reference, distorted);
 }
 
 }  // namespace exactq

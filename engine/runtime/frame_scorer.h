@@ -2,9 +2,13 @@
 // work on a backend. This is the engine's entry point for the server; it keeps no
 // gRPC types.
 //
-// Today every frame runs on the CPU reference paths. The device pool and scheduler
-// (CUDA placement, fallback by reason) plug in here without changing callers: each
-// result already says which backend computed it and why auto placement fell back.
+// Placement: `cpu` scores on the CPU paths; `cuda` on a GPU through the metrics' CUDA
+// twins and never falls back (no usable GPU, or a metric without a twin, is an error
+// naming the cause); `auto` uses a GPU when one can take the input and otherwise the
+// CPU, saying why (fallback reasons: no_gpu, unsupported_input, out_of_memory,
+// device_error). A GPU that fails mid-stream is dropped for the rest of the stream and
+// the frame is scored again on the CPU: no frame is lost or scored twice in the
+// answers, and the bits are the same either way.
 //
 //   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer = FrameScorer::Create(
 //       geometry, {{"psnr", {}}}, BackendPreference::kAuto);
@@ -22,6 +26,7 @@
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
 #include "engine/metrics/metric.h"
+#include "engine/runtime/gpu_scorer.h"
 
 namespace exactq {
 
@@ -46,6 +51,7 @@ struct ScoredFrame {
   Backend backend = Backend::kCpu;
   std::string device;           // "cpu" or "cuda:N (name)"
   std::string fallback_reason;  // why auto placement chose the CPU; empty otherwise
+  std::string fallback_detail;  // the underlying error, for logs
   StageDurations durations;
 };
 
@@ -69,12 +75,26 @@ class FrameScorer {
   const std::vector<MetricIdentity>& metric_identities() const { return identities_; }
   // Every output name, in the order Score returns them.
   const std::vector<std::string>& output_names() const { return output_names_; }
+  // Where frames go now: "cuda:N (name)" or "cpu".
+  const std::string& placement() const { return gpu_ != nullptr ? gpu_device_ : kCpuDevice; }
+
+  static const std::string kCpuDevice;
 
  private:
   FrameScorer() = default;
 
+  // Tries to give this stream a GPU; on failure records why (for auto's fallback).
+  absl::Status PlaceOnGpu(const std::vector<MetricSpec>& metrics);
+  // Scores on the CPU paths, with the fallback reason when auto placement chose them.
+  absl::StatusOr<ScoredFrame> ScoreOnCpu(const Frame& reference, const Frame& distorted);
+
   FrameGeometry geometry_;
+  BackendPreference preference_ = BackendPreference::kAuto;
   std::vector<std::unique_ptr<Metric>> metrics_;
+  std::unique_ptr<GpuScorer> gpu_;
+  std::string gpu_device_;        // "cuda:0 (NVIDIA H200)"
+  std::string fallback_reason_;   // why frames go to the CPU under auto
+  std::string fallback_detail_;
   std::vector<MetricIdentity> identities_;
   std::vector<std::string> output_names_;
 };

@@ -1,0 +1,58 @@
+// GpuScorer: one stream's metrics on one GPU. Built with CUDA it drives the metrics'
+// CUDA twins (gpu_scorer_cuda.cc); built without, every call says so
+// (gpu_scorer_none.cc), so FrameScorer places everything on the CPU.
+//
+// The twins return the CPU reference's bits; a GpuScorer therefore changes where a
+// frame is scored, never its scores.
+#ifndef EXACTQ_ENGINE_RUNTIME_GPU_SCORER_H_
+#define EXACTQ_ENGINE_RUNTIME_GPU_SCORER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "engine/format/frame.h"
+#include "engine/metrics/metric.h"
+
+namespace exactq {
+
+struct GpuDevice {
+  int index = 0;
+  std::string name;  // "NVIDIA H200"
+  std::string compute_capability;  // "9.0"
+  uint64_t memory_bytes = 0;
+};
+
+// The GPUs this process may use (CUDA_VISIBLE_DEVICES applies), or an error saying why
+// none can be used (no driver, no device, built without CUDA).
+absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices();
+
+struct GpuStageTimes {
+  int64_t host_to_device_ns = 0;
+  int64_t compute_ns = 0;
+  int64_t device_to_host_ns = 0;
+};
+
+class GpuScorer {
+ public:
+  virtual ~GpuScorer() = default;
+  // Scores one pair; the frames have the geometry given at creation.
+  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted,
+                                            GpuStageTimes* times) = 0;
+};
+
+struct GpuMetricRequest {
+  std::string name;
+  MetricOptions options;
+};
+
+// UNIMPLEMENTED when a metric has no CUDA twin or the twin cannot take this input
+// (the caller falls back to the CPU); UNAVAILABLE / RESOURCE_EXHAUSTED / INTERNAL for
+// device problems, with the CUDA call named.
+absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const FrameGeometry& geometry,
+                                                           const std::vector<GpuMetricRequest>& metrics);
+
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_RUNTIME_GPU_SCORER_H_
