@@ -19,6 +19,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
+#include "engine/runtime/gpu_scorer.h"
+#include "engine/runtime/runtime_config.h"
 #include "server/logging.h"
 #include "server/metrics_http_server.h"
 #include "server/scorer_service.h"
@@ -51,6 +53,9 @@ ABSL_FLAG(int, keepalive_timeout_seconds, 20, "close a connection whose ping is 
 ABSL_FLAG(int, max_connection_age_seconds, 1800,
           "send GOAWAY to connections older than this, so clients reconnect and spread over replicas");
 ABSL_FLAG(int, max_connection_age_grace_seconds, 600, "time calls get to finish after a GOAWAY for age");
+ABSL_FLAG(std::string, gpus, "all", "GPUs to use, by index after CUDA_VISIBLE_DEVICES: all, none, or e.g. 0,2");
+ABSL_FLAG(std::string, fault_injection, "",
+          "for tests only: gpu_fail_after=N (GPU frames fail after N), gpu_alloc_fail; default off");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");
 ABSL_FLAG(std::string, tls_client_ca_file, "",
@@ -77,7 +82,8 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("keepalive_time_seconds"), absl::FindCommandLineFlag("keepalive_timeout_seconds"),
         absl::FindCommandLineFlag("max_connection_age_seconds"),
         absl::FindCommandLineFlag("max_connection_age_grace_seconds"), absl::FindCommandLineFlag("tls_cert_file"),
-        absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file")}) {
+        absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
+        absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -153,7 +159,34 @@ ServerConfig ConfigFromFlags() {
   return config;
 }
 
+absl::Status ConfigureRuntime() {
+  RuntimeConfig runtime;
+  absl::StatusOr<std::optional<std::vector<int>>> gpus = ParseGpuList(absl::GetFlag(FLAGS_gpus));
+  if (!gpus.ok()) return gpus.status();
+  runtime.gpus = *gpus;
+  absl::StatusOr<FaultInjection> faults = ParseFaultInjection(absl::GetFlag(FLAGS_fault_injection));
+  if (!faults.ok()) return faults.status();
+  runtime.faults = *faults;
+  SetRuntimeConfig(runtime);
+  absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
+  if (devices.ok()) {
+    for (const GpuDevice& d : *devices) {
+      spdlog::info("GPU {}: {} (compute {}, {} MiB)", d.index, d.name, d.compute_capability, d.memory_bytes >> 20);
+    }
+  } else {
+    spdlog::warn("{}: frames go to the CPU", std::string(devices.status().message()));
+  }
+  if (faults->fail_gpu_after_frames >= 0 || faults->fail_gpu_allocations) {
+    spdlog::warn("fault injection on: {}", absl::GetFlag(FLAGS_fault_injection));
+  }
+  return absl::OkStatus();
+}
+
 int Serve(const ServerConfig& config) {
+  if (absl::Status s = ConfigureRuntime(); !s.ok()) {
+    spdlog::error("{}", std::string(s.message()));
+    return 2;
+  }
   std::vector<std::string> metric_names;
   for (const MetricInfo& info : ListMetrics()) metric_names.push_back(info.name);
   ServerMetrics metrics(metric_names, kServerVersion);

@@ -13,6 +13,13 @@ packages=(
   libcivetweb-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   # Tests: a real Prometheus scrapes the server's /metrics.
   prometheus
+  # tests/deploy: Python's YAML for the Kubernetes renderer (deploy/k8s/render.py) and the
+  # manifest, scrape-config and dashboard checks (run on /usr/bin/python3).
+  python3-yaml
+  # client/python: the Python client's gRPC and protobuf runtimes (its stubs come from
+  # protobuf-compiler-grpc's grpc_python_plugin); numpy for frames held as arrays (optional
+  # for users, exercised by //client/python:client_test).
+  python3-grpcio python3-protobuf python3-numpy
 )
 
 missing=()

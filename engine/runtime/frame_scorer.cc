@@ -1,9 +1,11 @@
 #include "engine/runtime/frame_scorer.h"
 
+#include <algorithm>
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
+#include "engine/runtime/runtime_config.h"
 
 namespace exactq {
 
@@ -62,9 +64,20 @@ const char* FallbackReason(const absl::Status& status) {
 }  // namespace
 
 absl::Status FrameScorer::PlaceOnGpu(const std::vector<MetricSpec>& metrics) {
+  const RuntimeConfig& config = GetRuntimeConfig();
   absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
+  if (devices.ok() && config.gpus.has_value()) {
+    std::vector<GpuDevice> allowed;
+    for (const GpuDevice& d : *devices) {
+      if (std::find(config.gpus->begin(), config.gpus->end(), d.index) != config.gpus->end()) allowed.push_back(d);
+    }
+    if (allowed.empty()) devices = absl::UnavailableError("no usable GPU: --gpus excludes every visible device");
+    else devices = std::move(allowed);
+  }
   absl::Status status = devices.status();
-  if (devices.ok()) {
+  if (devices.ok() && config.faults.fail_gpu_allocations) {
+    status = absl::ResourceExhaustedError("injected fault: GPU allocation failed (--fault_injection)");
+  } else if (devices.ok()) {
     // Streams spread over the GPUs in turn.
     static std::atomic<unsigned> next_device{0};
     const GpuDevice& device = (*devices)[next_device.fetch_add(1) % devices->size()];
@@ -107,7 +120,13 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
   }
   if (gpu_ != nullptr) {
     GpuStageTimes times;
-    absl::StatusOr<FrameScores> scores = gpu_->Score(reference, distorted, &times);
+    static std::atomic<int64_t> gpu_frames{0};
+    const int fail_after = GetRuntimeConfig().faults.fail_gpu_after_frames;
+    absl::StatusOr<FrameScores> scores =
+        fail_after >= 0 && gpu_frames.load() >= fail_after
+            ? absl::StatusOr<FrameScores>(absl::InternalError("injected fault: device failure (--fault_injection)"))
+            : gpu_->Score(reference, distorted, &times);
+    if (scores.ok()) gpu_frames.fetch_add(1);
     if (scores.ok()) {
       ScoredFrame scored;
       scored.scores = std::move(*scores);

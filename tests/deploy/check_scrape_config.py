@@ -12,7 +12,7 @@ import scrape_config  # noqa: E402
 
 def main(out_dir):
     config = scrape_config.load()
-    checked = scrape_config.with_static_target(config, "exactqd", "127.0.0.1:9464", {})
+    checked = scrape_config.with_static_targets(config, "exactqd", [("127.0.0.1:9464", {})])
     scrape_config.dump(checked, os.path.join(out_dir, "prometheus.yml"))
     source_dir = os.path.dirname(scrape_config.SCRAPE_CONFIG)
     for rule_file in config.get("rule_files", []):

@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
 
 import yaml
@@ -328,9 +329,14 @@ class ManifestsTest(unittest.TestCase):
         if kubectl is None:
             self.skipTest("no kubectl on PATH (Debian's kubernetes-client provides one); "
                           "rendered with deploy/k8s/render.py only")
+        # kustomize will not read a kustomization.yaml that is a symlink, as Bazel's
+        # runfiles are: render a plain copy.
+        copy = os.path.join(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR")), "k8s")
+        shutil.copytree("deploy/k8s", copy, symlinks=False)
         for path in list(OVERLAYS.values()) + [OPERATOR]:
             with self.subTest(path=path):
-                result = subprocess.run([kubectl, "kustomize", path], capture_output=True,
+                copied = os.path.join(copy, os.path.relpath(path, "deploy/k8s"))
+                result = subprocess.run([kubectl, "kustomize", copied], capture_output=True,
                                         text=True, timeout=60)
                 self.assertEqual(result.returncode, 0, result.stderr)
                 theirs = [d for d in yaml.safe_load_all(result.stdout) if d]

@@ -29,9 +29,9 @@ def exit_on_sigterm():
 
 
 def start(argv, log_path, env=None):
-    log = open(log_path, "wb")
-    return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
-                            preexec_fn=_die_with_parent)
+    with open(log_path, "wb") as log:  # the child keeps its own descriptor
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env,
+                                preexec_fn=_die_with_parent)
 
 
 def stop(process, timeout=30):

@@ -34,16 +34,16 @@ def pod_meta_labels(pod_template, container, port_name, namespace, pod_name, nod
     return labels
 
 
-def with_static_target(config, job_name, target, labels, scrape_interval=None,
-                       evaluation_interval=None, rule_files=None):
-    """A copy of config whose job `job_name` scrapes `target` (host:port) with `labels`
+def with_static_targets(config, job_name, targets, scrape_interval=None,
+                        evaluation_interval=None, rule_files=None):
+    """A copy of config whose job `job_name` scrapes `targets`, [(host:port, labels)],
     instead of discovering pods; other jobs are dropped."""
     config = copy.deepcopy(config)
     jobs = [j for j in config["scrape_configs"] if j["job_name"] == job_name]
     assert len(jobs) == 1, f"no single job {job_name} in {SCRAPE_CONFIG}"
     job = jobs[0]
     job.pop("kubernetes_sd_configs")
-    job["static_configs"] = [{"targets": [target], "labels": labels}]
+    job["static_configs"] = [{"targets": [target], "labels": labels} for target, labels in targets]
     if scrape_interval:
         job["scrape_interval"] = scrape_interval
         job["scrape_timeout"] = scrape_interval

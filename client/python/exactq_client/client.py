@@ -1,0 +1,241 @@
+"""The gRPC side: a Client for exactq.v1.Scorer (stream, unary, capabilities)."""
+
+import json
+import threading
+from dataclasses import dataclass, field
+
+import grpc
+
+from . import pictures
+from ._stubs import pb, pb_grpc
+from .y4m import Y4mReader
+
+BACKENDS = {"auto": pb.BACKEND_AUTO, "cuda": pb.BACKEND_CUDA, "cpu": pb.BACKEND_CPU}
+BACKEND_NAMES = {v: k for k, v in BACKENDS.items()}
+STAGES = ("received", "queued", "host_to_device", "compute", "device_to_host", "total")
+POOLED = ("min", "max", "mean", "harmonic_mean", "p1", "p5", "p10", "median")
+
+
+class ExactQError(Exception):
+    """A call the server (or the channel) ended with a gRPC status other than OK."""
+
+    def __init__(self, code, details):
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+
+
+@dataclass
+class FrameScores:
+    index: int
+    scores: dict            # output name -> float, in the server's order
+    backend: str            # "cpu" or "cuda": what computed the frame
+    device: str
+    fallback_reason: str    # why auto placement chose the CPU; "" otherwise
+    timing_ns: dict         # stage -> nanoseconds
+    raw: object = field(repr=False, default=None)
+
+    @classmethod
+    def from_proto(cls, frame):
+        return cls(index=frame.frame_index,
+                   scores={s.name: s.value for s in frame.scores},
+                   backend=BACKEND_NAMES.get(frame.backend, str(frame.backend)),
+                   device=frame.device, fallback_reason=frame.fallback_reason,
+                   timing_ns={s: getattr(frame.timing, s + "_ns") for s in STAGES}, raw=frame)
+
+
+@dataclass
+class StreamResult:
+    job_id: str
+    frames: list            # FrameScores, in frame order
+    pooled: dict            # output name -> {min, max, mean, harmonic_mean, p1, p5, p10, median}
+    totals: dict            # frames, frames_cuda, frames_cpu, bytes_received, wall_ns, frames_per_second
+    server_version: str
+    metric_versions: dict   # metric name -> definition version
+    raw: object = field(repr=False, default=None)
+
+
+def metric_requests(metrics):
+    """['psnr', 'ssim:enable_db=true'] or {'ssim': {'enable_db': 'true'}} -> [MetricRequest]."""
+    if isinstance(metrics, str):
+        metrics = [m for m in metrics.split(",") if m]
+    if isinstance(metrics, dict):
+        return [pb.MetricRequest(name=n, options={k: str(v) for k, v in (o or {}).items()})
+                for n, o in metrics.items()]
+    requests = []
+    for m in metrics:
+        name, *options = m.split(":")
+        pairs = dict(o.split("=", 1) for o in options)
+        requests.append(pb.MetricRequest(name=name, options=pairs))
+    return requests
+
+
+def _header(geometry, metrics, backend, job_id, expected_frames=0):
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
+    return pb.StreamHeader(job_id=job_id, geometry=geometry, metrics=metric_requests(metrics),
+                           backend=BACKENDS[backend], expected_frames=expected_frames)
+
+
+def _error(e):
+    return ExactQError(e.code(), e.details())
+
+
+class ScoreStream:
+    """One ScoreStream call. Iterate over it for each frame's FrameScores as the server
+    answers (in frame order); afterwards `result` holds the whole StreamResult. Frames
+    are sent from a gRPC thread as flow control allows, in chunks of the size the server
+    accepted, so a slow server slows the reading of `frames`, never grows memory."""
+
+    def __init__(self, stub, header, frames, timeout=None):
+        self._header = header
+        self._frames = frames
+        self._accepted = threading.Event()
+        self._finished = threading.Event()
+        self._chunk_bytes = None
+        self._send_error = None
+        self.accepted = None
+        self.result = None
+        self._call = stub.ScoreStream(self._requests(), timeout=timeout)
+
+    def _requests(self):
+        yield pb.ScoreRequest(header=self._header)
+        while not self._accepted.wait(0.05):
+            if self._finished.is_set():
+                return
+        geometry = self._header.geometry
+        try:
+            for index, (reference, distorted) in enumerate(self._frames):
+                for picture, data in ((pb.PICTURE_REFERENCE, reference), (pb.PICTURE_DISTORTED, distorted)):
+                    data = pictures.to_wire(geometry, data)
+                    for offset in range(0, len(data), self._chunk_bytes):
+                        if self._finished.is_set():
+                            return
+                        piece = data[offset:offset + self._chunk_bytes]
+                        yield pb.ScoreRequest(chunk=pb.FrameChunk(
+                            frame_index=index, picture=picture, offset=offset, data=piece,
+                            last=offset + len(piece) == len(data)))
+        except Exception as e:  # noqa: BLE001 - given back to the caller's thread
+            self._send_error = e
+            self._call.cancel()
+
+    def __iter__(self):
+        frames = []
+        summary = None
+        try:
+            for response in self._call:
+                kind = response.WhichOneof("kind")
+                if kind == "accepted":
+                    self.accepted = response.accepted
+                    self._chunk_bytes = max(1, response.accepted.max_chunk_bytes or (1 << 20))
+                    self._accepted.set()
+                elif kind == "frame":
+                    scores = FrameScores.from_proto(response.frame)
+                    frames.append(scores)
+                    yield scores
+                elif kind == "summary":
+                    summary = response.summary
+        except grpc.RpcError as e:
+            if self._send_error is not None:
+                raise self._send_error from None
+            raise _error(e) from None
+        finally:
+            self._finished.set()
+            self._call.cancel()  # a no-op after a normal end
+        if self._send_error is not None:
+            raise self._send_error
+        if summary is None:
+            raise ExactQError(grpc.StatusCode.INTERNAL, "the stream ended without a summary")
+        self.result = _result(summary, frames)
+
+    def wait(self):
+        """Consume every answer; the StreamResult."""
+        for _ in self:
+            pass
+        return self.result
+
+
+def _result(summary, frames):
+    t = summary.totals
+    return StreamResult(
+        job_id=summary.job_id, frames=frames,
+        pooled={p.name: {k: getattr(p, k) for k in POOLED} for p in summary.pooled},
+        totals={"frames": t.frames, "frames_cuda": t.frames_cuda, "frames_cpu": t.frames_cpu,
+                "bytes_received": t.bytes_received, "wall_ns": t.wall_ns,
+                "frames_per_second": t.frames_per_second},
+        server_version=summary.provenance.server_version,
+        metric_versions={m.name: m.definition_version for m in summary.provenance.metrics},
+        raw=summary)
+
+
+class Client:
+    """exactq.v1.Scorer at `target`: 'host:port', or 'dns:///exactqd.NS.svc.cluster.local:50051'
+    for a headless Kubernetes Service, whose pods the default round_robin policy spreads
+    calls over. `credentials`: grpc.ssl_channel_credentials(...) for TLS."""
+
+    def __init__(self, target="localhost:50051", *, credentials=None, options=(),
+                 load_balancing="round_robin"):
+        options = list(options)
+        if load_balancing:
+            options.append(("grpc.service_config",
+                            json.dumps({"loadBalancingConfig": [{load_balancing: {}}]})))
+        if credentials is None:
+            self._channel = grpc.insecure_channel(target, options=options)
+        else:
+            self._channel = grpc.secure_channel(target, credentials, options=options)
+        self._stub = pb_grpc.ScorerStub(self._channel)
+
+    def close(self):
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def wait_ready(self, timeout=10):
+        """Block until the channel connects (grpc.FutureTimeoutError after timeout s)."""
+        grpc.channel_ready_future(self._channel).result(timeout=timeout)
+
+    def capabilities(self, timeout=30):
+        """The server's exactq.v1.Capabilities (metrics, formats, limits, devices)."""
+        try:
+            return self._stub.GetCapabilities(pb.GetCapabilitiesRequest(), timeout=timeout)
+        except grpc.RpcError as e:
+            raise _error(e) from None
+
+    def stream(self, geometry, frames, metrics=("psnr",), backend="auto", job_id="",
+               expected_frames=0, timeout=None):
+        """A ScoreStream over `frames`: an iterable of (reference, distorted) pictures,
+        each bytes in the wire layout or a sequence of numpy planes (Y, Cb, Cr)."""
+        header = _header(geometry, metrics, backend, job_id, expected_frames)
+        return ScoreStream(self._stub, header, frames, timeout)
+
+    def score_frames(self, geometry, frames, **kwargs):
+        """Score frames held in memory; the StreamResult."""
+        return self.stream(geometry, frames, **kwargs).wait()
+
+    def score_files(self, reference_path, distorted_path, metrics=("psnr",), backend="auto",
+                    job_id=None, timeout=None):
+        """Score two Y4M files frame by frame; the StreamResult. The files must have the
+        same geometry; the shorter one ends the stream (as the C++ client does)."""
+        with Y4mReader(reference_path) as ref, Y4mReader(distorted_path) as dist:
+            if ref.geometry != dist.geometry:
+                raise ValueError(f"{reference_path} and {distorted_path} differ in geometry")
+            job = job_id if job_id is not None else f"{reference_path} vs {distorted_path}"
+            return self.stream(ref.geometry, zip(ref, dist), metrics=metrics, backend=backend,
+                               job_id=job, timeout=timeout).wait()
+
+    def score_pair(self, geometry, reference, distorted, metrics=("psnr",), backend="auto",
+                   job_id="", timeout=60):
+        """One pair in one unary call (pictures up to Limits.max_unary_picture_bytes)."""
+        request = pb.ScorePairRequest(
+            header=_header(geometry, metrics, backend, job_id),
+            reference=pictures.to_wire(geometry, reference),
+            distorted=pictures.to_wire(geometry, distorted))
+        try:
+            response = self._stub.ScorePair(request, timeout=timeout)
+        except grpc.RpcError as e:
+            raise _error(e) from None
+        return FrameScores.from_proto(response.frame)

@@ -1,0 +1,38 @@
+// Process-wide settings of the engine's runtime, set once at start-up (exactqd's flags)
+// before any FrameScorer exists: which GPUs to use, and fault injection for tests.
+#ifndef EXACTQ_ENGINE_RUNTIME_RUNTIME_CONFIG_H_
+#define EXACTQ_ENGINE_RUNTIME_RUNTIME_CONFIG_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+
+namespace exactq {
+
+struct FaultInjection {
+  // After this many frames scored on GPUs (process-wide), every GPU frame fails as a
+  // device error would: auto falls back to the CPU, cuda reports UNAVAILABLE. -1: off.
+  int fail_gpu_after_frames = -1;
+  // Every GPU scorer's allocation fails as if device memory ran out.
+  bool fail_gpu_allocations = false;
+};
+
+struct RuntimeConfig {
+  // Device indices (after CUDA_VISIBLE_DEVICES) the engine may use; nullopt: all.
+  std::optional<std::vector<int>> gpus;
+  FaultInjection faults;
+};
+
+void SetRuntimeConfig(const RuntimeConfig& config);
+const RuntimeConfig& GetRuntimeConfig();
+
+// "0,2" -> {0, 2}; "" or "all" -> nullopt; "none" -> {} (CPU only).
+absl::StatusOr<std::optional<std::vector<int>>> ParseGpuList(const std::string& text);
+// "" (off), "gpu_fail_after=N", "gpu_alloc_fail", or both comma-separated.
+absl::StatusOr<FaultInjection> ParseFaultInjection(const std::string& text);
+
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_RUNTIME_RUNTIME_CONFIG_H_
