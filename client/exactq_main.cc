@@ -17,6 +17,8 @@
 #include "common/dashed_flags.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
 #include "client/picture_source.h"
 #include "client/report.h"
@@ -175,6 +177,9 @@ int main(int argc, char** argv) {
       "                        [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]\n"
       "  exactq capabilities [--server HOST:PORT]\n"
       "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.");
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) { return absl::StrContains(file, "client/exactq_main.cc"); };
+  absl::SetFlagsUsageConfig(usage);
   exactq::AcceptDashedFlagNames(argc, argv);
   std::vector<char*> args = absl::ParseCommandLine(argc, argv);
   if (args.size() >= 2 && std::string(args[1]) == "capabilities" && args.size() == 2) {

@@ -5,7 +5,9 @@
 #include <chrono>
 #include <fstream>
 #include <sstream>
+#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -40,6 +42,8 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(const ConnectionOptions& 
   args.SetMaxReceiveMessageSize(64 << 20);
   // Keep long streams alive through idle middleboxes; the server permits 10 s pings.
   args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 30000);
+  // dns:/// targets of a headless Service resolve to every replica: spread calls over them.
+  args.SetLoadBalancingPolicyName("round_robin");
   std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
   if (!options.tls_ca_file.empty() || !options.tls_cert_file.empty()) {
     grpc::SslCredentialsOptions ssl;
@@ -129,8 +133,20 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   // CANCELLED status the server then returns.
   std::mutex error_mutex;
   absl::Status local_error;
+  // The writer sends frames only once the server has accepted the header, so that it
+  // can honour the server's chunk limit.
+  std::mutex accepted_mutex;
+  std::condition_variable accepted_cv;
+  std::optional<uint64_t> server_chunk_limit;  // 0: the call ended before acceptance
   std::thread writer([&] {
     if (!stream->Write(request)) return;
+    uint64_t chunk_bytes = options.chunk_bytes;
+    {
+      std::unique_lock<std::mutex> lock(accepted_mutex);
+      accepted_cv.wait(lock, [&] { return server_chunk_limit.has_value(); });
+      if (*server_chunk_limit == 0) return;
+      chunk_bytes = std::min(chunk_bytes, *server_chunk_limit);
+    }
     Frame ref_frame, dist_frame;
     v1::ScoreRequest chunk_request;
     for (uint64_t index = 0;; ++index) {
@@ -152,8 +168,8 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
       for (const auto& [frame, picture] : {std::pair{&ref_frame, v1::PICTURE_REFERENCE},
                                            std::pair{&dist_frame, v1::PICTURE_DISTORTED}}) {
         const uint64_t size = frame->size_bytes();
-        for (uint64_t offset = 0; offset < size; offset += options.chunk_bytes) {
-          const uint64_t n = std::min<uint64_t>(options.chunk_bytes, size - offset);
+        for (uint64_t offset = 0; offset < size; offset += chunk_bytes) {
+          const uint64_t n = std::min<uint64_t>(chunk_bytes, size - offset);
           v1::FrameChunk* chunk = chunk_request.mutable_chunk();
           chunk->set_frame_index(index);
           chunk->set_picture(picture);
@@ -171,7 +187,13 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   v1::ScoreResponse response;
   while (stream->Read(&response)) {
     switch (response.kind_case()) {
-      case v1::ScoreResponse::kAccepted: run.accepted = response.accepted(); break;
+      case v1::ScoreResponse::kAccepted: {
+        run.accepted = response.accepted();
+        std::lock_guard<std::mutex> lock(accepted_mutex);
+        server_chunk_limit = run.accepted.max_chunk_bytes() > 0 ? run.accepted.max_chunk_bytes() : options.chunk_bytes;
+        accepted_cv.notify_all();
+        break;
+      }
       case v1::ScoreResponse::kFrame:
         run.frames.push_back(response.frame());
         if (on_frame) on_frame(run.frames.back());
@@ -179,6 +201,11 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
       case v1::ScoreResponse::kSummary: run.summary = response.summary(); break;
       default: break;
     }
+  }
+  {
+    std::lock_guard<std::mutex> lock(accepted_mutex);
+    if (!server_chunk_limit.has_value()) server_chunk_limit = 0;  // refused: release the writer
+    accepted_cv.notify_all();
   }
   writer.join();
   const grpc::Status status = stream->Finish();

@@ -17,6 +17,8 @@
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/gpu_scorer.h"
@@ -191,8 +193,18 @@ int Serve(const ServerConfig& config) {
   for (const MetricInfo& info : ListMetrics()) metric_names.push_back(info.name);
   ServerMetrics metrics(metric_names, kServerVersion);
 
-  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http =
-      MetricsHttpServer::Start(config.metrics_listen, [&metrics] { return metrics.registry.Render(); });
+  // Device memory is read when Prometheus scrapes, so the gauge is never stale.
+  const absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
+  auto render = [&metrics, &devices] {
+    if (devices.ok()) {
+      for (const GpuDevice& d : *devices) {
+        absl::StatusOr<uint64_t> used = GpuMemoryInUse(d.index);
+        if (used.ok()) metrics.device_memory_used.At({absl::StrCat("cuda:", d.index)}).Set(static_cast<double>(*used));
+      }
+    }
+    return metrics.registry.Render();
+  };
+  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http = MetricsHttpServer::Start(config.metrics_listen, render);
   if (!http.ok()) {
     spdlog::error("{}", std::string(http.status().message()));
     return 1;
@@ -254,6 +266,9 @@ int main(int argc, char** argv) {
   absl::SetProgramUsageMessage(
       "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
       "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.");
+  absl::FlagsUsageConfig usage;
+  usage.contains_help_flags = [](absl::string_view file) { return absl::StrContains(file, "server/main.cc"); };
+  absl::SetFlagsUsageConfig(usage);
   exactq::AcceptDashedFlagNames(argc, argv);
   absl::ParseCommandLine(argc, argv);
   exactq::server::ApplyEnvironmentDefaults();

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/frame_scorer.h"
+#include "engine/runtime/gpu_scorer.h"
 #include "server/stream_session.h"
 #include "server/version.h"
 #include "server/wire_conversion.h"
@@ -117,9 +118,20 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
       o->set_description(option.description);
     }
     out->add_backends(v1::BACKEND_CPU);
+    if (info.name == "psnr" || info.name == "ssim") out->add_backends(v1::BACKEND_CUDA);
   }
   for (v1::ChromaLayout layout : {v1::CHROMA_400, v1::CHROMA_420, v1::CHROMA_422, v1::CHROMA_444}) {
     response->add_chroma_layouts(layout);
+  }
+  if (absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices(); devices.ok()) {
+    for (const GpuDevice& d : *devices) {
+      v1::Device* out = response->add_devices();
+      out->set_index(d.index);
+      out->set_name(d.name);
+      out->set_compute_capability(d.compute_capability);
+      out->set_memory_bytes(d.memory_bytes);
+      out->set_healthy(true);
+    }
   }
   response->set_min_bit_depth(kMinBitDepth);
   response->set_max_bit_depth(kMaxBitDepth);

@@ -28,6 +28,9 @@ struct GpuDevice {
 // none can be used (no driver, no device, built without CUDA).
 absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices();
 
+// Device memory in use on one GPU (total minus free, all processes), for /metrics.
+absl::StatusOr<uint64_t> GpuMemoryInUse(int device);
+
 struct GpuStageTimes {
   int64_t host_to_device_ns = 0;
   int64_t compute_ns = 0;

@@ -90,6 +90,17 @@ absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices() {
   return devices;
 }
 
+absl::StatusOr<uint64_t> GpuMemoryInUse(int device) {
+  int current = 0;
+  if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;
+  if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
+  size_t free_bytes = 0, total_bytes = 0;
+  absl::Status s = FromCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  cudaSetDevice(current);
+  if (!s.ok()) return s;
+  return static_cast<uint64_t>(total_bytes - free_bytes);
+}
+
 absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const FrameGeometry& geometry,
                                                            const std::vector<GpuMetricRequest>& metrics) {
   (void)geometry;

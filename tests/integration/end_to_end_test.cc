@@ -230,3 +230,21 @@ TEST_F(EndToEndTest, ClientReportsBadInputClearly) {
 
 }  // namespace
 }  // namespace exactq
+
+namespace exactq {
+namespace {
+
+// The client follows the server's chunk limit from StreamAccepted, whatever its own.
+TEST(ClientChunkingTest, HonoursTheServersChunkLimit) {
+  exactq::testing::ServerProcess server({"--max-chunk-bytes=4096"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  std::string output;
+  EXPECT_EQ(exactq::testing::RunCommand({exactq::testing::ClientBinary(), "score", "samples/sample.ref.y4m",
+                                         "samples/sample.dist.y4m", "--server", server.address(), "--quiet"},
+                                        &output),
+            0)
+      << output;
+}
+
+}  // namespace
+}  // namespace exactq
