@@ -11,6 +11,8 @@ packages=(
   # Libraries (README "Dependencies" says what each is for).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libabsl-dev libspdlog-dev libfmt-dev
   libcivetweb-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  # Tests: the request fuzzer (libFuzzer with ASan/UBSan).
+  clang libclang-rt-14-dev
   # Tests: a real Prometheus scrapes the server's /metrics.
   prometheus
   # tests/deploy: Python's YAML for the Kubernetes renderer (deploy/k8s/render.py) and the

@@ -11,3 +11,5 @@ fi
 export EXACTQ_CORPUS=${EXACTQ_CORPUS:-}
 echo "test: EXACTQ_CORPUS=${EXACTQ_CORPUS:-(unset: corpus tests will skip)}"
 bazel test "$@" //...
+# The request decoding and frame assembly under libFuzzer, ASan and UBSan, for a fixed time.
+tests/fuzz/run_fuzzer.sh "${EXACTQ_FUZZ_SECONDS:-60}"
