@@ -84,6 +84,15 @@ std::string ServerProcess::log() const {
   return s.str();
 }
 
+uint64_t ServerProcess::resident_bytes() const {
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoull(line.substr(6)) * 1024;  // kB
+  }
+  return 0;
+}
+
 int RunCommand(const std::vector<std::string>& argv_in, std::string* output, const std::string& stdin_path) {
   const std::string dir = MakeTempDir("cmd");
   const std::string out_path = dir + "/out";

@@ -10,6 +10,7 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,8 @@ class ServerProcess {
   int metrics_port() const { return metrics_port_; }
   // The server's log so far.
   std::string log() const;
+  // The server's resident memory (VmRSS) in bytes, 0 if unknown.
+  uint64_t resident_bytes() const;
 
  private:
   std::vector<std::string> extra_args_;
