@@ -4,6 +4,7 @@
 #include "absl/strings/str_join.h"
 #include "engine/metrics/psnr/psnr.h"
 #include "engine/metrics/ssim/ssim.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2.h"
 
 namespace exactq {
 namespace {
@@ -17,6 +18,7 @@ struct MetricRegistration {
 constexpr MetricRegistration kRegisteredMetrics[] = {
     {&PsnrMetricInfo, &CreatePsnrMetric},
     {&SsimMetricInfo, &CreateSsimMetric},
+    {&Ssimulacra2MetricInfo, &CreateSsimulacra2Metric},
 };
 
 }  // namespace

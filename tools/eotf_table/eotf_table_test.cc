@@ -71,8 +71,7 @@ TEST(EotfTableTest, EntriesAreNearestToLongDoubleValues) {
   EXPECT_EQ(ssimulacra2::kSrgbEotfTable[1023], 1.0f);
   for (int i = 1; i < kSrgbEotfTableSize; ++i) {
     const long double v = static_cast<long double>(i) / 1023;
-    const long double exact =
-        v <= 0.04045L ? v / 12.92L : powl((v + 0.055L) / 1.055L, 2.4L);
+    const long double exact = v <= 0.04045L ? v / 12.92L : powl((v + 0.055L) / 1.055L, 2.4L);
     const float entry = ssimulacra2::kSrgbEotfTable[i];
     const long double ulp = nextafterf(entry, 2.0f) - entry;
     EXPECT_LE(fabsl(static_cast<long double>(entry) - exact), ulp / 2) << "entry " << i;

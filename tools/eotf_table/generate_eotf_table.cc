@@ -1,5 +1,5 @@
 // Prints engine/metrics/ssimulacra2/srgb_eotf_table.h (see srgb_eotf_exact.h):
-//   bazel run //tools/eotf_table:generate_eotf_table > \
+//   bazel run //tools/eotf_table:generate_eotf_table >
 //       engine/metrics/ssimulacra2/srgb_eotf_table.h
 
 #include <cstdio>

@@ -4,7 +4,9 @@
 //   we follow: every frame it scored must be within 1e-6 of the reference. The one
 //   known difference is the fork's AVX2 edge map, which takes |img - mu| in f32 for
 //   pixels in full 8-lane blocks (we take it in f64 everywhere, as its scalar code
-//   does); metrics-spec.md B.2 reports 2.2e-7 for an independent implementation.
+//   does); metrics-spec.md B.2 reports 2.2e-7 for an independent implementation. With
+//   that edge map imitated (ReferenceSumsWithForkAvx2Variant) the scores must equal
+//   the fork's bit for bit: proof that everything else is the fork's arithmetic.
 // - libjxl's SSIMULACRA 2.1 (peers "libjxl_ssimulacra2" on 8-bit RGB PNG exports and
 //   "libjxl_ssimulacra2_rgb48" on 16-bit ones) is the same algorithm on other inputs
 //   with other arithmetic: its distance is measured and printed, with the causes in
@@ -27,6 +29,7 @@
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_threads.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 
@@ -36,6 +39,9 @@ namespace {
 
 struct FrameResult {
   double ours = 0.0;
+  double ours_like_fork_avx2 = 0.0;
+  bool threads_equal = true;  // Ssimulacra2Threads' bits (frames below 4K only)
+  bool threads_checked = false;
   std::optional<double> fork;    // lusoris_vmaf
   std::optional<double> libjxl;  // libjxl_ssimulacra2 or libjxl_ssimulacra2_rgb48
 };
@@ -79,6 +85,7 @@ class Ssimulacra2CorpusTest : public ::testing::Test {
     absl::StatusOr<nlohmann::json> peers = corpus::LoadPeerScores(*dir);
     results_ = new std::vector<CaseResult>;
     error_ = new std::string;
+    Ssimulacra2Threads threads(2);
     if (!cases.ok() || !peers.ok()) {
       *error_ = !cases.ok() ? cases.status().ToString() : peers.status().ToString();
       return;
@@ -111,13 +118,27 @@ class Ssimulacra2CorpusTest : public ::testing::Test {
           return;
         }
         if (!*more_ref) break;
-        absl::StatusOr<double> score = ReferenceScore(ref, dis, YuvMatrix::kBt709Limited);
-        if (!score.ok()) {
-          *error_ = absl::StrCat(c.id, " frame ", i, ": ", score.status().ToString());
+        FrameSums like_fork;
+        absl::StatusOr<FrameSums> sums =
+            ReferenceSumsWithForkAvx2Variant(ref, dis, YuvMatrix::kBt709Limited, &like_fork);
+        absl::StatusOr<double> score =
+            sums.ok() ? ScoreFromSums(*sums) : absl::StatusOr<double>(sums.status());
+        absl::StatusOr<double> score_like_fork = ScoreFromSums(like_fork);
+        if (!score.ok() || !score_like_fork.ok()) {
+          *error_ = absl::StrCat(c.id, " frame ", i, ": ", score.status().ToString(),
+                                 score_like_fork.status().ToString());
           return;
         }
         FrameResult frame;
         frame.ours = *score;
+        frame.ours_like_fork_avx2 = *score_like_fork;
+        // The threaded path on every frame but the 4K one (CI time: it is scored once).
+        if (int64_t{c.geometry.width} * c.geometry.height < int64_t{3840} * 2160) {
+          absl::StatusOr<FrameSums> fast = threads.Sums(ref, dis, YuvMatrix::kBt709Limited);
+          frame.threads_checked = true;
+          frame.threads_equal =
+              fast.ok() && std::memcmp(fast->sums, sums->sums, sizeof(sums->sums)) == 0;
+        }
         if (fork && i < static_cast<int>(fork->size())) frame.fork = (*fork)[i];
         if (libjxl && i < static_cast<int>(libjxl->size())) frame.libjxl = (*libjxl)[i];
         result.frames.push_back(frame);
@@ -150,12 +171,11 @@ TEST_F(Ssimulacra2CorpusTest, WithinOneMillionthOfTheForkOnEveryFrame) {
       const FrameResult& f = c.frames[i];
       ASSERT_TRUE(f.fork.has_value()) << c.id << " frame " << i << ": the fork has no score";
       const double deviation = std::fabs(f.ours - *f.fork);
-      EXPECT_LE(deviation, kTolerance) << absl::StrFormat(
-          "%s frame %d: ours %.17g, fork %.17g", c.id, i, f.ours, *f.fork);
+      EXPECT_LE(deviation, kTolerance)
+          << absl::StrFormat("%s frame %d: ours %.17g, fork %.17g", c.id, i, f.ours, *f.fork);
       if (deviation >= max_deviation) {
         max_deviation = deviation;
-        worst = absl::StrFormat("%s frame %d (ours %.17g, fork %.17g)", c.id, i, f.ours,
-                                *f.fork);
+        worst = absl::StrFormat("%s frame %d (ours %.17g, fork %.17g)", c.id, i, f.ours, *f.fork);
       }
       ++compared;
     }
@@ -163,6 +183,39 @@ TEST_F(Ssimulacra2CorpusTest, WithinOneMillionthOfTheForkOnEveryFrame) {
   EXPECT_GT(compared, 0);
   std::printf("ssimulacra2 vs the fork: %d frames, max |deviation| %.3g at %s\n", compared,
               max_deviation, worst.c_str());
+}
+
+TEST_F(Ssimulacra2CorpusTest, ImitatingTheForksAvx2EdgeMapGivesItsBitsOnEveryFrame) {
+  int equal = 0;
+  int compared = 0;
+  for (const CaseResult& c : *results_) {
+    for (size_t i = 0; i < c.frames.size(); ++i) {
+      const FrameResult& f = c.frames[i];
+      if (!f.fork) continue;
+      ++compared;
+      uint64_t a, b;
+      std::memcpy(&a, &f.ours_like_fork_avx2, sizeof(a));
+      std::memcpy(&b, &*f.fork, sizeof(b));
+      EXPECT_EQ(a, b) << absl::StrFormat("%s frame %d: %.17g, fork %.17g", c.id, i,
+                                         f.ours_like_fork_avx2, *f.fork);
+      equal += a == b;
+    }
+  }
+  std::printf("with the fork's AVX2 edge map: %d of %d frames equal the fork bit for bit\n", equal,
+              compared);
+}
+
+TEST_F(Ssimulacra2CorpusTest, ThreadedPathHasTheReferenceBits) {
+  int checked = 0;
+  for (const CaseResult& c : *results_) {
+    for (size_t i = 0; i < c.frames.size(); ++i) {
+      if (!c.frames[i].threads_checked) continue;
+      ++checked;
+      EXPECT_TRUE(c.frames[i].threads_equal) << c.id << " frame " << i;
+    }
+  }
+  EXPECT_GT(checked, 0);
+  std::printf("threaded path (2 threads): %d frames (all but 4K) equal the reference\n", checked);
 }
 
 TEST_F(Ssimulacra2CorpusTest, DistanceFromLibjxl) {
@@ -185,8 +238,8 @@ TEST_F(Ssimulacra2CorpusTest, DistanceFromLibjxl) {
                 ScaleCount(c.geometry.width, c.geometry.height), c.libjxl_peer.c_str(),
                 diffs.c_str());
   }
-  std::printf("  max |ours - libjxl|: %.4f on frames of 480x270 and more, %.4f below\n",
-              max_large, max_small);
+  std::printf("  max |ours - libjxl|: %.4f on frames of 480x270 and more, %.4f below\n", max_large,
+              max_small);
   // Loose bounds around the measured values (README.md): a change that moves the
   // distance noticeably should be looked at.
   EXPECT_LT(max_large, 0.5);

@@ -58,7 +58,7 @@ struct YuvSource {
   const void* planes[3] = {};  // uint8_t or uint16_t samples, rows packed
   int plane_width[3] = {};
   int bytes_per_sample = 1;
-  int width = 0;   // luma
+  int width = 0;  // luma
   int height = 0;
   int chroma_height = 0;
   // chroma_x[x] = NearestChromaIndex(min(x, width - 1), ...) for x < PaddedWidth(width).
@@ -85,9 +85,9 @@ struct PyramidBand {
 // Per-thread memory of ChannelSums for widths up to `padded_width` (all 32-byte
 // aligned; sizes in floats).
 struct ChannelScratch {
-  float* ring = nullptr;        // 5 * kRingRows * padded_width
+  float* ring = nullptr;          // 5 * kRingRows * padded_width
   float* column_state = nullptr;  // 5 * 6 * padded_width (6 floats per pole state)
-  float* transposed = nullptr;  // 2 * (padded_width + pads) * kLanes
+  float* transposed = nullptr;    // 2 * (padded_width + pads) * kLanes
   int padded_width = 0;
 
   static size_t RingFloats(int padded_width) { return size_t{5} * kRingRows * padded_width; }
@@ -102,7 +102,7 @@ struct ChannelScratch {
 struct ChannelJob {
   const float* ref = nullptr;  // XYB plane, padded as described above
   const float* dis = nullptr;
-  ptrdiff_t stride = 0;        // = PaddedWidth(width)
+  ptrdiff_t stride = 0;  // = PaddedWidth(width)
   int width = 0;
   int height = 0;
 };

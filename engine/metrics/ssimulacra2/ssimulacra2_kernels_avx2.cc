@@ -10,4 +10,3 @@
 #define EXACTQ_SS2_KERNEL_TABLE_NAME Avx2Kernels
 #define EXACTQ_SS2_KERNEL_ISA_NAME "avx2"
 #include "engine/metrics/ssimulacra2/ssimulacra2_kernels.inc"
-

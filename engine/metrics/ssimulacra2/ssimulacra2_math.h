@@ -212,8 +212,8 @@ EXACTQ_HD inline typename L::F Clamp01(typename L::F v) {
 template <class L>
 EXACTQ_HD inline void YuvToLinearRgb(const YuvToRgbCoefficients& k, const float* eotf_table,
                                      typename L::F y_code, typename L::F u_code,
-                                     typename L::F v_code, typename L::F& r,
-                                     typename L::F& g, typename L::F& b) {
+                                     typename L::F v_code, typename L::F& r, typename L::F& g,
+                                     typename L::F& b) {
   using F = typename L::F;
   const F y = y_code * k.inv_peak;
   const F u = u_code * k.inv_peak;
@@ -325,8 +325,8 @@ inline constexpr int kMinScaleSide = 8;
 // One output sample of the 2x2 downsample: the four inputs in (dy, dx) order with dx
 // inner, added in f32 from 0, then times 0.25.
 template <class L>
-EXACTQ_HD inline typename L::F Downsample4(typename L::F p00, typename L::F p01,
-                                           typename L::F p10, typename L::F p11) {
+EXACTQ_HD inline typename L::F Downsample4(typename L::F p00, typename L::F p01, typename L::F p10,
+                                           typename L::F p11) {
   using F = typename L::F;
   F sum = L::SplatF(0.0f);
   sum = sum + p00;
@@ -459,12 +459,12 @@ EXACTQ_HD inline D Quartic(D x) {
 
 // The six sums of one channel at one scale, in this order (B.8).
 enum SumIndex : int {
-  kSumSsim = 0,        // sum d
-  kSumSsim4 = 1,       // sum d^4
-  kSumArtifact = 2,    // sum ringing
-  kSumArtifact4 = 3,   // sum ringing^4
-  kSumDetail = 4,      // sum blurring
-  kSumDetail4 = 5,     // sum blurring^4
+  kSumSsim = 0,       // sum d
+  kSumSsim4 = 1,      // sum d^4
+  kSumArtifact = 2,   // sum ringing
+  kSumArtifact4 = 3,  // sum ringing^4
+  kSumDetail = 4,     // sum blurring
+  kSumDetail4 = 5,    // sum blurring^4
   kSumsPerChannel = 6,
 };
 

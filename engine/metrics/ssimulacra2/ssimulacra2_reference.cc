@@ -1,5 +1,6 @@
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,9 +35,8 @@ struct Image3 {
 
 float SampleCode(const Frame& frame, int plane, int x, int y) {
   const size_t index = static_cast<size_t>(y) * frame.geometry().plane_width(plane) + x;
-  return frame.geometry().bytes_per_sample() == 1
-             ? static_cast<float>(frame.plane8(plane)[index])
-             : static_cast<float>(frame.plane16(plane)[index]);
+  return frame.geometry().bytes_per_sample() == 1 ? static_cast<float>(frame.plane8(plane)[index])
+                                                  : static_cast<float>(frame.plane16(plane)[index]);
 }
 
 // Step 1 (B.2-B.3).
@@ -47,10 +47,9 @@ Image3 ToLinearRgb(const Frame& frame, const YuvToRgbCoefficients& k) {
     const int cy = NearestChromaIndex(y, g.height, g.plane_height(1));
     for (int x = 0; x < g.width; ++x) {
       const int cx = NearestChromaIndex(x, g.width, g.plane_width(1));
-      YuvToLinearRgb<L>(k, kSrgbEotfTable, SampleCode(frame, 0, x, y),
-                        SampleCode(frame, 1, cx, cy), SampleCode(frame, 2, cx, cy),
-                        rgb.planes[0].at(x, y), rgb.planes[1].at(x, y),
-                        rgb.planes[2].at(x, y));
+      YuvToLinearRgb<L>(k, kSrgbEotfTable, SampleCode(frame, 0, x, y), SampleCode(frame, 1, cx, cy),
+                        SampleCode(frame, 2, cx, cy), rgb.planes[0].at(x, y),
+                        rgb.planes[1].at(x, y), rgb.planes[2].at(x, y));
     }
   }
   return rgb;
@@ -127,8 +126,39 @@ Plane Blur(const Plane& in) {
   return out;
 }
 
+// Tests only (see ReferenceSumsWithForkAvx2Variant): the six sums again, with the
+// edge map of the fork's AVX2 code. SSIM sums are the definition's.
+void ForkAvx2EdgeSums(const Plane& img1, const Plane& mu1, const Plane& img2, const Plane& mu2,
+                      const double (&definition)[kSumsPerChannel],
+                      double (&sums)[kSumsPerChannel]) {
+  sums[kSumSsim] = definition[kSumSsim];
+  sums[kSumSsim4] = definition[kSumSsim4];
+  for (int k = kSumArtifact; k < kSumsPerChannel; ++k) sums[k] = 0.0;
+  const size_t pixels = img1.samples.size();
+  const size_t blocks_end = pixels - pixels % 8;  // its 8-lane loop; the tail is scalar
+  for (size_t i = 0; i < pixels; ++i) {
+    double edge;
+    if (i < blocks_end) {
+      // |img - mu| in f32 (exact in f64 afterwards), then the same f64 arithmetic.
+      const float ed1 = std::fabs(img1.samples[i] - mu1.samples[i]);
+      const float ed2 = std::fabs(img2.samples[i] - mu2.samples[i]);
+      edge = EdgeDifference<L>(ed1, 0.0, ed2, 0.0);
+    } else {
+      edge = EdgeDifference<L>(img1.samples[i], mu1.samples[i], img2.samples[i], mu2.samples[i]);
+    }
+    double artifact, detail;
+    SplitEdgeDifference<L>(edge, artifact, detail);
+    sums[kSumArtifact] += artifact;
+    sums[kSumArtifact4] += Quartic(artifact);
+    sums[kSumDetail] += detail;
+    sums[kSumDetail4] += Quartic(detail);
+  }
+}
+
 // B.7-B.8 for one channel at one scale: the six sums, each in raster order.
-void ChannelSums(const Plane& img1, const Plane& img2, double (&sums)[kSumsPerChannel]) {
+// fork_avx2_sums: tests only, may be null.
+void ChannelSums(const Plane& img1, const Plane& img2, double (&sums)[kSumsPerChannel],
+                 double (*fork_avx2_sums)[kSumsPerChannel]) {
   const Plane mu1 = Blur(img1);
   const Plane mu2 = Blur(img2);
   const Plane s11 = Blur(Multiply(img1, img1));
@@ -137,11 +167,11 @@ void ChannelSums(const Plane& img1, const Plane& img2, double (&sums)[kSumsPerCh
   for (double& s : sums) s = 0.0;
   for (size_t i = 0; i < img1.samples.size(); ++i) {
     float num_m, num_s, den_s;
-    SsimFactors<L>(mu1.samples[i], mu2.samples[i], s11.samples[i], s22.samples[i],
-                   s12.samples[i], num_m, num_s, den_s);
+    SsimFactors<L>(mu1.samples[i], mu2.samples[i], s11.samples[i], s22.samples[i], s12.samples[i],
+                   num_m, num_s, den_s);
     const double d = SsimDissimilarity<L>(num_m, num_s, den_s);
-    const double edge = EdgeDifference<L>(img1.samples[i], mu1.samples[i], img2.samples[i],
-                                          mu2.samples[i]);
+    const double edge =
+        EdgeDifference<L>(img1.samples[i], mu1.samples[i], img2.samples[i], mu2.samples[i]);
     double artifact, detail;
     SplitEdgeDifference<L>(edge, artifact, detail);
     sums[kSumSsim] += d;
@@ -151,6 +181,36 @@ void ChannelSums(const Plane& img1, const Plane& img2, double (&sums)[kSumsPerCh
     sums[kSumDetail] += detail;
     sums[kSumDetail4] += Quartic(detail);
   }
+  if (fork_avx2_sums != nullptr) ForkAvx2EdgeSums(img1, mu1, img2, mu2, sums, *fork_avx2_sums);
+}
+
+absl::StatusOr<FrameSums> Sums(const Frame& ref, const Frame& dis, YuvMatrix matrix,
+                               FrameSums* fork_avx2) {
+  if (absl::Status s = CheckSsimulacra2Pair(ref, dis); !s.ok()) return s;
+  const FrameGeometry& g = ref.geometry();
+  const YuvToRgbCoefficients k = MakeYuvToRgbCoefficients(matrix, g.format.bit_depth);
+
+  FrameSums sums;
+  sums.width = g.width;
+  sums.height = g.height;
+  sums.num_scales = ScaleCount(g.width, g.height);
+  if (fork_avx2 != nullptr) *fork_avx2 = sums;
+
+  Image3 ref_linear = ToLinearRgb(ref, k);
+  Image3 dis_linear = ToLinearRgb(dis, k);
+  for (int scale = 0; scale < sums.num_scales; ++scale) {
+    if (scale > 0) {
+      ref_linear = Downsample(ref_linear);
+      dis_linear = Downsample(dis_linear);
+    }
+    const Image3 ref_xyb = ToXyb(ref_linear);
+    const Image3 dis_xyb = ToXyb(dis_linear);
+    for (int c = 0; c < kChannels; ++c) {
+      ChannelSums(ref_xyb.planes[c], dis_xyb.planes[c], sums.sums[scale][c],
+                  fork_avx2 != nullptr ? &fork_avx2->sums[scale][c] : nullptr);
+    }
+  }
+  return sums;
 }
 
 }  // namespace
@@ -163,9 +223,9 @@ absl::Status CheckSsimulacra2Input(const FrameGeometry& geometry) {
         "none");
   }
   if (geometry.width < kMinScaleSide || geometry.height < kMinScaleSide) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "ssimulacra2 needs frames of at least ", kMinScaleSide, "x", kMinScaleSide, "; got ",
-        geometry.width, "x", geometry.height));
+    return absl::InvalidArgumentError(absl::StrCat("ssimulacra2 needs frames of at least ",
+                                                   kMinScaleSide, "x", kMinScaleSide, "; got ",
+                                                   geometry.width, "x", geometry.height));
   }
   return absl::OkStatus();
 }
@@ -180,29 +240,12 @@ absl::Status CheckSsimulacra2Pair(const Frame& ref, const Frame& dis) {
 }
 
 absl::StatusOr<FrameSums> ReferenceSums(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
-  if (absl::Status s = CheckSsimulacra2Pair(ref, dis); !s.ok()) return s;
-  const FrameGeometry& g = ref.geometry();
-  const YuvToRgbCoefficients k = MakeYuvToRgbCoefficients(matrix, g.format.bit_depth);
+  return Sums(ref, dis, matrix, nullptr);
+}
 
-  FrameSums sums;
-  sums.width = g.width;
-  sums.height = g.height;
-  sums.num_scales = ScaleCount(g.width, g.height);
-
-  Image3 ref_linear = ToLinearRgb(ref, k);
-  Image3 dis_linear = ToLinearRgb(dis, k);
-  for (int scale = 0; scale < sums.num_scales; ++scale) {
-    if (scale > 0) {
-      ref_linear = Downsample(ref_linear);
-      dis_linear = Downsample(dis_linear);
-    }
-    const Image3 ref_xyb = ToXyb(ref_linear);
-    const Image3 dis_xyb = ToXyb(dis_linear);
-    for (int c = 0; c < kChannels; ++c) {
-      ChannelSums(ref_xyb.planes[c], dis_xyb.planes[c], sums.sums[scale][c]);
-    }
-  }
-  return sums;
+absl::StatusOr<FrameSums> ReferenceSumsWithForkAvx2Variant(const Frame& ref, const Frame& dis,
+                                                           YuvMatrix matrix, FrameSums* fork_avx2) {
+  return Sums(ref, dis, matrix, fork_avx2);
 }
 
 absl::StatusOr<double> ReferenceScore(const Frame& ref, const Frame& dis, YuvMatrix matrix) {

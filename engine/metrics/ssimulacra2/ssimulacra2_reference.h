@@ -53,6 +53,16 @@ absl::StatusOr<FrameSums> ReferenceSums(const Frame& ref, const Frame& dis, YuvM
 // ReferenceSums, then ScoreFromSums.
 absl::StatusOr<double> ReferenceScore(const Frame& ref, const Frame& dis, YuvMatrix matrix);
 
+// For tests only: ReferenceSums, and in *fork_avx2 (not null) the same frame's sums as
+// the fork's AVX2 build computes them, from the same pass. That build (which produced
+// the corpus's peer scores) takes |img - mu| of the edge map in f32 for all but the
+// last (w*h mod 8) pixels of each plane, where its scalar code and this reference
+// widen to f64 first; nothing else differs. The variant equals the fork bit for bit on
+// every corpus frame (ssimulacra2_corpus_test.cc), which shows that every other step
+// is the fork's scalar arithmetic exactly.
+absl::StatusOr<FrameSums> ReferenceSumsWithForkAvx2Variant(const Frame& ref, const Frame& dis,
+                                                           YuvMatrix matrix, FrameSums* fork_avx2);
+
 }  // namespace ssimulacra2
 }  // namespace exactq
 

@@ -8,6 +8,8 @@
 namespace exactq {
 namespace ssimulacra2 {
 
+// Three weights (SSIM, ringing, blurring) per line, by index.
+// clang-format off
 const double kWeights[kWeightCount] = {
     0.0, 0.0007376606707406586, 0.0,  // 0: X scale 0 1-norm
     0.0, 0.0007793481682867309, 0.0,  // 3: X scale 0 4-norm
@@ -46,6 +48,7 @@ const double kWeights[kWeightCount] = {
     0.0, 0.0, 0.0,  // 102: B scale 5 1-norm
     0.0005130064588990679, 0.0, 0.00010854057858411537,  // 105: B scale 5 4-norm
 };
+// clang-format on
 
 int ScaleSide(int side, int scale) {
   for (int s = 0; s < scale; ++s) side = (side + 1) / 2;
@@ -105,14 +108,13 @@ double PoolNorms(const ScaleNorms (&norms)[kMaxScales], int num_scales) {
 absl::StatusOr<double> ScoreFromSums(const FrameSums& sums) {
   ScaleNorms norms[kMaxScales];
   for (int scale = 0; scale < sums.num_scales; ++scale) {
-    norms[scale] = NormsOf(sums.sums[scale], ScaleSide(sums.width, scale),
-                           ScaleSide(sums.height, scale));
+    norms[scale] =
+        NormsOf(sums.sums[scale], ScaleSide(sums.width, scale), ScaleSide(sums.height, scale));
   }
   const double pooled = PoolNorms(norms, sums.num_scales);
   if (!std::isfinite(pooled)) {
     return absl::InternalError(absl::StrCat("ssimulacra2: non-finite pooled value ", pooled,
-                                            " for a ", sums.width, "x", sums.height,
-                                            " frame"));
+                                            " for a ", sums.width, "x", sums.height, " frame"));
   }
   if (pooled > 0.0) return 100.0 - 10.0 * std::pow(pooled, 0.6276336467831387);
   return 100.0;

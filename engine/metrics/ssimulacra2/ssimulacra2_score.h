@@ -43,7 +43,7 @@ int ScaleCount(int width, int height);
 // A frame's sums as every backend returns them. A CUDA twin reads `sums` back as one
 // block of kMaxScales * kChannels * kSumsPerChannel doubles (864 bytes).
 struct FrameSums {
-  int width = 0;   // scale 0
+  int width = 0;  // scale 0
   int height = 0;
   int num_scales = 0;  // ScaleCount(width, height)
   // sums[scale][channel][SumIndex]; scales >= num_scales stay 0 and are not read.

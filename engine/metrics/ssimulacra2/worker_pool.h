@@ -49,7 +49,7 @@ class WorkerPool {
   std::condition_variable done_;
   uint64_t generation_ = 0;  // bumped by each Run
   bool stopping_ = false;
-  int busy_workers_ = 0;     // background workers still inside the current Run
+  int busy_workers_ = 0;  // background workers still inside the current Run
 
   // The current Run.
   const std::function<void(int, int)>* task_ = nullptr;

@@ -1,0 +1,287 @@
+#include "engine/metrics/ssim/cuda/ssim_cuda.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstring>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "engine/exact/ordered_sum_algebra.h"
+#include "engine/metrics/ssim/cuda/ssim_cuda_pipeline.h"
+#include "engine/metrics/ssim/ssim_math.h"
+#include "engine/metrics/ssim/ssim_reference.h"
+
+namespace exactq {
+namespace ssim {
+namespace {
+
+absl::Status CudaError(const char* call, cudaError_t err) {
+  const std::string message = absl::StrCat("SsimCuda: ", call, ": ", cudaGetErrorName(err), " (",
+                                           cudaGetErrorString(err), ")");
+  if (err == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
+  return absl::InternalError(message);
+}
+
+// Evaluates a CUDA call once; returns its error as a status naming the call.
+#define SSIM_CUDA_RETURN_IF_ERROR(call)                  \
+  do {                                                   \
+    const cudaError_t ssim_cuda_err_ = (call);           \
+    if (ssim_cuda_err_ != cudaSuccess) {                 \
+      return CudaError(#call, ssim_cuda_err_);           \
+    }                                                    \
+  } while (0)
+
+int64_t KeptTapLineSum(int size) {
+  int64_t sum = 0;
+  for (int pos = 0; pos < size; ++pos) sum += KeptTapSum(pos, size);
+  return sum;
+}
+
+size_t PlaneBytes(const FrameGeometry& g) { return g.plane_samples(0) * static_cast<size_t>(g.bytes_per_sample()); }
+
+}  // namespace
+
+double SsimWeightSum(int width, int height) {
+  // At most 16384*256 per line, so the product is below 2^44: exact in double.
+  return static_cast<double>(KeptTapLineSum(width) * KeptTapLineSum(height));
+}
+
+bool SsimCudaAvailable(std::string* reason) {
+  int count = 0;
+  const cudaError_t err = cudaGetDeviceCount(&count);
+  if (err != cudaSuccess) {
+    if (reason != nullptr) {
+      *reason = absl::StrCat("cudaGetDeviceCount failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
+    }
+    return false;
+  }
+  if (count == 0) {
+    if (reason != nullptr) *reason = "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+// One frame in flight: its stream, events, device buffers and pinned host memory. Buffers
+// only grow; they are touched only while the slot is free (its last frame collected, so
+// its stream is idle).
+struct SsimCuda::Slot {
+  cudaStream_t stream = nullptr;
+  cudaEvent_t start = nullptr;     // before the uploads
+  cudaEvent_t uploaded = nullptr;  // after them
+  cudaEvent_t done = nullptr;      // after the result copy
+  void* planes = nullptr;          // device: ref plane, then dist plane
+  size_t planes_bytes = 0;
+  void* terms = nullptr;  // device
+  size_t terms_bytes = 0;
+  void* workspace = nullptr;  // device
+  size_t workspace_bytes = 0;
+  void* staging = nullptr;  // pinned: ref plane, then dist plane (Submit(Frame) only)
+  size_t staging_bytes = 0;
+  gpu::SsimTermSumResult* result = nullptr;  // pinned
+  FrameGeometry geometry;                    // of the frame in flight
+
+  ~Slot() {
+    // Destruction cannot report errors; the device may already be gone.
+    if (stream != nullptr) cudaStreamSynchronize(stream);
+    cudaFree(planes);
+    cudaFree(terms);
+    cudaFree(workspace);
+    cudaFreeHost(staging);
+    cudaFreeHost(result);
+    for (cudaEvent_t e : {start, uploaded, done}) {
+      if (e != nullptr) cudaEventDestroy(e);
+    }
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  }
+};
+
+namespace {
+
+// Grows a device buffer to at least `bytes` (contents are not kept).
+absl::Status GrowDevice(void*& buffer, size_t& capacity, size_t bytes) {
+  if (bytes <= capacity) return absl::OkStatus();
+  cudaFree(buffer);
+  buffer = nullptr;
+  capacity = 0;
+  SSIM_CUDA_RETURN_IF_ERROR(cudaMalloc(&buffer, bytes));
+  capacity = bytes;
+  return absl::OkStatus();
+}
+
+absl::Status GrowPinned(void*& buffer, size_t& capacity, size_t bytes) {
+  if (bytes <= capacity) return absl::OkStatus();
+  cudaFreeHost(buffer);
+  buffer = nullptr;
+  capacity = 0;
+  SSIM_CUDA_RETURN_IF_ERROR(cudaMallocHost(&buffer, bytes));
+  capacity = bytes;
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+SsimCuda::SsimCuda(const SsimCudaOptions& options) : options_(options) {}
+
+SsimCuda::~SsimCuda() {
+  cudaSetDevice(options_.device);
+  slots_.clear();
+}
+
+absl::StatusOr<std::unique_ptr<SsimCuda>> SsimCuda::Create(const SsimCudaOptions& options) {
+  if (options.frames_in_flight < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("SsimCuda: frames_in_flight must be >= 1, got ",
+                                                   options.frames_in_flight));
+  }
+  std::string reason;
+  if (!SsimCudaAvailable(&reason)) return absl::FailedPreconditionError(absl::StrCat("SsimCuda: ", reason));
+  int count = 0;
+  SSIM_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
+  if (options.device < 0 || options.device >= count) {
+    return absl::InvalidArgumentError(absl::StrCat("SsimCuda: device ", options.device, " does not exist (",
+                                                   count, " devices)"));
+  }
+  std::unique_ptr<SsimCuda> gpu(new SsimCuda(options));
+  if (absl::Status s = gpu->Init(); !s.ok()) return s;
+  return gpu;
+}
+
+absl::Status SsimCuda::Init() {
+  SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  for (int i = 0; i < options_.frames_in_flight; ++i) {
+    auto slot = std::make_unique<Slot>();
+    SSIM_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventCreate(&slot->start));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventCreate(&slot->uploaded));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventCreate(&slot->done));
+    void* result = nullptr;
+    SSIM_CUDA_RETURN_IF_ERROR(cudaMallocHost(&result, sizeof(gpu::SsimTermSumResult)));
+    slot->result = static_cast<gpu::SsimTermSumResult*>(result);
+    slots_.push_back(std::move(slot));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geometry, bool staging) {
+  if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;
+  if (in_flight_ == capacity()) {
+    return absl::ResourceExhaustedError(absl::StrCat("SsimCuda: ", in_flight_,
+                                                     " frames already in flight; Collect one first"));
+  }
+  SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  Slot& slot = *slots_[static_cast<size_t>((oldest_ + in_flight_) % capacity())];
+  const int64_t pixels = static_cast<int64_t>(geometry.width) * geometry.height;
+  const size_t plane = PlaneBytes(geometry);
+  if (absl::Status s = GrowDevice(slot.planes, slot.planes_bytes, 2 * plane); !s.ok()) return s;
+  if (absl::Status s = GrowDevice(slot.terms, slot.terms_bytes, gpu::SsimTermBytes(pixels)); !s.ok()) return s;
+  if (absl::Status s = GrowDevice(slot.workspace, slot.workspace_bytes, gpu::SsimWorkspaceBytes(pixels)); !s.ok()) {
+    return s;
+  }
+  if (staging) {
+    if (absl::Status s = GrowPinned(slot.staging, slot.staging_bytes, 2 * plane); !s.ok()) return s;
+  }
+  slot.geometry = geometry;
+  return &slot;
+}
+
+absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dist_luma) {
+  const FrameGeometry& g = slot.geometry;
+  const size_t plane = PlaneBytes(g);
+  void* d_ref = slot.planes;
+  void* d_dist = static_cast<char*>(slot.planes) + plane;
+  gpu::SsimDeviceFrame f;
+  f.ref = d_ref;
+  f.dis = d_dist;
+  f.width = g.width;
+  f.height = g.height;
+  f.bit_depth = g.format.bit_depth;
+  f.terms = static_cast<double*>(slot.terms);
+  f.workspace = slot.workspace;
+  gpu::SsimPipelineOptions pipeline;
+  pipeline.plan_mode = options_.plan_mode;
+  pipeline.fixed_frame = options_.fixed_frame;
+  pipeline.force_general_summaries = options_.force_general_summaries;
+  pipeline.fused = options_.fused_pipeline;
+
+  const auto enqueue = [&]() -> absl::Status {
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_ref, ref_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_dist, dist_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.uploaded, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(gpu::EnqueueSsimTermSum(f, pipeline, slot.stream, nullptr));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
+                                              sizeof(gpu::SsimTermSumResult), cudaMemcpyDeviceToHost,
+                                              slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.done, slot.stream));
+    return absl::OkStatus();
+  };
+  if (absl::Status s = enqueue(); !s.ok()) {
+    // Whatever was enqueued must finish before the slot's buffers can be reused.
+    cudaStreamSynchronize(slot.stream);
+    return s;
+  }
+  ++in_flight_;
+  return absl::OkStatus();
+}
+
+absl::Status SsimCuda::Submit(const Frame& ref, const Frame& dist) {
+  if (absl::Status s = CheckSsimInput(ref.geometry(), dist.geometry()); !s.ok()) return s;
+  absl::StatusOr<Slot*> slot = ReserveSlot(ref.geometry(), /*staging=*/true);
+  if (!slot.ok()) return slot.status();
+  // The slot is free, so nothing on the device still reads its staging.
+  const size_t plane = PlaneBytes(ref.geometry());
+  char* staging = static_cast<char*>((*slot)->staging);
+  std::memcpy(staging, ref.plane_bytes(0), plane);
+  std::memcpy(staging + plane, dist.plane_bytes(0), plane);
+  return Enqueue(**slot, staging, staging + plane);
+}
+
+absl::Status SsimCuda::SubmitLuma(const FrameGeometry& geometry, const void* ref_luma, const void* dist_luma) {
+  if (ref_luma == nullptr || dist_luma == nullptr) return absl::InvalidArgumentError("SsimCuda: null luma plane");
+  absl::StatusOr<Slot*> slot = ReserveSlot(geometry, /*staging=*/false);
+  if (!slot.ok()) return slot.status();
+  return Enqueue(**slot, ref_luma, dist_luma);
+}
+
+absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
+  if (in_flight_ == 0) return absl::FailedPreconditionError("SsimCuda: no frame in flight");
+  Slot& slot = *slots_[static_cast<size_t>(oldest_)];
+  // The slot is released whatever happens: on an error its frame is lost, and the
+  // caller scores it elsewhere.
+  oldest_ = (oldest_ + 1) % capacity();
+  --in_flight_;
+  SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  SSIM_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done));
+
+  const gpu::SsimTermSumResult& r = *slot.result;
+  const FrameGeometry& g = slot.geometry;
+  SsimCudaFrame frame;
+  frame.sums.term_sum = exact::DoubleOf(r.sum_bits);
+  frame.sums.weight_sum = SsimWeightSum(g.width, g.height);
+  frame.sum_stats.terms = static_cast<int64_t>(g.width) * g.height;
+  frame.sum_stats.chunks = gpu::SsimChunkCount(frame.sum_stats.terms);
+  frame.sum_stats.chunks_rejected = r.chunks_rejected;
+  frame.sum_stats.subchunks_rejected = r.subchunks_rejected;
+  frame.sum_stats.terms_one_by_one = r.terms_one_by_one;
+  frame.sum_stats.walk_windows = r.walk_windows;
+  SSIM_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&frame.upload_ms, slot.start, slot.uploaded));
+  SSIM_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&frame.compute_ms, slot.uploaded, slot.done));
+  absl::StatusOr<FrameScores> scores = SsimOutputs(frame.sums, g, options_.outputs);
+  if (!scores.ok()) return scores.status();
+  frame.scores = *std::move(scores);
+  return frame;
+}
+
+absl::StatusOr<FrameScores> SsimCuda::Score(const Frame& ref, const Frame& dist) {
+  if (in_flight_ != 0) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("SsimCuda: Score needs no frames in flight (", in_flight_, " are)"));
+  }
+  if (absl::Status s = Submit(ref, dist); !s.ok()) return s;
+  absl::StatusOr<SsimCudaFrame> frame = Collect();
+  if (!frame.ok()) return frame.status();
+  return std::move(frame->scores);
+}
+
+}  // namespace ssim
+}  // namespace exactq
