@@ -1,15 +1,21 @@
 // Benchmark: the exact ordered sum on the GPU against an inexact CUB DeviceReduce::Sum
-// baseline, in the same run, on 4K-frame-sized term arrays already in device memory.
+// baseline, in the same run, on 4K-frame-sized term arrays already in device memory; and
+// the host's threaded exact sum against the plain loop on 1 and all cores.
 //
-//   ordered_sum_bench [--n=8294400] [--reps=50]
+//   ordered_sum_bench [--n=8294400] [--reps=50] [--host_reps=5] [--json=FILE]
+//                     [--commit=SHA] [--dirty=true|false]
 //
 // For each fixture it prints medians over --reps repetitions (after warm-up) of:
 //   exact_ms     OrderedSumCuda::Sum, host wall time: launches + device work + the 40-byte
 //                result copy + stream sync (what a caller waits for);
 //   cub_ms       cub::DeviceReduce::Sum + result copy + sync, timed the same way (INEXACT:
 //                a tree order, other bits than the loop);
-//   stage times  the exact pipeline's four kernels alone, from CUDA events;
-// and whether each result has the loop's bits. Needs a GPU; exits 2 without one.
+//   stage times  the exact pipeline's five kernels alone, from CUDA events;
+// and whether each result has the loop's bits. Then the host: the plain loop, and
+// OrderedSumThreads with 1 and with all hardware threads (same bits, checked).
+// --json=FILE also writes {"benchmark", "device", "commit", "dirty", "results": [{"name",
+// "value", "unit"}]}, with ratio_exact_over_cub_unsigned (the uniform fixture) and
+// ratio_exact_over_cub_signed (ssim_like_crossing_zero). Needs a GPU; exits 2 without one.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -18,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <cub/device/device_reduce.cuh>
@@ -31,16 +38,17 @@ namespace {
 
 using exactq::exact::FixtureKind;
 
-#define CHECK_CUDA(call)                                                                        \
-  do {                                                                                          \
-    const cudaError_t err_ = (call);                                                            \
-    if (err_ != cudaSuccess) {                                                                  \
+#define CHECK_CUDA(call)                                                                            \
+  do {                                                                                              \
+    const cudaError_t err_ = (call);                                                                \
+    if (err_ != cudaSuccess) {                                                                      \
       std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(err_)); \
-      std::exit(1);                                                                             \
-    }                                                                                           \
+      std::exit(1);                                                                                 \
+    }                                                                                               \
   } while (0)
 
 double Median(std::vector<double> v) {
+  if (v.empty()) return 0.0;
   std::sort(v.begin(), v.end());
   const size_t m = v.size() / 2;
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
@@ -57,13 +65,26 @@ const char* BitsVerdict(double got, double want) {
   return exactq::exact::SameBitsOrBothNaN(got, want) ? "loop bits" : "OTHER BITS";
 }
 
+struct Result {
+  std::string name;
+  double value;
+  std::string unit;
+};
+
+std::vector<Result> g_results;
+
+void Add(const std::string& name, double value, const char* unit) { g_results.push_back({name, value, unit}); }
+
+constexpr int kStages = 5;
+const char* const kStageNames[kStages] = {"approximate_sums", "plan", "summaries", "prepare", "walk"};
+
 void RunFixture(FixtureKind kind, size_t n, int reps) {
   namespace ex = exactq::exact;
   namespace gpu = exactq::exact::gpu;
+  const std::string fixture = ex::FixtureName(kind);
   const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
-  double loop_ms = 0;
   double want = 0;
-  loop_ms = HostMs([&] { want = ex::OrderedSumReference::Loop(terms.data(), n); });
+  const double loop_ms = HostMs([&] { want = ex::OrderedSumReference::Loop(terms.data(), n); });
 
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -75,6 +96,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   ex::OrderedSumCuda exact(stream);
   ex::OrderedSumStats stats;
   double exact_result = 0;
+  bool exact_same_bits = true;
   std::vector<double> exact_ms;
   for (int r = -3; r < reps; ++r) {
     const double ms = HostMs([&] {
@@ -85,6 +107,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
       }
       exact_result = *got;
     });
+    exact_same_bits = exact_same_bits && ex::SameBitsOrBothNaN(exact_result, want);
     if (r >= 0) exact_ms.push_back(ms);
   }
 
@@ -113,42 +136,59 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   CHECK_CUDA(cudaMalloc(&d_ws, gpu::WorkspaceBytes(chunks)));
   const gpu::Workspace ws = gpu::CarveWorkspace(d_ws, chunks);
   const gpu::DeviceArrayTerms source{d_terms};
-  const unsigned grid = gpu::ChunkGrid(chunks);
-  cudaEvent_t ev[5];
-  for (cudaEvent_t& e : ev) CHECK_CUDA(cudaEventCreate(&e));
-  std::vector<double> stage_ms[4];
+  cudaEvent_t start;
+  CHECK_CUDA(cudaEventCreate(&start));
+  gpu::StageEvents stage_events;
+  for (cudaEvent_t& e : stage_events.after) CHECK_CUDA(cudaEventCreate(&e));
+  std::vector<double> stage_ms[kStages];
+  std::vector<double> device_total_ms;
   for (int r = -3; r < reps; ++r) {
-    CHECK_CUDA(cudaEventRecord(ev[0], stream));
-    gpu::ChunkApproximateSums<<<grid, gpu::kBlockThreads, 0, stream>>>(source, n, chunks, ws.chunk_sums);
-    CHECK_CUDA(cudaEventRecord(ev[1], stream));
-    gpu::PlanFromPrefix<gpu::kPlanThreads><<<1, gpu::kPlanThreads, 0, stream>>>(ws.chunk_sums, chunks, gpu::PlanOptions{}, ws.plan);
-    CHECK_CUDA(cudaEventRecord(ev[2], stream));
-    gpu::ChunkSummaries<<<grid, gpu::kBlockThreads, 0, stream>>>(source, n, chunks, ws.plan, ws.summaries);
-    CHECK_CUDA(cudaEventRecord(ev[3], stream));
-    gpu::OrderedWalk<<<1, gpu::kBlockThreads, 0, stream>>>(source, n, chunks, ws.plan, ws.summaries, ws.output);
-    CHECK_CUDA(cudaEventRecord(ev[4], stream));
-    CHECK_CUDA(cudaGetLastError());
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    CHECK_CUDA(gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, &stage_events));
     CHECK_CUDA(cudaStreamSynchronize(stream));
     if (r < 0) continue;
-    for (int s = 0; s < 4; ++s) {
+    cudaEvent_t before = start;
+    for (int s = 0; s < kStages; ++s) {
       float ms = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&ms, ev[s], ev[s + 1]));
+      CHECK_CUDA(cudaEventElapsedTime(&ms, before, stage_events.after[s]));
       stage_ms[s].push_back(ms);
+      before = stage_events.after[s];
     }
+    float total = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&total, start, stage_events.after[kStages - 1]));
+    device_total_ms.push_back(total);
   }
 
-  std::printf("%-24s n=%zu reps=%d\n", ex::FixtureName(kind), n, reps);
+  const double exact_median = Median(exact_ms);
+  const double cub_median = Median(cub_ms);
+  std::printf("%-24s n=%zu reps=%d\n", fixture.c_str(), n, reps);
   std::printf("  exact_ms  %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
-              Median(exact_ms), BitsVerdict(exact_result, want), static_cast<long long>(stats.chunks_rejected),
+              exact_median, exact_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(stats.chunks_rejected),
               static_cast<long long>(stats.subchunks_rejected), static_cast<long long>(stats.terms_one_by_one),
               static_cast<long long>(stats.walk_windows));
-  std::printf("  cub_ms    %8.4f  (%s; inexact baseline)\n", Median(cub_ms), BitsVerdict(*h_out, want));
-  std::printf("  ratio     %8.2f\n", Median(exact_ms) / Median(cub_ms));
-  std::printf("  stages_ms approximate_sums %.4f  plan %.4f  summaries %.4f  walk %.4f\n", Median(stage_ms[0]),
-              Median(stage_ms[1]), Median(stage_ms[2]), Median(stage_ms[3]));
+  std::printf("  cub_ms    %8.4f  (%s; inexact baseline)\n", cub_median, BitsVerdict(*h_out, want));
+  std::printf("  ratio     %8.2f\n", exact_median / cub_median);
+  std::printf("  stages_ms");
+  for (int s = 0; s < kStages; ++s) std::printf(" %s %.4f ", kStageNames[s], Median(stage_ms[s]));
+  std::printf(" (device total %.4f)\n", Median(device_total_ms));
   std::printf("  host loop (one thread, this machine): %.3f ms\n", loop_ms);
 
-  for (cudaEvent_t& e : ev) cudaEventDestroy(e);
+  Add(fixture + "/exact_ms", exact_median, "ms");
+  Add(fixture + "/cub_ms", cub_median, "ms");
+  Add(fixture + "/ratio_exact_over_cub", exact_median / cub_median, "ratio");
+  Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
+  for (int s = 0; s < kStages; ++s) Add(fixture + "/stage_" + kStageNames[s] + "_ms", Median(stage_ms[s]), "ms");
+  Add(fixture + "/device_total_ms", Median(device_total_ms), "ms");
+  Add(fixture + "/chunks", static_cast<double>(stats.chunks), "count");
+  Add(fixture + "/chunks_rejected", static_cast<double>(stats.chunks_rejected), "count");
+  Add(fixture + "/subchunks_rejected", static_cast<double>(stats.subchunks_rejected), "count");
+  Add(fixture + "/terms_one_by_one", static_cast<double>(stats.terms_one_by_one), "count");
+  Add(fixture + "/walk_windows", static_cast<double>(stats.walk_windows), "count");
+  if (kind == FixtureKind::kUniform) Add("ratio_exact_over_cub_unsigned", exact_median / cub_median, "ratio");
+  if (kind == FixtureKind::kSsimLikeCrossingZero) Add("ratio_exact_over_cub_signed", exact_median / cub_median, "ratio");
+
+  CHECK_CUDA(cudaEventDestroy(start));
+  for (cudaEvent_t& e : stage_events.after) cudaEventDestroy(e);
   cudaFree(d_ws);
   cudaFree(d_temp);
   cudaFreeHost(h_out);
@@ -157,16 +197,91 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   cudaStreamDestroy(stream);
 }
 
+// The host: the plain loop against OrderedSumThreads on 1 and on all hardware threads.
+void RunHost(FixtureKind kind, size_t n, int reps) {
+  namespace ex = exactq::exact;
+  const std::string fixture = ex::FixtureName(kind);
+  const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
+  const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  double want = 0;
+  std::vector<double> loop_ms;
+  std::vector<double> one_ms;
+  std::vector<double> all_ms;
+  bool same = true;
+  ex::OrderedSumThreads one(1);
+  ex::OrderedSumThreads many(all);
+  for (int r = -1; r < reps; ++r) {
+    const double a = HostMs([&] { want = ex::OrderedSumReference::Loop(terms.data(), n); });
+    double got1 = 0;
+    double got_all = 0;
+    const double b = HostMs([&] { got1 = *one.Sum(terms.data(), n, nullptr); });
+    const double c = HostMs([&] { got_all = *many.Sum(terms.data(), n, nullptr); });
+    same = same && ex::SameBitsOrBothNaN(got1, want) && ex::SameBitsOrBothNaN(got_all, want);
+    if (r < 0) continue;
+    loop_ms.push_back(a);
+    one_ms.push_back(b);
+    all_ms.push_back(c);
+  }
+  std::printf("host %-24s loop %8.3f ms | OrderedSumThreads 1 thread %8.3f ms | %d threads %8.3f ms (%s; speedup over the loop %.2fx)\n",
+              fixture.c_str(), Median(loop_ms), Median(one_ms), all, Median(all_ms), same ? "loop bits" : "OTHER BITS",
+              Median(loop_ms) / Median(all_ms));
+  Add("host/" + fixture + "/loop_ms", Median(loop_ms), "ms");
+  Add("host/" + fixture + "/threads_1_ms", Median(one_ms), "ms");
+  Add("host/" + fixture + "/threads_all_ms", Median(all_ms), "ms");
+  Add("host/" + fixture + "/threads_all_count", all, "threads");
+  Add("host/" + fixture + "/speedup_threads_all_over_loop", Median(loop_ms) / Median(all_ms), "ratio");
+  Add("host/" + fixture + "/threads_bits_equal_loop", same ? 1 : 0, "bool");
+}
+
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+bool WriteJson(const std::string& path, const std::string& device, const std::string& commit, bool dirty) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return false;
+  std::fprintf(f, "{\n  \"benchmark\": \"ordered_sum\",\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n  \"results\": [\n",
+               JsonString(device).c_str(), JsonString(commit).c_str(), dirty ? "true" : "false");
+  for (size_t i = 0; i < g_results.size(); ++i) {
+    const Result& r = g_results[i];
+    std::fprintf(f, "    {\"name\": %s, \"value\": %.9g, \"unit\": %s}%s\n", JsonString(r.name).c_str(), r.value,
+                 JsonString(r.unit).c_str(), i + 1 < g_results.size() ? "," : "");
+  }
+  std::fprintf(f, "  ]\n}\n");
+  return std::fclose(f) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   size_t n = 3840 * 2160;
   int reps = 50;
+  int host_reps = 5;
+  std::string json;
+  std::string commit = "unknown";
+  bool dirty = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::strtoull(argv[i] + 4, nullptr, 10);
     else if (std::strncmp(argv[i], "--reps=", 7) == 0) reps = std::atoi(argv[i] + 7);
+    else if (std::strncmp(argv[i], "--host_reps=", 12) == 0) host_reps = std::atoi(argv[i] + 12);
+    else if (std::strncmp(argv[i], "--json=", 7) == 0) json = argv[i] + 7;
+    else if (std::strncmp(argv[i], "--commit=", 9) == 0) commit = argv[i] + 9;
+    else if (std::strncmp(argv[i], "--dirty=", 8) == 0) dirty = std::strcmp(argv[i] + 8, "true") == 0 || std::strcmp(argv[i] + 8, "1") == 0;
     else {
-      std::fprintf(stderr, "usage: %s [--n=8294400] [--reps=50]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--n=8294400] [--reps=50] [--host_reps=5] [--json=FILE] [--commit=SHA] [--dirty=true|false]\n", argv[0]);
       return 2;
     }
   }
@@ -182,6 +297,16 @@ int main(int argc, char** argv) {
   for (FixtureKind kind : {FixtureKind::kSsimLikeCrossingZero, FixtureKind::kUniform, FixtureKind::kTieHeavy,
                            FixtureKind::kFourthPowers, FixtureKind::kMixedWalk}) {
     RunFixture(kind, n, reps);
+  }
+  if (host_reps > 0) {
+    for (FixtureKind kind : {FixtureKind::kUniform, FixtureKind::kSsimLikeCrossingZero}) RunHost(kind, n, host_reps);
+  }
+  if (!json.empty()) {
+    if (!WriteJson(json, prop.name, commit, dirty)) {
+      std::fprintf(stderr, "ordered_sum_bench: cannot write %s\n", json.c_str());
+      return 1;
+    }
+    std::printf("wrote %s\n", json.c_str());
   }
   return 0;
 }

@@ -2,7 +2,7 @@
 # Mutation check of the ordered-sum algebra (see mutations.md): applies each of seven
 # deliberate bugs to a COPY of ordered_sum_algebra.h in a temporary tree (the working tree
 # is never touched, so a concurrent commit cannot pick up a mutant), builds the host tests
-# from that copy with plain g++, and requires that they FAIL.
+# (algebra, fast increments, sums) from that copy with plain g++, and requires that they FAIL.
 #
 #   engine/exact/mutations.sh            # from anywhere; exit 0 = every mutation caught
 set -u
@@ -56,12 +56,13 @@ EOF
   fi
   E=$WORK/src/engine/exact
   if ! $CXX $E/ordered_sum_algebra_test.cc -o "$WORK/algebra_test" -lgtest -lgtest_main -pthread ||
+     ! $CXX $E/ordered_sum_fast_test.cc -o "$WORK/fast_test" -lgtest -lgtest_main -pthread ||
      ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $E/ordered_sum_device_model.cc \
          -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
     echo "MUTATION $name: does not compile"
     exit 2
   fi
-  failed=$( { "$WORK/algebra_test"; "$WORK/sum_test"; } 2>&1 | grep -E '^\[  FAILED  \] [A-Za-z]+\.' | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | tr '\n' ' ')
+  failed=$( { "$WORK/algebra_test"; "$WORK/fast_test"; "$WORK/sum_test"; } 2>&1 | grep -E '^\[  FAILED  \] [A-Za-z]+\.' | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | tr '\n' ' ')
   if [ -n "$failed" ]; then
     echo "MUTATION $name: caught by $failed"
     caught=$((caught + 1))

@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <cfloat>
+#include <cstdint>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "engine/exact/ordered_sum_fast.h"
 
 // The loop is the definition, and the fallback adds must be the same binary64 adds: no
 // extended precision (x87) and no contraction.
@@ -38,6 +40,17 @@ RunSummary SummarizeTerms(const double* terms, size_t n, int frame) {
   return run;
 }
 
+namespace {
+
+// SummarizeTerms through the binary64 increments of ordered_sum_fast.h: the same summary,
+// several times faster than the integer rule.
+RunSummary SummarizeFast(const double* terms, size_t n, int frame) {
+  if (n > static_cast<size_t>(INT32_MAX)) return SummarizeTerms(terms, n, frame);
+  return SummarizeTermsFast(terms, static_cast<int>(n), frame);
+}
+
+}  // namespace
+
 void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s,
                       OrderedSumStats& stats) {
   const size_t step = static_cast<size_t>(std::max<int64_t>(1, subchunk_terms));
@@ -47,7 +60,7 @@ void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, dou
     // The exact sum is known here, so its frame is the right plan; only a binade crossing
     // (or a zero crossing, an inf, a NaN) inside the sub-chunk makes the check refuse.
     const int frame = FrameOfBits(bits);
-    const RunSummary run = SummarizeTerms(terms + begin, len, frame);
+    const RunSummary run = SummarizeFast(terms + begin, len, frame);
     if (TryApplyRun(bits, run, frame)) {
       s = DoubleOf(bits);
       continue;
@@ -117,7 +130,7 @@ absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, Ord
   // 3. Summaries under the plan: the parallel, integer-only part.
   std::vector<RunSummary> summaries(static_cast<size_t>(num_chunks));
   ParallelOverChunks(num_chunks, num_threads_, [&](int64_t first, int64_t end) {
-    for (int64_t c = first; c < end; ++c) summaries[c] = SummarizeTerms(terms + c * chunk, chunk_length(c), plan[c]);
+    for (int64_t c = first; c < end; ++c) summaries[c] = SummarizeFast(terms + c * chunk, chunk_length(c), plan[c]);
   });
 
   // 4. The checked walk. One step per chunk on the host: cheap next to the summaries.

@@ -49,7 +49,9 @@ struct OrderedSumStats {
   int64_t subchunks_rejected = 0;
   // Terms added with a double add in the walk (the term-by-term fallback).
   int64_t terms_one_by_one = 0;
-  // Scan windows the device walk composed (0 on the host, which walks chunk by chunk).
+  // Composed steps of the device walk: runs of chunks with one plan, plus one per refused
+  // chunk (0 on the host, which walks chunk by chunk; the host model of the device walk
+  // reports the same count as the device).
   int64_t walk_windows = 0;
 
   OrderedSumStats& operator+=(const OrderedSumStats& o) {

@@ -109,7 +109,6 @@ double ModelDeviceWalk(const double* terms, size_t n, const std::vector<int>& pl
       after_accepted = trial;
     }
     s = after_accepted;
-    ++stats.walk_windows;
     c += accepted;
     if (accepted < window) {
       ++stats.chunks_rejected;
@@ -117,6 +116,11 @@ double ModelDeviceWalk(const double* terms, size_t n, const std::vector<int>& pl
       ++c;
     }
   }
+  // The device reports one composed step per run of chunks with one plan, plus one per
+  // refused chunk (its windows are not the model's, but this count is the same for both).
+  int64_t plan_runs = 0;
+  for (int64_t k = 0; k < chunks; ++k) plan_runs += (k == 0 || plan[k] != plan[k - 1]) ? 1 : 0;
+  stats.walk_windows = plan_runs + stats.chunks_rejected;
   if (stats_out != nullptr) *stats_out = stats;
   return DoubleOf(s);
 }

@@ -1,7 +1,15 @@
-// A sequential host model of the device walk (ordered_sum_kernels.cuh, OrderedWalk):
-// the same windows of same-plan chunks, the same longest-accepted-prefix rule, the same
-// re-plan of a refused chunk in 32-term sub-chunks under the exact frame, with the block
-// scans and reductions replaced by loops. Test-only.
+// A sequential host model of the device walk: windows of same-plan chunks composed in
+// one step, the longest accepted prefix, and the re-plan of a refused chunk in 32-term
+// sub-chunks under the exact frame, with the device's scans and reductions replaced by
+// loops. Test-only.
+//
+// The device (ordered_sum_kernels.cuh) organises the same decisions differently (pieces
+// of predicted-accepted chunks, transitions prepared in parallel), but the counts are
+// functions of the terms and the plan alone: a chunk is refused exactly when its summary
+// under its plan fails the check against the exact sum before it, and a sub-chunk of a
+// refused chunk goes one by one exactly when its summary under the exact sum's frame fails.
+// walk_windows is reported as the number of runs of chunks with one plan plus the number
+// of refused chunks, on the device and here.
 //
 // Two uses: a host test runs it against the loop on every fixture (the walk's algorithm,
 // checked where no GPU is needed), and the CUDA parity test compares the device's

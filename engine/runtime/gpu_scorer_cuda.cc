@@ -6,6 +6,8 @@
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/psnr/cuda/psnr_cuda.h"
 #include "engine/metrics/psnr/psnr.h"
+#include "engine/metrics/ssim/cuda/ssim_cuda.h"
+#include "engine/metrics/ssim/ssim.h"
 #include "engine/runtime/gpu_scorer.h"
 
 namespace exactq {
@@ -36,6 +38,19 @@ class PsnrGpuMetric final : public GpuMetric {
 
  private:
   PsnrCuda psnr_;
+};
+
+// SsimCuda keeps its own streams on the device; one frame at a time here (the
+// stream session holds one frame in flight).
+class SsimGpuMetric final : public GpuMetric {
+ public:
+  explicit SsimGpuMetric(std::unique_ptr<ssim::SsimCuda> ssim) : ssim_(std::move(ssim)) {}
+  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted) override {
+    return ssim_->Score(reference, distorted);
+  }
+
+ private:
+  std::unique_ptr<ssim::SsimCuda> ssim_;
 };
 
 class CudaGpuScorer final : public GpuScorer {
@@ -106,7 +121,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
   (void)geometry;
   // Decide before touching the device whether every metric has a twin.
   for (const GpuMetricRequest& m : metrics) {
-    if (m.name != "psnr") {
+    if (m.name != "psnr" && m.name != "ssim") {
       return absl::UnimplementedError(absl::StrCat("metric ", m.name, " has no CUDA twin in this build"));
     }
   }
@@ -118,9 +133,21 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
   }
   auto scorer = std::make_unique<CudaGpuScorer>(device, stream);
   for (const GpuMetricRequest& m : metrics) {
-    absl::StatusOr<PsnrOptions> options = ParsePsnrOptions(m.options);
-    if (!options.ok()) return options.status();
-    scorer->metrics_.push_back(std::make_unique<PsnrGpuMetric>(*options, stream));
+    if (m.name == "psnr") {
+      absl::StatusOr<PsnrOptions> options = ParsePsnrOptions(m.options);
+      if (!options.ok()) return options.status();
+      scorer->metrics_.push_back(std::make_unique<PsnrGpuMetric>(*options, stream));
+    } else {
+      absl::StatusOr<ssim::SsimOptions> options = ParseSsimOptions(m.options);
+      if (!options.ok()) return options.status();
+      ssim::SsimCudaOptions cuda_options;
+      cuda_options.device = device;
+      cuda_options.frames_in_flight = 1;
+      cuda_options.outputs = *options;
+      absl::StatusOr<std::unique_ptr<ssim::SsimCuda>> twin = ssim::SsimCuda::Create(cuda_options);
+      if (!twin.ok()) return twin.status();
+      scorer->metrics_.push_back(std::make_unique<SsimGpuMetric>(std::move(*twin)));
+    }
   }
   return scorer;
 }

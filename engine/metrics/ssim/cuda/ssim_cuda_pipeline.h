@@ -20,8 +20,8 @@
 // sum and finds the approximate prefix before it by a decoupled look-back
 // (chunk_lookback.cuh), and summarises its terms while they are still in registers. It
 // saves the summaries' read of the terms but makes every block wait for its
-// predecessors; on an H200 at 3840x2160 it was slower (0.44 ms against 0.38 ms for stages
-// 1-3). Its look-back adds in an order that depends on timing, so its plan (and the walk's
+// predecessors; on an H200 at 3840x2160 8-bit it was slower (0.32 ms against 0.26 ms for
+// stages 1-3, 2026-11-29). Its look-back adds in an order that depends on timing, so its plan (and the walk's
 // fallback counts) may differ from run to run; the result's bits never do.
 //
 //   SsimDeviceFrame f = ...;  // planes already on the device, buffers from the sizes below

@@ -1,7 +1,7 @@
 // A cheaper way to the same RunSummary (engine/exact/ordered_sum_algebra.h) for the common
 // chunk: one whose terms are all finite, none a tie, and each small next to the unit of
 // the planned frame. Host and device code; the device's block-level use is in
-// ssim_cuda_summaries.cuh, and ssim_cuda_summary_math_test.cc holds the two forms equal on
+// ssim_cuda_summaries.cuh, and tie_free_summary_test.cc holds the two forms equal on
 // the host.
 //
 // Why it is the same summary. A term's pair of increments (d_even, d_odd) differs only

@@ -1,0 +1,276 @@
+// Faster ways to form the same RunSummary as ordered_sum_algebra.h, for host and device
+// code alike. Nothing here changes a value or a decision: the tests compare each function
+// with the algebra header's AppendTerm on every kind of term and frame.
+//
+// The algebra header derives a term's increment r = x/u (rounded) from x's bits with
+// 64-bit shifts and masks. For frames in [-1022, 1023] the same number comes from binary64
+// arithmetic that is exact by construction:
+//   t = x * 2^(52-e)        a power-of-two scaling: exact unless it overflows (then |t| is
+//                           inf, > 2^54: the term is unfit, as in the header) or underflows
+//                           (then |t| < 2^-1022 and r = 0, as in the header's k > 54 case);
+//                           for e < -970 the scale 2^(52-e) is split into two factors;
+//   r_even = rint(t)        round half to even: on a tie (|t - r| = 1/2) the even of the two
+//                           neighbours, which is the header's r_even; r_odd is the other;
+//   t - r                   exact (|t - r| <= 1/2 and both are multiples of t's ulp or 1).
+// On a GPU this moves most of the per-term work from the 64-bit integer emulation to the
+// fp64 and conversion pipes. Frames outside [-1022, 1023] (never the frame of a sum; plans
+// only use them to force a refusal) take the header's integer path.
+//
+// A lane of terms is then folded along ONE integer path while no term is a tie (the even
+// and odd increments are equal, so both start parities see the same path), and along both
+// parities only when a tie occurs.
+//
+//   exact::RunSummary run = exact::SummarizeTermsFast(x, /*len=*/32, frame);  // == SummarizeTerms(x, 32, frame)
+#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_FAST_H_
+#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_FAST_H_
+
+#include <cstdint>
+
+#if !defined(__CUDA_ARCH__)
+#include <cmath>
+#endif
+
+#include "engine/exact/ordered_sum_algebra.h"
+
+#if defined(__CUDA_ARCH__)
+#define EXACTQ_UNROLL4 _Pragma("unroll 4")
+#else
+#define EXACTQ_UNROLL4
+#endif
+
+namespace exactq {
+namespace exact {
+
+// The exact double 2^e for e in [-1022, 1023].
+EXACTQ_HD inline double Pow2(int e) { return DoubleOf(static_cast<uint64_t>(e + 1023) << 52); }
+
+EXACTQ_HD inline bool FastFrame(int frame) { return frame >= kTinyFrame && frame <= kHighestFrame; }
+
+// x/u = x * scale_hi * scale_lo for a frame in [-1022, 1023].
+struct FrameScale {
+  double hi;
+  double lo;
+};
+
+EXACTQ_HD inline FrameScale ScaleOfFrame(int frame) {
+  const int up = 52 - frame;  // in [-971, 1074]
+  FrameScale s;
+  if (up > 1023) {
+    s.hi = Pow2(up - 537);
+    s.lo = Pow2(537);
+  } else {
+    s.hi = Pow2(up);
+    s.lo = 1.0;
+  }
+  return s;
+}
+
+EXACTQ_HD inline double MulRn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#else
+  return a * b;
+#endif
+}
+
+EXACTQ_HD inline double SubRn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dsub_rn(a, b);
+#else
+  return a - b;
+#endif
+}
+
+// Round half to even to an integer; |t| <= 2^54.
+EXACTQ_HD inline int64_t RintToInt64(double t) {
+#if defined(__CUDA_ARCH__)
+  return __double2ll_rn(t);
+#else
+  return static_cast<int64_t>(std::nearbyint(t));  // the default rounding mode: to nearest, ties to even
+#endif
+}
+
+EXACTQ_HD inline double Int64ToDouble(int64_t v) {
+#if defined(__CUDA_ARCH__)
+  return __ll2double_rn(v);
+#else
+  return static_cast<double>(v);
+#endif
+}
+
+// One term under a fast frame: the header's TermIncrement, plus whether it is a tie.
+struct FastIncrement {
+  int64_t d_even;
+  int64_t d_odd;
+  uint32_t flags;  // exactly IncrementOfTerm's flags
+  bool tie;
+};
+
+EXACTQ_HD inline FastIncrement FastIncrementOfTerm(double x, FrameScale scale) {
+  FastIncrement f;
+  f.d_even = 0;
+  f.d_odd = 0;
+  f.flags = 0;
+  f.tie = false;
+  const uint64_t bits = BitsOf(x);
+  if ((bits & kExponentMask) == kExponentMask) {
+    const bool negative = (bits >> 63) != 0;
+    f.flags = kUnfitEven | kUnfitOdd | ((bits & kFractionMask) != 0 ? kHasNaN : (negative ? kHasNegInf : kHasPosInf));
+    return f;
+  }
+  if ((bits & ~kSignBit) == 0) return f;  // +0 and -0
+  const double t = MulRn(MulRn(x, scale.hi), scale.lo);
+  const double magnitude = t < 0 ? -t : t;
+  if (!(magnitude <= 0x1p54)) {  // inf after an overflow is > 2^54 too
+    f.flags = kNonZero | kUnfitEven | kUnfitOdd;
+    return f;
+  }
+  f.flags = kNonZero;
+  const int64_t r = RintToInt64(t);
+  const double diff = SubRn(t, Int64ToDouble(r));
+  f.d_even = r;
+  f.d_odd = r;
+  if (diff == 0.5 || diff == -0.5) {
+    f.tie = true;
+    f.d_odd = diff > 0 ? r + 1 : r - 1;
+  }
+  return f;
+}
+
+// The summary of x[0..len) under `frame`, equal to SummarizeTerms (the header's left fold).
+// `Terms` is anything with operator[](int) -> double (an array, a pointer, a shared-memory
+// row). The loops are not unrolled in full: fully unrolled 32-term bodies made the device
+// kernels hundreds of KB long and slow on instruction fetch.
+template <class Terms>
+EXACTQ_HD inline RunSummary SummarizeTermsFast(const Terms& x, int len, int frame) {
+  if (!FastFrame(frame)) {
+    RunSummary run = IdentityRun();
+    for (int i = 0; i < len; ++i) AppendTerm(run, BitsOf(x[i]), frame);
+    return run;
+  }
+  const FrameScale scale = ScaleOfFrame(frame);
+  // One path, assuming no tie.
+  int64_t d = 0;
+  int64_t lo = kEmptyLo;
+  int64_t hi = kEmptyHi;
+  uint32_t flags = 0;
+  bool tie = false;
+  EXACTQ_UNROLL4
+  for (int i = 0; i < len; ++i) {
+    const FastIncrement f = FastIncrementOfTerm(x[i], scale);
+    flags |= f.flags;
+    tie = tie || f.tie;
+    d += f.d_even;  // 0 for unfit terms: |d| stays below 2^60
+    lo = lo < d ? lo : d;
+    hi = hi > d ? hi : d;
+  }
+  RunSummary run = IdentityRun();
+  run.flags = flags & kTermFlags;
+  const bool any_unfit_term = (flags & kUnfitEven) != 0;
+  if (!tie) {
+    if (any_unfit_term || lo < -kLimit || hi > kLimit) {
+      run.flags |= kUnfitEven | kUnfitOdd;
+      return run;
+    }
+    EXACTQ_UNROLL
+    for (int p = 0; p < 2; ++p) {
+      run.d[p] = d;
+      run.lo[p] = lo;
+      run.hi[p] = hi;
+    }
+    return run;
+  }
+  // A tie: the two start parities may take different paths.
+  if (any_unfit_term) {
+    run.flags |= kUnfitEven | kUnfitOdd;
+    return run;
+  }
+  int64_t dp[2] = {0, 0};
+  int64_t lop[2] = {kEmptyLo, kEmptyLo};
+  int64_t hip[2] = {kEmptyHi, kEmptyHi};
+  for (int i = 0; i < len; ++i) {
+    const FastIncrement f = FastIncrementOfTerm(x[i], scale);
+    EXACTQ_UNROLL
+    for (int p = 0; p < 2; ++p) {
+      const int64_t inc = ((p + dp[p]) & 1) ? f.d_odd : f.d_even;
+      dp[p] += inc;
+      lop[p] = lop[p] < dp[p] ? lop[p] : dp[p];
+      hip[p] = hip[p] > dp[p] ? hip[p] : dp[p];
+    }
+  }
+  EXACTQ_UNROLL
+  for (int p = 0; p < 2; ++p) {
+    if (lop[p] < -kLimit || hip[p] > kLimit) {
+      MarkUnfit(run, p);
+    } else {
+      run.d[p] = dp[p];
+      run.lo[p] = lop[p];
+      run.hi[p] = hip[p];
+    }
+  }
+  return run;
+}
+
+// Whether two summaries would make the same decisions with the same results: equal
+// flags, and equal values for every fit parity. (Unfit parities hold (0, empty, empty).)
+EXACTQ_HD inline bool SameRun(const RunSummary& a, const RunSummary& b) {
+  if (a.flags != b.flags) return false;
+  for (int p = 0; p < 2; ++p) {
+    if (a.d[p] != b.d[p] || a.lo[p] != b.lo[p] || a.hi[p] != b.hi[p]) return false;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------
+// Prediction: advice on which chunks the walk will refuse. Wrong advice costs time only.
+
+// Relative distance from a binade's edges under which a path counts as crossing: the
+// approximate prefixes are off by far less (about 1e-13 relative on real frames).
+inline constexpr double kPredictMargin = 0x1p-20;
+
+// Whether a chunk whose summary under `frame` is `run` is expected to be accepted by the
+// walk when the exact sum before it is near `approximate_prefix`. False for anything
+// doubtful (unfit parts, special terms, a frame that is not the prefix's, a path within
+// kPredictMargin of the binade's edges or through zero).
+EXACTQ_HD inline bool PredictAccepted(const RunSummary& run, int frame, double approximate_prefix) {
+  if (run.flags & kSpecialTerms) return false;
+  if (!(run.flags & kNonZero)) return true;  // only zeros: accepted whatever the sum is
+  if (run.flags & (kUnfitEven | kUnfitOdd)) return false;
+  if (!FastFrame(frame)) return false;
+  const FrameScale scale = ScaleOfFrame(frame);
+  const double n0 = MulRn(MulRn(approximate_prefix, scale.hi), scale.lo);  // the prefix in units of the frame
+  const double lo = static_cast<double>(run.lo[0] < run.lo[1] ? run.lo[0] : run.lo[1]);
+  const double hi = static_cast<double>(run.hi[0] > run.hi[1] ? run.hi[0] : run.hi[1]);
+  const double margin = 0x1p52 * kPredictMargin;
+  const double lowest = n0 + lo;
+  const double highest = n0 + hi;
+  if (frame == kTinyFrame) {
+    const double limit = 0x1p53 - margin;
+    return lowest >= -limit && highest <= limit;  // false for NaN
+  }
+  if (n0 >= 0) return lowest >= 0x1p52 + margin && highest <= 0x1p53 - margin;
+  return -highest >= 0x1p52 + margin && -lowest <= 0x1p53 - margin;  // false for NaN
+}
+
+// Whether an approximate path that starts at `start` and visits start + [low, high]
+// (low <= 0 <= high, offsets from the start) may leave the frame of `start` (its binade
+// and sign; for the tiny frame, |value| < 2^-1021). True for anything not finite.
+EXACTQ_HD inline bool PredictCrossing(double start, double low, double high) {
+  const double a = start + low;
+  const double b = start + high;
+  const int frame = FrameOfBits(BitsOf(start));
+  if (frame == kNoFrame) return true;
+  if (frame == kTinyFrame) {
+    const double limit = 0x1p-1021 * (1.0 - kPredictMargin);
+    return !(a > -limit && b < limit);
+  }
+  const double bottom = Pow2(frame) * (1.0 + kPredictMargin);
+  const double top = frame + 1 <= kHighestFrame ? Pow2(frame + 1) * (1.0 - kPredictMargin) : 0x1.fffffp1023;
+  if (start > 0) return !(a > bottom && b < top);
+  return !(-b > bottom && -a < top);
+}
+
+}  // namespace exact
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_FAST_H_

@@ -1,0 +1,192 @@
+// The fast (binary64-based) increments and lane summaries of ordered_sum_fast.h against the
+// algebra header's integer rule, value for value and flag for flag, over every kind of
+// term (ties, near-ties, subnormals, huge, zeros, infinities, NaN) and every frame.
+#include "engine/exact/ordered_sum_fast.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <vector>
+
+#include "engine/exact/ordered_sum_algebra.h"
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace exact {
+namespace {
+
+struct Rng {
+  uint64_t s;
+  uint64_t Next() {
+    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
+};
+
+// A term chosen relative to `frame` (u = 2^(frame-52)): ties, near-ties, exact multiples,
+// tiny, huge, subnormal, special.
+double TermFor(Rng& rng, int frame) {
+  const int kind = static_cast<int>(rng.Range(0, 11));
+  const double sign = (rng.Next() & 1) ? -1.0 : 1.0;
+  const int unit_exp = frame - 52;
+  switch (kind) {
+    case 0: {  // (k + 1/2) u: a tie
+      const double k = static_cast<double>(rng.Range(0, (int64_t{1} << rng.Range(0, 52)) - 1));
+      return sign * std::ldexp(2 * k + 1, unit_exp - 1);
+    }
+    case 1: {  // a full-mantissa term k binades below the unit, k in [-3, 60]
+      const int k = static_cast<int>(rng.Range(-3, 60));
+      const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
+      return sign * std::ldexp(m, unit_exp - 52 - k);
+    }
+    case 2: {  // near 2^54 u (the unfit limit)
+      const double m = std::ldexp(1.0, 54) + static_cast<double>(rng.Range(-8, 8)) * 4.0;
+      return sign * std::ldexp(m, unit_exp);
+    }
+    case 3:  // zeros
+      return sign * 0.0;
+    case 4: {  // subnormal
+      return sign * std::ldexp(static_cast<double>(rng.Range(1, (int64_t{1} << 52) - 1)), -1074);
+    }
+    case 5:
+      return sign * std::numeric_limits<double>::infinity();
+    case 6:
+      return std::numeric_limits<double>::quiet_NaN();
+    case 7: {  // any finite double
+      uint64_t b;
+      do {
+        b = rng.Next();
+      } while (((b >> 52) & 0x7ff) == 0x7ff);
+      return DoubleOf(b);
+    }
+    case 8: {  // near-ties: (k + 1/2) u +- one ulp of the term
+      const double k = static_cast<double>(rng.Range(0, 1 << 20));
+      const double t = std::ldexp(2 * k + 1, unit_exp - 1);
+      return sign * ((rng.Next() & 1) ? std::nextafter(t, 0.0) : std::nextafter(t, 1e308));
+    }
+    case 9: {  // exact quarter units: ties at 1/2, others not
+      return sign * std::ldexp(static_cast<double>(rng.Range(0, 4096)), unit_exp - 2);
+    }
+    case 10:  // the largest finite
+      return sign * 1.7976931348623157e308;
+    default: {  // the smallest normal and neighbours
+      return sign * std::ldexp(1.0 + static_cast<double>(rng.Range(0, 3)) * 0x1p-52, -1022);
+    }
+  }
+}
+
+int FrameFor(Rng& rng) {
+  switch (rng.Range(0, 5)) {
+    case 0:
+      return kTinyFrame;
+    case 1:
+      return static_cast<int>(rng.Range(-1022, -960));
+    case 2:
+      return static_cast<int>(rng.Range(1000, 1023));
+    case 3:
+      return static_cast<int>(rng.Range(-60, 60));
+    default:
+      return static_cast<int>(rng.Range(-1022, 1023));
+  }
+}
+
+TEST(OrderedSumFast, IncrementEqualsTheIntegerRule) {
+  Rng rng{1};
+  int64_t ties = 0;
+  for (int i = 0; i < 3000000; ++i) {
+    const int frame = FrameFor(rng);
+    const double x = TermFor(rng, frame);
+    const TermIncrement want = IncrementOfTerm(BitsOf(x), frame);
+    const FastIncrement got = FastIncrementOfTerm(x, ScaleOfFrame(frame));
+    ASSERT_EQ(got.flags, want.flags) << std::hexfloat << x << " frame " << frame;
+    if (want.flags & kUnfitEven) continue;  // the values of an unfit term are not used
+    ASSERT_EQ(got.d_even, want.d[0]) << std::hexfloat << x << " frame " << frame;
+    ASSERT_EQ(got.d_odd, want.d[1]) << std::hexfloat << x << " frame " << frame;
+    ASSERT_EQ(got.tie, want.d[0] != want.d[1]) << std::hexfloat << x << " frame " << frame;
+    ties += got.tie;
+  }
+  EXPECT_GT(ties, 100000);
+}
+
+TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
+  Rng rng{2};
+  int64_t fit = 0;
+  int64_t parity_dependent = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const int frame = (rng.Next() % 16 == 0) ? static_cast<int>(rng.Range(-1100, 1100)) : FrameFor(rng);
+    double x[32];
+    // Mostly "ordinary" runs (no special value), where the fast path's single path matters.
+    const int mode = static_cast<int>(rng.Range(0, 3));
+    const int len = static_cast<int>(rng.Range(0, 32));
+    for (double& v : x) {
+      if (mode == 0) {
+        v = TermFor(rng, frame);
+      } else {
+        const int k = static_cast<int>(rng.Range(-2, 30));
+        const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
+        v = ((rng.Next() & 1) ? -1.0 : 1.0) * std::ldexp(m, frame - 104 - k);
+        if (mode == 2 && rng.Next() % 4 == 0) v = std::ldexp(static_cast<double>(rng.Range(-9, 9)), frame - 53);  // ties
+      }
+      if (!std::isfinite(v) && rng.Next() % 4 != 0) v = 1.0;
+    }
+    RunSummary want = IdentityRun();
+    for (int j = 0; j < len; ++j) AppendTerm(want, BitsOf(x[j]), frame);
+    const RunSummary got = SummarizeTermsFast(x, len, frame);
+    ASSERT_TRUE(SameRun(got, want)) << "frame " << frame << " len " << len << " mode " << mode << " flags "
+                                    << got.flags << " vs " << want.flags;
+    fit += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && (want.flags & kNonZero);
+    parity_dependent += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && want.d[0] != want.d[1];
+  }
+  std::printf("fit runs %lld, parity-dependent %lld\n", static_cast<long long>(fit), static_cast<long long>(parity_dependent));
+  EXPECT_GT(fit, 50000);
+  EXPECT_GT(parity_dependent, 5000);
+}
+
+TEST(OrderedSumFast, LongPathsReachTheSaturationLimit) {
+  // Terms of about 2^52 units: 32 of them leave +-2^54 on the way, and a path that goes
+  // out and comes back must still be unfit.
+  for (int frame : {0, 300, -1000, kTinyFrame}) {
+    for (int variant = 0; variant < 4; ++variant) {
+      double x[32];
+      for (int j = 0; j < 32; ++j) {
+        const double sign = (variant == 0) ? 1.0 : (variant == 1 ? (j < 16 ? 1.0 : -1.0) : (j % 2 ? -1.0 : 1.0));
+        x[j] = sign * std::ldexp(1.5 + (variant == 3 ? 0x1p-52 * j : 0.0), frame);  // 1.5 * 2^52 units
+        if (variant == 3 && j % 3 == 0) x[j] = std::ldexp(3.0, frame - 53);  // 1.5 u: a tie
+      }
+      RunSummary want = IdentityRun();
+      for (int j = 0; j < 32; ++j) AppendTerm(want, BitsOf(x[j]), frame);
+      EXPECT_TRUE(SameRun(SummarizeTermsFast(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
+    }
+  }
+}
+
+TEST(OrderedSumFast, PredictionIsOnlyAdvice) {
+  // Sanity of the predictors: a run well inside a binade is predicted accepted, one that
+  // reaches an edge is not, and nothing finite or not crashes them.
+  RunSummary run = IdentityRun();
+  for (int j = 0; j < 32; ++j) AppendTerm(run, BitsOf(1.0), 20);  // 2^32 units each in frame 20
+  EXPECT_TRUE(PredictAccepted(run, 20, 1.5 * 0x1p20));
+  EXPECT_FALSE(PredictAccepted(run, 20, 0x1p21 - 16.0));
+  EXPECT_FALSE(PredictAccepted(run, 21, 1.5 * 0x1p20));
+  EXPECT_FALSE(PredictAccepted(run, 20, std::numeric_limits<double>::quiet_NaN()));
+  EXPECT_TRUE(PredictAccepted(run, 20, -1.5 * 0x1p20));  // toward zero, but far from 2^20
+  RunSummary zeros = IdentityRun();
+  AppendTerm(zeros, BitsOf(-0.0), 5);
+  EXPECT_TRUE(PredictAccepted(zeros, 5, std::numeric_limits<double>::infinity()));
+  EXPECT_FALSE(PredictCrossing(1.5, -0.1, 0.1));
+  EXPECT_TRUE(PredictCrossing(1.5, -0.6, 0.1));
+  EXPECT_TRUE(PredictCrossing(1.5, 0.0, 0.5));
+  EXPECT_FALSE(PredictCrossing(-1.5, -0.1, 0.1));
+  EXPECT_TRUE(PredictCrossing(-1.5, -0.6, 0.1));
+  EXPECT_TRUE(PredictCrossing(0.0, 0.0, 1e-300));
+  EXPECT_FALSE(PredictCrossing(0.0, -0x1p-1070, 0x1p-1070));
+  EXPECT_TRUE(PredictCrossing(std::numeric_limits<double>::infinity(), 0, 0));
+}
+
+}  // namespace
+}  // namespace exact
+}  // namespace exactq
