@@ -26,13 +26,12 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
   return text.str();
 }
 
+// A call's final status. Reaching the server was checked when connecting, so every
+// status here is the server's answer (UNAVAILABLE included: a draining server, a GPU
+// that failed under a forced backend).
 absl::Status FromGrpc(const grpc::Status& status, const std::string& server) {
-  if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-    return absl::UnavailableError(absl::StrCat("cannot reach the server at ", server, ": ",
-                                               status.error_message()));
-  }
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                      absl::StrCat("server: ", status.error_message()));
+                      absl::StrCat("server ", server, ": ", status.error_message()));
 }
 
 }  // namespace

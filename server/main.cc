@@ -5,6 +5,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
@@ -38,6 +39,9 @@ ABSL_FLAG(std::string, port_file, "",
           "write 'grpc=PORT\\nmetrics=PORT\\n' here once both ports are bound");
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection (grpcurl); off in locked-down production");
 ABSL_FLAG(int, grace_period_seconds, 30, "on SIGTERM/SIGINT, time given to calls in flight before exit");
+ABSL_FLAG(int, drain_notice_seconds, 5,
+          "on SIGTERM/SIGINT, time health reports NOT_SERVING and new calls get UNAVAILABLE before the "
+          "listener closes (load balancers notice and move work); counts towards the grace period");
 ABSL_FLAG(std::string, log_format, "text", "log format: text or json (one object per line)");
 ABSL_FLAG(std::string, log_level, "info", "log level: trace, debug, info, warn, error");
 ABSL_FLAG(uint64_t, max_chunk_bytes, 1 << 20, "largest FrameChunk.data accepted, bytes");
@@ -74,7 +78,8 @@ void ApplyEnvironmentDefaults() {
   for (absl::CommandLineFlag* flag :
        {absl::FindCommandLineFlag("listen"), absl::FindCommandLineFlag("metrics_listen"),
         absl::FindCommandLineFlag("port_file"), absl::FindCommandLineFlag("reflection"),
-        absl::FindCommandLineFlag("grace_period_seconds"), absl::FindCommandLineFlag("log_format"),
+        absl::FindCommandLineFlag("grace_period_seconds"), absl::FindCommandLineFlag("drain_notice_seconds"),
+        absl::FindCommandLineFlag("log_format"),
         absl::FindCommandLineFlag("log_level"), absl::FindCommandLineFlag("max_chunk_bytes"),
         absl::FindCommandLineFlag("max_unary_picture_bytes"), absl::FindCommandLineFlag("max_width"),
         absl::FindCommandLineFlag("max_height"), absl::FindCommandLineFlag("max_streams"),
@@ -251,9 +256,14 @@ int Serve(const ServerConfig& config) {
   while (g_stop_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   spdlog::info("signal {}: draining (grace period {} s)", static_cast<int>(g_stop_signal),
                config.grace_period_seconds);
+  const auto drain_deadline = std::chrono::system_clock::now() + std::chrono::seconds(config.grace_period_seconds);
   server->GetHealthCheckService()->SetServingStatus(false);
   service.StartDrain();
-  server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(config.grace_period_seconds));
+  // While the listener is still open, health answers NOT_SERVING and new calls get
+  // UNAVAILABLE, so clients and load balancers move on; streams in flight continue.
+  const int notice = std::min(absl::GetFlag(FLAGS_drain_notice_seconds), config.grace_period_seconds);
+  std::this_thread::sleep_for(std::chrono::seconds(std::max(notice, 0)));
+  server->Shutdown(drain_deadline);
   server->Wait();
   spdlog::info("stopped");
   return 0;

@@ -24,26 +24,72 @@ def bits(value):
     return struct.pack("<d", value) if value is not None else b"null"
 
 
+def start_server(bin_dir, out_dir, name, extra):
+    port_file = os.path.join(out_dir, name + ".ports")
+    if os.path.exists(port_file):
+        os.remove(port_file)
+    log = open(os.path.join(out_dir, name + ".log"), "w")
+    server = subprocess.Popen([os.path.join(bin_dir, "exactqd"), "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
+                               "--port-file=" + port_file] + extra, stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(300):
+        if os.path.exists(port_file) or server.poll() is not None:
+            break
+        time.sleep(0.1)
+    if not os.path.exists(port_file):
+        raise RuntimeError(f"exactqd {' '.join(extra)} did not start: " + open(os.path.join(out_dir, name + ".log")).read())
+    return server, dict(line.split("=") for line in open(port_file).read().split())
+
+
+def score(bin_dir, address, ref, dist, metrics, backend, out):
+    run = subprocess.run([os.path.join(bin_dir, "exactq"), "score", ref, dist, "--server", address, "--metrics", metrics,
+                          "--backend", backend, "--json", out, "--quiet"], capture_output=True, text=True)
+    return run.returncode, run.stderr.strip(), (json.load(open(out)) if run.returncode == 0 else None)
+
+
+def fault_injection(args, ref, dist):
+    """A GPU that fails after 2 frames: auto finishes on the CPU with the same bits;
+    forced cuda reports the failure; failing allocations send auto to the CPU."""
+    failures = 0
+    _, _, cpu = score(args.bin, START_ADDRESS[0], ref, dist, args.metrics, "cpu", os.path.join(args.out, "fault.cpu.json"))
+    for fault, expect in (("gpu_fail_after=2", ["cuda", "cuda"]), ("gpu_alloc_fail", [])):
+        server, ports = start_server(args.bin, args.out, "fault", ["--fault-injection=" + fault])
+        address = "127.0.0.1:" + ports["grpc"]
+        try:
+            rc, err, auto = score(args.bin, address, ref, dist, args.metrics, "auto", os.path.join(args.out, "fault.auto.json"))
+            backends = [f["backend"] for f in auto["frames"]] if auto else []
+            want = (expect + ["cpu"] * len(cpu["frames"]))[: len(cpu["frames"])]
+            same = auto is not None and all(
+                bits(fa["metrics"][k]) == bits(v) for fa, fc in zip(auto["frames"], cpu["frames"]) for k, v in fc["metrics"].items())
+            ok = rc == 0 and backends == want and same
+            print(f"fault {fault}: auto backends {backends} (want {want}), bits {'==' if same else 'DIFF'}: {'ok' if ok else 'FAIL'}")
+            failures += 0 if ok else 1
+            if fault.startswith("gpu_fail_after"):
+                rc, err, _ = score(args.bin, address, ref, dist, args.metrics, "cuda", os.path.join(args.out, "fault.cuda.json"))
+                ok = rc != 0 and "failed" in err
+                print(f"fault {fault}: forced cuda -> rc {rc}: {err}: {'ok' if ok else 'FAIL'}")
+                failures += 0 if ok else 1
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return failures
+
+
+START_ADDRESS = [None]
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True, help="folder with exactqd and exactq")
     parser.add_argument("--pairs", required=True, help="folder with NAME.ref.y4m and NAME_*.dist.y4m files")
     parser.add_argument("--metrics", default="psnr")
     parser.add_argument("--out", default=tempfile.mkdtemp())
+    parser.add_argument("--fault-pair", default="", help="REF,DIST of several frames for the fault-injection checks")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    port_file = os.path.join(args.out, "ports")
-    log = open(os.path.join(args.out, "exactqd.log"), "w")
-    server = subprocess.Popen([os.path.join(args.bin, "exactqd"), "--listen=127.0.0.1:0",
-                               "--metrics-listen=127.0.0.1:0", "--port-file=" + port_file],
-                              stdout=log, stderr=subprocess.STDOUT)
+    server, ports = start_server(args.bin, args.out, "main", [])
     try:
-        for _ in range(300):
-            if os.path.exists(port_file):
-                break
-            time.sleep(0.1)
-        ports = dict(line.split("=") for line in open(port_file).read().split())
         address = "127.0.0.1:" + ports["grpc"]
+        START_ADDRESS[0] = address
         failures = 0
         compared = 0
         rows = []
@@ -86,6 +132,9 @@ def main():
             print(f"{r[0]:32} {r[1]:6} {r[2]:>5} {r[3]:8.3f} {r[4]:8.3f}")
         print("\n".join(cuda_frames))
         print(f"{compared} values compared, {failures} failing pairs")
+        if args.fault_pair:
+            ref, dist = args.fault_pair.split(",")
+            failures += fault_injection(args, ref, dist)
         return 1 if failures or compared == 0 else 0
     finally:
         server.terminate()

@@ -36,7 +36,7 @@ bool ServerProcess::Start() {
   dir_ = MakeTempDir("exactqd");
   const std::string port_file = dir_ + "/ports";
   std::vector<std::string> args = {ServerBinary(), "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
-                                   "--port-file=" + port_file, "--grace-period-seconds=5"};
+                                   "--port-file=" + port_file, "--grace-period-seconds=5", "--drain-notice-seconds=0"};
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   pid_ = fork();
   if (pid_ == 0) {
@@ -75,6 +75,23 @@ int ServerProcess::Stop() {
   waitpid(pid_, &status, 0);
   pid_ = -1;
   return status;
+}
+
+void ServerProcess::Signal(int signal) {
+  if (pid_ > 0) kill(pid_, signal);
+}
+
+int ServerProcess::WaitForExit(int seconds) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  while (pid_ > 0 && std::chrono::steady_clock::now() < deadline) {
+    int status = 0;
+    if (waitpid(pid_, &status, WNOHANG) == pid_) {
+      pid_ = -1;
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return -1;
 }
 
 std::string ServerProcess::log() const {

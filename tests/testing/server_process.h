@@ -26,6 +26,10 @@ class ServerProcess {
   // Sends SIGTERM and waits; returns the exit status (as from waitpid).
   int Stop();
   bool running() const { return pid_ > 0; }
+  // Sends a signal (e.g. SIGTERM to start a drain) without waiting.
+  void Signal(int signal);
+  // Waits up to `seconds` for the process to exit; its exit code, or -1 on timeout.
+  int WaitForExit(int seconds);
 
   std::string address() const { return "127.0.0.1:" + std::to_string(grpc_port_); }
   int grpc_port() const { return grpc_port_; }
