@@ -15,13 +15,15 @@
 //                             For a chunk predicted refused (a "transition": a binade
 //                             crossing, a zero crossing, the first chunk, infinities...) it
 //                             also predicts from an approximate path which sub-chunks will be
-//                             refused and the frame the exact sum will have after each;
+//                             refused and the frame the exact sum will have after each, and
+//                             forms (from the terms it already holds) the sub-chunk scans the
+//                             walk will need: for each predicted round start j and its
+//                             predicted frame F, compose(sub_j..sub_k) under F for every k,
+//                             in slots taken from a pool;
 //   PrepareWalk               one block per group of 512 chunks: pieces (maximal runs of
 //                             predicted-accepted chunks with one plan) composed by a
-//                             segmented scan, an ordered list of walk events (pieces and
-//                             transitions), and for each transition the sub-chunk scans the
-//                             walk will need: for each predicted round start j and its
-//                             predicted frame F, compose(sub_j..sub_k) under F for every k;
+//                             segmented scan, and an ordered list of walk events (pieces and
+//                             transitions);
 //   OrderedEventWalk          one block; warp 0 walks the events with the exact sum in
 //                             registers while the block stages the next batch of event data
 //                             in shared memory. A piece is one TryApplyRun; a transition
@@ -83,6 +85,8 @@ inline constexpr int kBatchSubchunks = 96;
 struct TransitionInfo {
   uint32_t starts;
   uint32_t crossing;
+  int32_t slot_base;   // the chunk's precomputed scans: slots[slot_base .. slot_base + slot_count)
+  int32_t slot_count;
   int16_t frame[kSubchunks];
 };
 
@@ -126,7 +130,8 @@ struct Workspace {
   WalkEvent* events;             // [groups * kGroupChunks]
   int* event_count;              // [groups]
   int* plan_runs;                // [groups]
-  ScanSlot* slots;               // [groups * kGroupSlots]
+  ScanSlot* slots;               // [groups * kGroupSlots], a pool taken by ChunkSummariesWarp
+  int* slot_pool;                // [1]: slots taken so far (reset by PlanAndPrefix)
 };
 
 __host__ __device__ inline int64_t GroupCount(int64_t chunks) { return (chunks + kGroupChunks - 1) / kGroupChunks; }
@@ -140,7 +145,7 @@ inline size_t WorkspaceBytes(int64_t chunks) {
   return AlignUp(c * sizeof(double)) + AlignUp(c * sizeof(int)) + AlignUp(c * sizeof(RunSummary)) +
          AlignUp(sizeof(WalkOutput)) + AlignUp(c * sizeof(double)) + AlignUp(c) + AlignUp(c * sizeof(TransitionInfo)) +
          AlignUp(c * sizeof(RunSummary)) + AlignUp(g * kGroupChunks * sizeof(WalkEvent)) + 2 * AlignUp(g * sizeof(int)) +
-         AlignUp(g * kGroupSlots * sizeof(ScanSlot));
+         AlignUp(g * kGroupSlots * sizeof(ScanSlot)) + AlignUp(sizeof(int));
 }
 
 inline Workspace CarveWorkspace(void* base, int64_t chunks) {
@@ -165,6 +170,7 @@ inline Workspace CarveWorkspace(void* base, int64_t chunks) {
   ws.event_count = reinterpret_cast<int*>(take(g * sizeof(int)));
   ws.plan_runs = reinterpret_cast<int*>(take(g * sizeof(int)));
   ws.slots = reinterpret_cast<ScanSlot*>(take(g * kGroupSlots * sizeof(ScanSlot)));
+  ws.slot_pool = reinterpret_cast<int*>(take(sizeof(int)));
   return ws;
 }
 
@@ -281,6 +287,19 @@ __device__ inline RunSummary WarpTotal(const RunSummary& mine) {
   return ShflRun(WarpInclusiveScan(mine), 31);
 }
 
+// The same scan as a loop (one Compose in the machine code instead of five): for code that
+// runs once per kernel on a few SMs, where fetching cold instructions costs more than the
+// loop.
+__device__ inline RunSummary WarpInclusiveScanCompact(RunSummary v) {
+  const int lane = LaneId();
+#pragma unroll 1
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const RunSummary other = ShflUpRun(v, d);
+    if (lane >= static_cast<int>(d)) v = Compose(other, v);
+  }
+  return v;
+}
+
 __device__ inline int WarpInclusiveSumInt(int v) {
   const int lane = LaneId();
 #pragma unroll
@@ -337,7 +356,9 @@ __global__ void __launch_bounds__(kSumWarps * 32)
 
 template <int kThreads = kPrefixThreads>
 __global__ void __launch_bounds__(kThreads)
-    PlanAndPrefix(const double* chunk_sums, int64_t chunks, PlanOptions options, int* plan, double* approximate_prefix) {
+    PlanAndPrefix(const double* chunk_sums, int64_t chunks, PlanOptions options, int* plan, double* approximate_prefix,
+                  int* slot_pool) {
+  if (threadIdx.x == 0 && slot_pool != nullptr) *slot_pool = 0;  // ChunkSummariesWarp takes slots after this kernel
   using Scan = cub::BlockScan<double, kThreads>;
   constexpr int kTile = kThreads * kPrefixItems;
   __shared__ typename Scan::TempStorage temp;
@@ -392,7 +413,8 @@ __global__ void __launch_bounds__(kThreads)
 template <class TermSource>
 __global__ void __launch_bounds__(kSummaryWarps * 32)
     ChunkSummariesWarp(TermSource source, size_t n, int64_t chunks, const int* plan, const double* approximate_prefix,
-                       RunSummary* summaries, uint8_t* predicted_refused, TransitionInfo* transitions) {
+                       RunSummary* summaries, uint8_t* predicted_refused, TransitionInfo* transitions, ScanSlot* slots,
+                       int* slot_pool, int slot_capacity) {
   __shared__ double tile[kSummaryWarps][kSubchunks][kSubchunkTerms + 1];  // +1: no bank conflicts
   const int lane = LaneId();
   double(*rows)[kSubchunkTerms + 1] = tile[threadIdx.x >> 5];
@@ -450,32 +472,67 @@ __global__ void __launch_bounds__(kSummaryWarps * 32)
       const uint32_t crossing_mask = __ballot_sync(kFullMask, crossing);
       const uint32_t valid_mask = nsub >= 32 ? 0xffffffffu : ((1u << nsub) - 1u);
       TransitionInfo& info = transitions[c];
-      info.frame[lane] = static_cast<int16_t>(FrameOfBits(BitsOf(start)));
+      const int16_t my_frame = static_cast<int16_t>(FrameOfBits(BitsOf(start)));
+      info.frame[lane] = my_frame;
+      const uint32_t starts = (1u | (crossing_mask << 1)) & valid_mask;
+      // The sub-chunk scans the walk will need, from the terms already in shared memory:
+      // for the first kMaxSlotsPerChunk predicted round starts j (frame F_j predicted at
+      // sub-chunk j), scan[k] = compose(sub_j .. sub_k) under F_j. Slots come from a pool;
+      // where it is exhausted the chunk gets none (the walk then forms them itself).
+      int slot_count = __popc(starts);
+      if (slot_count > kMaxSlotsPerChunk) slot_count = kMaxSlotsPerChunk;
+      int slot_base = 0;
       if (lane == 0) {
-        info.starts = (1u | (crossing_mask << 1)) & valid_mask;
+        slot_base = atomicAdd(slot_pool, slot_count);
+        if (slot_base + slot_count > slot_capacity) slot_count = 0;
+      }
+      slot_base = __shfl_sync(kFullMask, slot_base, 0);
+      slot_count = __shfl_sync(kFullMask, slot_count, 0);
+      if (lane == 0) {
+        info.starts = starts;
         info.crossing = crossing_mask;
+        info.slot_base = slot_base;
+        info.slot_count = slot_count;
+      }
+      uint32_t remaining = starts;
+#pragma unroll 1
+      for (int t = 0; t < slot_count; ++t) {
+        const int j = __ffs(remaining) - 1;
+        remaining &= remaining - 1;
+        const int slot_frame = __shfl_sync(kFullMask, static_cast<int>(my_frame), j);
+        RunSummary part = IdentityRun();
+        if (lane >= j && in_chunk) part = SummarizeTermsFast(row, len, slot_frame);
+        const RunSummary scan = WarpInclusiveScanCompact(part);
+        ScanSlot& out = slots[slot_base + t];
+        out.scan[lane] = scan;
+        if (lane == 0) {
+          out.frame = slot_frame;
+          out.start = j;
+          out.chunk = static_cast<int32_t>(c);
+          out.pad = 0;
+        }
       }
     }
   }
 }
 
 // ---------------------------------------------------------------------------------
-// 4. Pieces, events and sub-chunk scans: one block per group of kGroupChunks chunks, one
-// thread per chunk.
+// 4. Pieces and events: one block per group of kGroupChunks chunks, one thread per chunk.
+// (The sub-chunk scans of the transitions are already in their slots: ChunkSummariesWarp
+// formed them, spread over the whole GPU.) The scans below are loops, not unrolled: this
+// code runs once on a few SMs, so fetching cold instructions is what it mostly waits for.
 
 template <class TermSource>
 __global__ void __launch_bounds__(kGroupChunks)
-    PrepareWalk(TermSource source, size_t n, int64_t chunks, const int* plan, const uint8_t* predicted_refused,
-                const RunSummary* summaries, const TransitionInfo* transitions, RunSummary* piece_prefix,
-                WalkEvent* events, int* event_count, int* plan_runs, ScanSlot* slots) {
+    PrepareWalk(int64_t chunks, const int* plan, const uint8_t* predicted_refused, const RunSummary* summaries,
+                const TransitionInfo* transitions, RunSummary* piece_prefix, WalkEvent* events, int* event_count,
+                int* plan_runs) {
   constexpr int kWarps = kGroupChunks / 32;
-  using IntScan = cub::BlockScan<int, kGroupChunks>;
-  __shared__ typename IntScan::TempStorage int_temp;
   __shared__ RunSummary warp_total[kWarps];
   __shared__ RunSummary warp_carry[kWarps];
   __shared__ int warp_has_head[kWarps];
+  __shared__ int warp_heads[kWarps];
   __shared__ uint8_t head_at[kGroupChunks + 1];
-  __shared__ int4 work[kGroupSlots];  // (chunk in group, start, frame, -)
 
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = LaneId();
@@ -505,7 +562,7 @@ __global__ void __launch_bounds__(kGroupChunks)
   // Segmented inclusive scan: s = compose(last head at or before c .. c).
   RunSummary s = v;
   bool f = head;
-#pragma unroll
+#pragma unroll 1
   for (unsigned d = 1; d < 32; d <<= 1) {
     const RunSummary other = ShflUpRun(s, d);
     const bool other_f = __shfl_up_sync(kFullMask, f ? 1 : 0, d) != 0;
@@ -514,99 +571,53 @@ __global__ void __launch_bounds__(kGroupChunks)
       f = f || other_f;
     }
   }
+  // Events: one per head, numbered in chunk order.
+  const unsigned head_mask = __ballot_sync(kFullMask, valid && head);
   if (lane == 31) {
     warp_total[warp] = s;
     warp_has_head[warp] = f ? 1 : 0;
+    warp_heads[warp] = __popc(head_mask);
   }
   __syncthreads();
   if (tid == 0) {
     RunSummary running = IdentityRun();
+    int heads = 0;
+#pragma unroll 1
     for (int w = 0; w < kWarps; ++w) {
       warp_carry[w] = running;
       running = warp_has_head[w] ? warp_total[w] : Compose(running, warp_total[w]);
+      const int h = warp_heads[w];
+      warp_heads[w] = heads;  // exclusive
+      heads += h;
     }
+    event_count[g] = heads;
+    plan_runs[g] = runs;
   }
   __syncthreads();
   if (!f) s = Compose(warp_carry[warp], s);
   if (valid) piece_prefix[c] = s;
 
-  // Events: one per head; a piece's last chunk fills in its end and total.
-  int event_incl;
-  int total_events;
-  IntScan(int_temp).InclusiveSum(valid && head ? 1 : 0, event_incl, total_events);
-  const int my_event = event_incl - 1;
-  TransitionInfo info;
-  info.starts = 0;
-  info.crossing = 0;
-  int slot_count = 0;
-  if (valid && refused) {
-    info = transitions[c];
-    slot_count = __popc(info.starts);
-    if (slot_count > kMaxSlotsPerChunk) slot_count = kMaxSlotsPerChunk;
-  }
-  __syncthreads();  // int_temp is reused
-  int slot_offset;
-  int slots_wanted;
-  IntScan(int_temp).ExclusiveSum(slot_count, slot_offset, slots_wanted);
-  if (slot_offset >= kGroupSlots) {
-    slot_offset = kGroupSlots;
-    slot_count = 0;
-  } else if (slot_offset + slot_count > kGroupSlots) {
-    slot_count = kGroupSlots - slot_offset;
-  }
-  const int total_slots = slots_wanted < kGroupSlots ? slots_wanted : kGroupSlots;
+  const int my_event = warp_heads[warp] + __popc(head_mask & ((2u << lane) - 1u)) - 1;
   WalkEvent* group_events = events + g * kGroupChunks;
   if (valid && head) {
     WalkEvent& e = group_events[my_event];
     e.kind = refused ? 1 : 0;
     e.first = static_cast<int32_t>(c);
     e.frame = frame;
-    e.slot_base = static_cast<int32_t>(g * kGroupSlots + slot_offset);
-    e.slot_count = slot_count;
-    e.x_mask = refused ? info.crossing : 0u;
+    e.slot_base = 0;
+    e.slot_count = 0;
+    e.x_mask = 0u;
+    if (refused) {
+      const TransitionInfo& info = transitions[c];
+      e.slot_base = info.slot_base;
+      e.slot_count = info.slot_count;
+      e.x_mask = info.crossing;
+    }
   }
   if (valid && (refused || head_at[tid + 1])) {
     WalkEvent& e = group_events[my_event];
     e.end = static_cast<int32_t>(c + 1);
     e.total = refused ? v : s;
-  }
-  if (valid && refused && slot_count > 0) {
-    uint32_t remaining = info.starts;
-    for (int t = 0; t < slot_count; ++t) {
-      const int j = __ffs(remaining) - 1;
-      remaining &= remaining - 1;
-      work[slot_offset + t] = make_int4(tid, j, info.frame[j], 0);
-    }
-  }
-  if (tid == 0) {
-    event_count[g] = total_events;
-    plan_runs[g] = runs;
-  }
-  __syncthreads();
-
-  // The scans: one warp per slot.
-  for (int si = warp; si < total_slots; si += kWarps) {
-    const int4 item = work[si];
-    const int64_t cc = g * kGroupChunks + item.x;
-    const int j = item.y;
-    const int slot_frame = item.z;
-    const size_t base = static_cast<size_t>(cc) * kChunkTerms;
-    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
-    const int nsub = (count + kSubchunkTerms - 1) / kSubchunkTerms;
-    RunSummary mine = IdentityRun();
-    if (lane >= j && lane < nsub) {
-      mine = SubchunkSummaryFromSource(source, base + static_cast<size_t>(lane) * kSubchunkTerms,
-                                       ClampLen(count - lane * 32), slot_frame);
-    }
-    const RunSummary scan = WarpInclusiveScan(mine);
-    ScanSlot& out = slots[g * kGroupSlots + si];
-    out.scan[lane] = scan;
-    if (lane == 0) {
-      out.frame = slot_frame;
-      out.start = j;
-      out.chunk = static_cast<int32_t>(cc);
-      out.pad = 0;
-    }
   }
 }
 
@@ -643,7 +654,7 @@ struct WalkState {
 // matches the round's start and frame, else formed here from the terms), then add the first
 // refused sub-chunk one by one (staged terms where present).
 template <class TermSource>
-__device__ __noinline__ void ReplanChunk(WalkState& st, const TermSource& source, size_t n, int64_t c, const ScanSlot* slots,
+__device__ __forceinline__ void ReplanChunk(WalkState& st, const TermSource& source, size_t n, int64_t c, const ScanSlot* slots,
                             int nslots, uint32_t x_mask, const double (*xterms)[kSubchunkTerms]) {
   const int lane = LaneId();
   const size_t base = static_cast<size_t>(c) * kChunkTerms;
@@ -698,7 +709,7 @@ __device__ __noinline__ void ReplanChunk(WalkState& st, const TermSource& source
 // Chunks [c, end) with one plan, from their summaries, 32 at a time (warp scan, check,
 // longest accepted prefix); a refused chunk is re-planned.
 template <class TermSource>
-__device__ __noinline__ void WalkChunkWindows(WalkState& st, const TermSource& source, size_t n, int64_t c, int64_t end, int frame,
+__device__ __forceinline__ void WalkChunkWindows(WalkState& st, const TermSource& source, size_t n, int64_t c, int64_t end, int frame,
                                  const RunSummary* summaries) {
   const int lane = LaneId();
   while (c < end) {
@@ -724,8 +735,11 @@ __device__ __noinline__ void WalkChunkWindows(WalkState& st, const TermSource& s
 // A piece [first, end) whose total was refused: find its first refused chunk by a 32-ary
 // search over the piece prefixes (acceptance of a prefix is monotone in its length), apply
 // the prefix before it, re-plan it, and walk the rest window by window.
+//
+// Rare (a piece is refused only when its prediction was wrong), so it stays out of line; the
+// state goes in and out by value, so the walk's state never lives in local memory.
 template <class TermSource>
-__device__ __noinline__ void WalkRefusedPiece(WalkState& st, const TermSource& source, size_t n, int64_t first, int64_t end,
+__device__ __noinline__ WalkState WalkRefusedPiece(WalkState st, const TermSource& source, size_t n, int64_t first, int64_t end,
                                  int frame, const RunSummary* summaries, const RunSummary* piece_prefix) {
   const int lane = LaneId();
   int64_t lo = first;
@@ -748,10 +762,11 @@ __device__ __noinline__ void WalkRefusedPiece(WalkState& st, const TermSource& s
   st.chunks_rejected += 1;
   ReplanChunk(st, source, n, lo, nullptr, 0, 0u, nullptr);
   WalkChunkWindows(st, source, n, lo + 1, end, frame, summaries);
+  return st;
 }
 
 // Warp 0: the next batch of events that fits in shared memory, and the tables to stage it.
-inline __device__ __noinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events, const int* event_count, int64_t groups) {
+__device__ __forceinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events, const int* event_count, int64_t groups) {
   const int lane = LaneId();
   const int64_t g0 = sh.cur_group;
   const int e0 = sh.cur_event;
@@ -855,7 +870,7 @@ inline __device__ __noinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* eve
 
 // All threads: copy the planned batch into shared memory.
 template <class TermSource>
-__device__ __noinline__ void LoadBatch(WalkSmem& sh, const TermSource& source, size_t n, const WalkEvent* events,
+__device__ __forceinline__ void LoadBatch(WalkSmem& sh, const TermSource& source, size_t n, const WalkEvent* events,
                           const ScanSlot* slots) {
   constexpr int kEventWords = sizeof(WalkEvent) / 16;
   constexpr int kSlotWords = sizeof(ScanSlot) / 16;
@@ -941,7 +956,7 @@ __global__ void __launch_bounds__(kWalkThreads, 1)
           continue;
         }
         if (e.kind == 0) {
-          WalkRefusedPiece(st, source, n, e.first, e.end, e.frame, summaries, piece_prefix);
+          st = WalkRefusedPiece(st, source, n, e.first, e.end, e.frame, summaries, piece_prefix);
         } else {
           st.chunks_rejected += 1;
           ReplanChunk(st, source, n, e.first, &sh.slot[sh.ev_soff[i]], e.slot_count, e.x_mask, &sh.xterm[sh.ev_xoff[i]]);
@@ -997,14 +1012,15 @@ cudaError_t EnqueueOrderedSum(const TermSource& source, size_t n, const Workspac
       <<<WarpGrid(chunks, kSumWarps), kSumWarps * 32, 0, stream>>>(source, n, chunks, ws.chunk_sums);
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
   PlanAndPrefix<kPrefixThreads><<<1, kPrefixThreads, 0, stream>>>(ws.chunk_sums, chunks, options, ws.plan,
-                                                                   ws.approximate_prefix);
+                                                                   ws.approximate_prefix, ws.slot_pool);
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
   ChunkSummariesWarp<TermSource><<<WarpGrid(chunks, kSummaryWarps), kSummaryWarps * 32, 0, stream>>>(
-      source, n, chunks, ws.plan, ws.approximate_prefix, ws.summaries, ws.predicted_refused, ws.transitions);
+      source, n, chunks, ws.plan, ws.approximate_prefix, ws.summaries, ws.predicted_refused, ws.transitions, ws.slots,
+      ws.slot_pool, static_cast<int>(groups * kGroupSlots));
   if (cudaError_t err = record(2); err != cudaSuccess) return err;
   PrepareWalk<TermSource><<<static_cast<unsigned>(groups), kGroupChunks, 0, stream>>>(
-      source, n, chunks, ws.plan, ws.predicted_refused, ws.summaries, ws.transitions, ws.piece_prefix, ws.events,
-      ws.event_count, ws.plan_runs, ws.slots);
+      chunks, ws.plan, ws.predicted_refused, ws.summaries, ws.transitions, ws.piece_prefix, ws.events, ws.event_count,
+      ws.plan_runs);
   if (cudaError_t err = record(3); err != cudaSuccess) return err;
   OrderedEventWalk<TermSource><<<1, kWalkThreads, sizeof(WalkSmem), stream>>>(
       source, n, chunks, ws.summaries, ws.piece_prefix, ws.events, ws.event_count, ws.plan_runs, ws.slots, ws.output);
