@@ -59,6 +59,9 @@ ABSL_FLAG(int, keepalive_timeout_seconds, 20, "close a connection whose ping is 
 ABSL_FLAG(int, max_connection_age_seconds, 1800,
           "send GOAWAY to connections older than this, so clients reconnect and spread over replicas");
 ABSL_FLAG(int, max_connection_age_grace_seconds, 600, "time calls get to finish after a GOAWAY for age");
+ABSL_FLAG(uint64_t, max_device_bytes, 0,
+          "device memory admitted per GPU for the streams placed on it (estimated per stream from its "
+          "geometry and metrics); 0 = 90% of the device's memory");
 ABSL_FLAG(std::string, gpus, "all", "GPUs to use, by index after CUDA_VISIBLE_DEVICES: all, none, or e.g. 0,2");
 ABSL_FLAG(std::string, fault_injection, "",
           "for tests only: gpu_fail_after=N (GPU frames fail after N), gpu_alloc_fail; default off");
@@ -90,7 +93,8 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("max_connection_age_seconds"),
         absl::FindCommandLineFlag("max_connection_age_grace_seconds"), absl::FindCommandLineFlag("tls_cert_file"),
         absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
-        absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection")}) {
+        absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
+        absl::FindCommandLineFlag("max_device_bytes")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -174,6 +178,7 @@ absl::Status ConfigureRuntime() {
   absl::StatusOr<FaultInjection> faults = ParseFaultInjection(absl::GetFlag(FLAGS_fault_injection));
   if (!faults.ok()) return faults.status();
   runtime.faults = *faults;
+  runtime.max_device_bytes = absl::GetFlag(FLAGS_max_device_bytes);
   SetRuntimeConfig(runtime);
   absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
   if (devices.ok()) {

@@ -4,6 +4,7 @@
 #include "engine/metrics/registry.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/gpu_scorer.h"
+#include "engine/runtime/runtime_config.h"
 #include "server/stream_session.h"
 #include "server/version.h"
 #include "server/wire_conversion.h"
@@ -118,7 +119,7 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
       o->set_description(option.description);
     }
     out->add_backends(v1::BACKEND_CPU);
-    if (info.name == "psnr" || info.name == "ssim") out->add_backends(v1::BACKEND_CUDA);
+    if (info.name == "psnr" || info.name == "ssim" || info.name == "ssimulacra2") out->add_backends(v1::BACKEND_CUDA);
   }
   for (v1::ChromaLayout layout : {v1::CHROMA_400, v1::CHROMA_420, v1::CHROMA_422, v1::CHROMA_444}) {
     response->add_chroma_layouts(layout);
@@ -146,6 +147,7 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   limits->set_max_frames_in_flight_per_stream(1);
   limits->set_max_frames_per_stream(l.max_frames_per_stream);
   limits->set_max_buffered_bytes(l.max_buffered_bytes);
+  limits->set_max_device_bytes(GetRuntimeConfig().max_device_bytes);
   return grpc::Status::OK;
 }
 

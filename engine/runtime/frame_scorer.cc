@@ -43,7 +43,12 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeom
   if (preference != BackendPreference::kCpu) {
     if (absl::Status s = scorer->PlaceOnGpu(metrics); !s.ok()) {
       if (preference == BackendPreference::kCuda) {
-        return absl::FailedPreconditionError(absl::StrCat("backend cuda: ", s.message(), "; use backend auto or cpu"));
+        // Over a limit stays RESOURCE_EXHAUSTED (naming the limit); anything else means no
+        // usable GPU for this input.
+        const absl::StatusCode code = s.code() == absl::StatusCode::kResourceExhausted
+                                          ? absl::StatusCode::kResourceExhausted
+                                          : absl::StatusCode::kFailedPrecondition;
+        return absl::Status(code, absl::StrCat("backend cuda: ", s.message(), "; use backend auto or cpu"));
       }
     }
   }

@@ -3,6 +3,7 @@
 #ifndef EXACTQ_ENGINE_RUNTIME_RUNTIME_CONFIG_H_
 #define EXACTQ_ENGINE_RUNTIME_RUNTIME_CONFIG_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,11 @@ struct FaultInjection {
 struct RuntimeConfig {
   // Device indices (after CUDA_VISIBLE_DEVICES) the engine may use; nullopt: all.
   std::optional<std::vector<int>> gpus;
+  // Device memory admitted for the streams placed on one GPU (their buffers, estimated
+  // from the geometry and metrics when a stream is placed); 0: 90% of the device's memory.
+  // A stream that does not fit goes to the CPU under auto (out_of_memory) and gets
+  // RESOURCE_EXHAUSTED under a forced cuda.
+  uint64_t max_device_bytes = 0;
   FaultInjection faults;
 };
 

@@ -1,0 +1,145 @@
+// Host-only: the kernel bodies of the CUDA twin (ssimulacra2_cuda_kernels.h), run in
+// plain loops in the pipeline's launch order (ssimulacra2_cuda_pipeline.cu), with each
+// term plane summed by the plain loop, give ReferenceSums' bits. This checks the device
+// walk over the images (chroma indexing, the pyramid's ping-pong, blur lines, plane
+// strides, term planes, sum order) on machines without a GPU; the device itself adds the
+// launch geometry and the exact ordered sum (ssimulacra2_cuda_test).
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "engine/format/frame.h"
+#include "engine/format/frame_geometry.h"
+#include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_kernels.h"
+#include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace ssimulacra2 {
+namespace gpu {
+namespace {
+
+using testing_frames::MakeTestFrame;
+using testing_frames::Noise;
+
+// The pipeline on the host: every "thread" of every launch, launches in stream order.
+FrameSums Emulate(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
+  const FrameGeometry& g = ref.geometry();
+  std::vector<uint64_t> scratch((CarvePlanes(nullptr, g.width, g.height).bytes + 7) / 8);
+  const Planes p = CarvePlanes(scratch.data(), g.width, g.height);
+  DeviceFrame f;
+  f.ref = ref.bytes();
+  f.dis = dis.bytes();
+  f.width = g.width;
+  f.height = g.height;
+  f.bit_depth = g.format.bit_depth;
+  f.chroma_width = g.plane_width(1);
+  f.chroma_height = g.plane_height(1);
+  for (int i = 0; i < 3; ++i) f.plane_offset[i] = g.plane_offset(i);
+  f.coefficients = MakeYuvToRgbCoefficients(matrix, g.format.bit_depth);
+  f.cube_root_of_bias = CubeRootOfOpsinBias();
+  f.eotf_table = kSrgbEotfTable;
+
+  FrameSums sums;
+  sums.width = g.width;
+  sums.height = g.height;
+  sums.num_scales = ScaleCountOf(g.width, g.height);
+  for (int image = 0; image < 2; ++image) {
+    for (int y = 0; y < g.height; ++y) {
+      for (int x = 0; x < g.width; ++x) {
+        if (f.bit_depth > 8) {
+          YuvToLinearAt<uint16_t>(f, p, x, y, image);
+        } else {
+          YuvToLinearAt<uint8_t>(f, p, x, y, image);
+        }
+      }
+    }
+  }
+  int w = g.width;
+  int h = g.height;
+  for (int s = 0; s < sums.num_scales; ++s) {
+    const int cur = s % 2;
+    if (s > 0) {
+      for (int z = 0; z < 2 * kImageChannels; ++z) {
+        for (int oy = 0; oy < HalfSide(h) + 3; ++oy) {  // + 3: out-of-range threads
+          for (int ox = 0; ox < HalfSide(w) + 5; ++ox) DownsampleAt(p, cur, w, h, ox, oy, z);
+        }
+      }
+      w = HalfSide(w);
+      h = HalfSide(h);
+    }
+    for (int image = 0; image < 2; ++image) {
+      for (int y = 0; y < h + 2; ++y) {
+        for (int x = 0; x < w + 2; ++x) XybAt(p, cur, w, h, f.cube_root_of_bias, x, y, image);
+      }
+    }
+    for (int64_t t = 0; t < int64_t{h} * kBlurLines + 7; ++t) BlurRowAt(p, w, h, t);
+    for (int64_t t = 0; t < int64_t{w} * kBlurLines + 7; ++t) BlurColumnAt(p, w, h, t);
+    const size_t n = static_cast<size_t>(w) * h;
+    for (int c = 0; c < kImageChannels; ++c) {
+      for (size_t i = 0; i < n + 9; ++i) TermsAt(p, n, c, i);
+      for (int k = 0; k < kSumsPerChannel; ++k) {
+        double sum = 0.0;
+        for (size_t i = 0; i < n; ++i) sum += p.terms[k * p.plane + i];
+        sums.sums[s][c][k] = sum;
+      }
+    }
+  }
+  return sums;
+}
+
+void ExpectSameBits(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what) {
+  absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
+  ASSERT_TRUE(cpu.ok()) << what << ": " << cpu.status();
+  const FrameSums emulated = Emulate(ref, dis, matrix);
+  EXPECT_EQ(emulated.num_scales, cpu->num_scales) << what;
+  int differ = 0;
+  for (int s = 0; s < kMaxScales; ++s) {
+    for (int c = 0; c < kImageChannels; ++c) {
+      for (int k = 0; k < kSumsPerChannel; ++k) {
+        uint64_t a, b;
+        std::memcpy(&a, &emulated.sums[s][c][k], 8);
+        std::memcpy(&b, &cpu->sums[s][c][k], 8);
+        if (a != b && ++differ <= 3) {
+          ADD_FAILURE() << what << ": [" << s << "][" << c << "][" << k << "] emulated "
+                        << absl::StrFormat("%a", emulated.sums[s][c][k]) << " cpu "
+                        << absl::StrFormat("%a", cpu->sums[s][c][k]);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(differ, 0) << what;
+}
+
+TEST(Ssimulacra2CudaEmulationTest, KernelBodiesGiveTheReferenceBits) {
+  const int sizes[][2] = {{8, 8}, {9, 17}, {33, 31}, {131, 67}, {577, 323}};
+  const ChromaLayout layouts[] = {ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444};
+  const int depths[] = {8, 10, 12, 16};
+  uint32_t seed = 1;
+  for (const auto& size : sizes) {
+    for (ChromaLayout layout : layouts) {
+      for (int depth : depths) {
+        const FrameGeometry g{size[0], size[1], {layout, depth}};
+        const YuvMatrix matrix = static_cast<YuvMatrix>(seed % 4);
+        const std::string what = absl::StrFormat("%dx%d layout %d depth %d matrix %d", size[0], size[1],
+                                                 static_cast<int>(layout), depth, static_cast<int>(matrix));
+        ExpectSameBits(MakeTestFrame(g, seed), MakeTestFrame(g, seed, Noise{12, 0}), matrix, what);
+        if (size[0] * size[1] < 100000 || depth == 10) {
+          ExpectSameBits(MakeTestFrame(g, seed), MakeTestFrame(g, seed, Noise{12, 2 * size[1] / 3}), matrix,
+                         what + " lower third");
+        }
+        ++seed;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace gpu
+}  // namespace ssimulacra2
+}  // namespace exactq

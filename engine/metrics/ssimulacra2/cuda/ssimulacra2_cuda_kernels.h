@@ -1,0 +1,249 @@
+// The per-thread bodies of the ssimulacra2 CUDA twin's kernels, host/device code
+// (EXACTQ_HD), and the layout of the image planes in device scratch.
+//
+// The kernels of ssimulacra2_cuda_pipeline.cu are thin wrappers around these bodies; the
+// host-only ssimulacra2_cuda_emulation_test runs the same bodies in plain loops (every
+// thread, in any order: no body reads what another body of the same launch writes) and
+// sums the term planes with the plain loop, and must get ReferenceSums' bits. So the
+// walk over the images (indexing, chroma, pyramid, blur lines, term planes) is checked
+// on any machine; the device adds the launch geometry and the exact ordered sum.
+//
+// Every body calls the shared templates of ssimulacra2_math.h on ScalarLanes, in the
+// reference's order (ssimulacra2_reference.cc), one IEEE operation each.
+#ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_KERNELS_H_
+#define EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_KERNELS_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "engine/metrics/ssimulacra2/ssimulacra2_math.h"
+
+namespace exactq {
+namespace ssimulacra2 {
+namespace gpu {
+
+inline constexpr int kImageChannels = 3;  // X, Y, B (or R, G, B)
+inline constexpr int kSumCount = kMaxScales * kImageChannels * kSumsPerChannel;  // 108
+inline constexpr int kBlurKinds = 5;  // mu1, mu2, s11, s22, s12
+inline constexpr int kBlurLines = kImageChannels * kBlurKinds;
+
+// One frame pair on the device.
+struct DeviceFrame {
+  const void* ref = nullptr;  // device: the frame's bytes in the wire layout (planes Y, U, V)
+  const void* dis = nullptr;
+  int width = 0;
+  int height = 0;
+  int bit_depth = 8;  // 8: one byte per sample; 9..16: little-endian uint16
+  int chroma_width = 0;
+  int chroma_height = 0;
+  size_t plane_offset[3] = {0, 0, 0};  // bytes from the frame's start
+  YuvToRgbCoefficients coefficients{};  // MakeYuvToRgbCoefficients(matrix, bit_depth)
+  float cube_root_of_bias = 0.0f;       // CubeRootOfOpsinBias(), formed on the host
+  const float* eotf_table = nullptr;    // device copy of kSrgbEotfTable
+  void* scratch = nullptr;              // ScratchBytes(width, height) of device memory
+  double* sums = nullptr;               // device: kSumCount doubles, FrameSums::sums order
+};
+
+// Scale sides and count, as ScaleSide/ScaleCount (ssimulacra2_score.cc) define them:
+// repeated ceil(side / 2), scales while both sides are >= kMinScaleSide, at most 6.
+EXACTQ_HD inline int HalfSide(int side) { return (side + 1) / 2; }
+EXACTQ_HD inline int ScaleCountOf(int width, int height) {
+  int count = 0;
+  int w = width;
+  int h = height;
+  while (count < kMaxScales && w >= kMinScaleSide && h >= kMinScaleSide) {
+    ++count;
+    w = HalfSide(w);
+    h = HalfSide(h);
+  }
+  return count;
+}
+
+inline size_t AlignScratch(size_t bytes) { return (bytes + 255) & ~size_t{255}; }
+
+// The image planes. Every plane has room for a full-size (scale 0) plane, `plane`
+// samples; a scale's plane is packed rows of its own width at the same start.
+struct Planes {
+  size_t plane = 0;
+  float* lin[2][2] = {};     // [ping-pong buffer][image]: 3 planes each (linear R, G, B)
+  float* xyb[2] = {};        // [image]: 3 planes
+  float* rows = nullptr;     // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
+  float* blurred = nullptr;  // kBlurLines planes: after the vertical pass
+  double* terms = nullptr;   // kSumsPerChannel planes of doubles (one channel at a time)
+  size_t bytes = 0;          // from the start of the scratch
+};
+
+// base may be null (then only `bytes` is meaningful).
+inline Planes CarvePlanes(void* base, int width, int height) {
+  Planes p;
+  p.plane = static_cast<size_t>(width) * height;
+  char* b = static_cast<char*>(base);
+  size_t offset = 0;
+  const auto take = [&](size_t bytes) {
+    char* at = b == nullptr ? nullptr : b + offset;
+    offset += AlignScratch(bytes);
+    return at;
+  };
+  const size_t image3 = kImageChannels * p.plane * sizeof(float);
+  for (auto& buffer : p.lin) {
+    for (float*& image : buffer) image = reinterpret_cast<float*>(take(image3));
+  }
+  for (float*& image : p.xyb) image = reinterpret_cast<float*>(take(image3));
+  p.rows = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
+  p.blurred = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
+  p.terms = reinterpret_cast<double*>(take(kSumsPerChannel * p.plane * sizeof(double)));
+  p.bytes = offset;
+  return p;
+}
+
+// ---------------------------------------------------------------------------------
+// Bodies. Each is one thread's work; out-of-range threads return at once.
+
+// B.2-B.3 at pixel (x, y) of scale 0 of `image` (0 ref, 1 dis) into lin[0][image].
+template <class T>
+EXACTQ_HD inline void YuvToLinearAt(const DeviceFrame& f, const Planes& p, int x, int y, int image) {
+  if (x >= f.width || y >= f.height) return;
+  const char* base = static_cast<const char*>(image == 0 ? f.ref : f.dis);
+  float* out = p.lin[0][image];
+  const T* luma = reinterpret_cast<const T*>(base + f.plane_offset[0]);
+  const T* cb = reinterpret_cast<const T*>(base + f.plane_offset[1]);
+  const T* cr = reinterpret_cast<const T*>(base + f.plane_offset[2]);
+  const int cy = NearestChromaIndex(y, f.height, f.chroma_height);
+  const int cx = NearestChromaIndex(x, f.width, f.chroma_width);
+  const size_t i = static_cast<size_t>(y) * f.width + x;
+  const size_t ci = static_cast<size_t>(cy) * f.chroma_width + cx;
+  float r, g, b;
+  YuvToLinearRgb<ScalarLanes>(f.coefficients, f.eotf_table, static_cast<float>(luma[i]), static_cast<float>(cb[ci]),
+                              static_cast<float>(cr[ci]), r, g, b);
+  out[i] = r;
+  out[p.plane + i] = g;
+  out[2 * p.plane + i] = b;
+}
+
+// B.5: output (ox, oy) of lin[1 - cur] (w x h) -> lin[cur]; z = image * 3 + channel.
+EXACTQ_HD inline void DownsampleAt(const Planes& p, int cur, int w, int h, int ox, int oy, int z) {
+  const int ow = HalfSide(w);
+  const int oh = HalfSide(h);
+  if (ox >= ow || oy >= oh) return;
+  const int image = z / kImageChannels;
+  const int c = z % kImageChannels;
+  const float* in = p.lin[1 - cur][image] + c * p.plane;
+  float* out = p.lin[cur][image] + c * p.plane;
+  const int y0 = 2 * oy;
+  const int y1 = 2 * oy + 1 < h ? 2 * oy + 1 : h - 1;
+  const int x0 = 2 * ox;
+  const int x1 = 2 * ox + 1 < w ? 2 * ox + 1 : w - 1;
+  const size_t r0 = static_cast<size_t>(y0) * w;
+  const size_t r1 = static_cast<size_t>(y1) * w;
+  out[static_cast<size_t>(oy) * ow + ox] =
+      Downsample4<ScalarLanes>(in[r0 + x0], in[r0 + x1], in[r1 + x0], in[r1 + x1]);
+}
+
+// B.4 at (x, y) of lin[cur][image] (w x h) into xyb[image].
+EXACTQ_HD inline void XybAt(const Planes& p, int cur, int w, int h, float cube_root_of_bias, int x, int y,
+                            int image) {
+  if (x >= w || y >= h) return;
+  const float* in = p.lin[cur][image];
+  float* out = p.xyb[image];
+  const size_t i = static_cast<size_t>(y) * w + x;
+  float xo, yo, bo;
+  LinearRgbToXyb<ScalarLanes>(in[i], in[p.plane + i], in[2 * p.plane + i], cube_root_of_bias, xo, yo, bo);
+  out[i] = xo;
+  out[p.plane + i] = yo;
+  out[2 * p.plane + i] = bo;
+}
+
+// The input of blur line `line` (channel * 5 + kind) from `start`: img1, img2,
+// img1*img1, img2*img2, img1*img2 (each product one f32 rounding: the reference's
+// Multiply).
+struct BlurInput {
+  const float* a;
+  const float* b;
+  bool product;
+  EXACTQ_HD float operator()(size_t i) const { return product ? a[i] * b[i] : a[i]; }
+};
+
+EXACTQ_HD inline BlurInput BlurInputFor(const Planes& p, int line, size_t start) {
+  const int c = line / kBlurKinds;
+  const int kind = line % kBlurKinds;
+  const float* one = p.xyb[0] + c * p.plane + start;
+  const float* two = p.xyb[1] + c * p.plane + start;
+  switch (kind) {
+    case 0: return {one, one, false};
+    case 1: return {two, two, false};
+    case 2: return {one, one, true};
+    case 3: return {two, two, true};
+    default: return {one, two, true};
+  }
+}
+
+struct PlaneInput {
+  const float* p;
+  EXACTQ_HD float operator()(size_t i) const { return p[i]; }
+};
+
+// B.6 along one line: ssimulacra2_reference.cc BlurLine, operation for operation.
+template <class Input>
+EXACTQ_HD inline void BlurLineAt(const Input& in, float* out, int length, size_t stride) {
+  BlurState<float> state = ZeroBlurState(0.0f);
+  for (int n = -kBlurRadius + 1; n < length; ++n) {
+    const int left = n - kBlurRadius - 1;
+    const int right = n + kBlurRadius - 1;
+    const float left_value = left >= 0 ? in(static_cast<size_t>(left) * stride) : 0.0f;
+    const float right_value = right < length ? in(static_cast<size_t>(right) * stride) : 0.0f;
+    const float o = BlurStep(state, left_value, right_value);
+    if (n >= 0) out[static_cast<size_t>(n) * stride] = o;
+  }
+}
+
+// The horizontal pass, thread t = line * h + row, of xyb (w x h) into rows.
+EXACTQ_HD inline void BlurRowAt(const Planes& p, int w, int h, int64_t t) {
+  if (t >= static_cast<int64_t>(h) * kBlurLines) return;
+  const int row = static_cast<int>(t % h);
+  const int line = static_cast<int>(t / h);
+  const size_t start = static_cast<size_t>(row) * w;
+  BlurLineAt(BlurInputFor(p, line, start), p.rows + line * p.plane + start, w, 1);
+}
+
+// The vertical pass, thread t = line * w + column, of rows into blurred.
+EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
+  if (t >= static_cast<int64_t>(w) * kBlurLines) return;
+  const int column = static_cast<int>(t % w);
+  const int line = static_cast<int>(t / w);
+  BlurLineAt(PlaneInput{p.rows + line * p.plane + column}, p.blurred + line * p.plane + column, h,
+             static_cast<size_t>(w));
+}
+
+// B.7-B.8 at pixel i (of n) of channel c: the six terms, as ChannelSums computes them,
+// into the six term planes.
+EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
+  if (i >= n) return;
+  using L = ScalarLanes;
+  const float img1 = p.xyb[0][c * p.plane + i];
+  const float img2 = p.xyb[1][c * p.plane + i];
+  const float* b = p.blurred + static_cast<size_t>(c) * kBlurKinds * p.plane;
+  const float mu1 = b[i];
+  const float mu2 = b[p.plane + i];
+  const float s11 = b[2 * p.plane + i];
+  const float s22 = b[3 * p.plane + i];
+  const float s12 = b[4 * p.plane + i];
+  float num_m, num_s, den_s;
+  SsimFactors<L>(mu1, mu2, s11, s22, s12, num_m, num_s, den_s);
+  const double d = SsimDissimilarity<L>(num_m, num_s, den_s);
+  const double edge = EdgeDifference<L>(img1, mu1, img2, mu2);
+  double artifact, detail;
+  SplitEdgeDifference<L>(edge, artifact, detail);
+  double* t = p.terms;
+  t[kSumSsim * p.plane + i] = d;
+  t[kSumSsim4 * p.plane + i] = Quartic(d);
+  t[kSumArtifact * p.plane + i] = artifact;
+  t[kSumArtifact4 * p.plane + i] = Quartic(artifact);
+  t[kSumDetail * p.plane + i] = detail;
+  t[kSumDetail4 * p.plane + i] = Quartic(detail);
+}
+
+}  // namespace gpu
+}  // namespace ssimulacra2
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_KERNELS_H_

@@ -1,0 +1,339 @@
+// Ssimulacra2Cuda against the CPU reference (ReferenceSums, ScoreFromSums): == on the bit
+// pattern of all 108 sums and of the score, on every frame of the shared corpus (skipped
+// without $EXACTQ_CORPUS; cases whose files are absent are skipped one by one, so a
+// trimmed copy of the corpus works), random frames of 8x8, 9x17, 33x31, 577x323 and
+// 1921x1081 in 4:2:0, 4:2:2 and 4:4:4 at 8, 10, 12 and 16 bits with every yuv_matrix,
+// identical pairs (exactly 100), pairs distorted in the lower third only, the graph and
+// the direct launch path, repeated frames and changes of geometry.
+//
+// Without a usable GPU every test is skipped, with the reason printed.
+#include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_format.h"
+#include "engine/format/frame.h"
+#include "engine/format/frame_geometry.h"
+#include "engine/io/testing/corpus.h"
+#include "engine/io/y4m_reader.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace ssimulacra2 {
+namespace {
+
+using testing_frames::MakeTestFrame;
+using testing_frames::Noise;
+
+uint64_t Bits(double x) {
+  uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+// DESIGN.md rule 1: bit equality, except that any NaN equals any NaN.
+bool SameBits(double a, double b) { return (std::isnan(a) && std::isnan(b)) || Bits(a) == Bits(b); }
+
+std::string Value(double x) { return absl::StrFormat("%.17g (%a)", x, x); }
+
+const char* LayoutName(ChromaLayout layout) {
+  switch (layout) {
+    case ChromaLayout::k420: return "420";
+    case ChromaLayout::k422: return "422";
+    case ChromaLayout::k444: return "444";
+    default: return "?";
+  }
+}
+
+constexpr ChromaLayout kLayouts[] = {ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444};
+constexpr int kDepths[] = {8, 10, 12, 16};
+
+FrameGeometry Geometry(int w, int h, ChromaLayout layout, int depth) { return FrameGeometry{w, h, {layout, depth}}; }
+
+// Every sample uniform in [0, 2^depth - 1].
+Frame UniformRandomFrame(const FrameGeometry& g, uint64_t seed) {
+  Frame f = *Frame::Create(g);
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<uint32_t> any(0, g.max_sample_value());
+  for (int p = 0; p < g.plane_count(); ++p) {
+    for (int y = 0; y < g.plane_height(p); ++y) {
+      for (int x = 0; x < g.plane_width(p); ++x) f.set_sample(p, x, y, any(rng));
+    }
+  }
+  return f;
+}
+
+// One instance per (matrix, graph) for the whole test binary; null (after a failure)
+// when it cannot be created.
+Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true) {
+  static auto* instances = new std::map<std::pair<int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
+  std::unique_ptr<Ssimulacra2Cuda>& gpu = (*instances)[{static_cast<int>(matrix), use_graph}];
+  if (gpu == nullptr) {
+    Ssimulacra2CudaOptions options;
+    options.yuv_matrix = matrix;
+    options.use_graph = use_graph;
+    absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
+    EXPECT_TRUE(created.ok()) << created.status();
+    if (created.ok()) gpu = *std::move(created);
+  }
+  return gpu.get();
+}
+
+struct Parity {
+  bool equal = false;
+  double gpu_score = 0.0;
+  double cpu_score = 0.0;
+};
+
+// Scores one pair on both sides and checks every bit; `what` names the case in failures.
+Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what,
+                   bool use_graph = true) {
+  Parity out;
+  absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
+  EXPECT_TRUE(cpu.ok()) << what << ": " << cpu.status();
+  if (!cpu.ok()) return out;
+  Ssimulacra2Cuda* gpu_engine = Gpu(matrix, use_graph);
+  if (gpu_engine == nullptr) return out;
+  absl::StatusOr<FrameSums> gpu = gpu_engine->Sums(ref, dis);
+  EXPECT_TRUE(gpu.ok()) << what << ": " << gpu.status();
+  if (!gpu.ok()) return out;
+  EXPECT_EQ(gpu->num_scales, cpu->num_scales) << what;
+  EXPECT_EQ(gpu->width, cpu->width) << what;
+  EXPECT_EQ(gpu->height, cpu->height) << what;
+  int mismatches = 0;
+  for (int s = 0; s < kMaxScales; ++s) {
+    for (int c = 0; c < kChannels; ++c) {
+      for (int k = 0; k < kSumsPerChannel; ++k) {
+        const double a = gpu->sums[s][c][k];
+        const double b = cpu->sums[s][c][k];
+        if (!SameBits(a, b)) {
+          if (++mismatches <= 5) {
+            ADD_FAILURE() << what << ": sum [scale " << s << "][channel " << c << "][" << k << "]: gpu " << Value(a)
+                          << ", cpu " << Value(b);
+          }
+        }
+      }
+    }
+  }
+  EXPECT_EQ(mismatches, 0) << what << ": " << mismatches << " of 108 sums differ";
+  absl::StatusOr<double> cpu_score = ScoreFromSums(*cpu);
+  absl::StatusOr<FrameScores> gpu_scores = gpu_engine->Score(ref, dis);
+  EXPECT_TRUE(cpu_score.ok()) << what << ": " << cpu_score.status();
+  EXPECT_TRUE(gpu_scores.ok()) << what << ": " << gpu_scores.status();
+  if (!cpu_score.ok() || !gpu_scores.ok()) return out;
+  EXPECT_EQ(gpu_scores->size(), 1u);
+  EXPECT_EQ((*gpu_scores)[0].name, "ssimulacra2");
+  const double gpu_score = (*gpu_scores)[0].value;
+  EXPECT_TRUE(SameBits(gpu_score, *cpu_score)) << what << ": score gpu " << Value(gpu_score) << ", cpu "
+                                               << Value(*cpu_score);
+  out.equal = mismatches == 0 && SameBits(gpu_score, *cpu_score);
+  out.gpu_score = gpu_score;
+  out.cpu_score = *cpu_score;
+  return out;
+}
+
+class Ssimulacra2CudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    if (!Ssimulacra2CudaAvailable(&reason)) GTEST_SKIP() << "no usable CUDA device: " << reason;
+  }
+};
+
+bool Readable(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
+
+TEST_F(Ssimulacra2CudaTest, EveryCorpusFrame) {
+  absl::StatusOr<std::string> dir = corpus::FindCorpusDir();
+  if (!dir.ok()) GTEST_SKIP() << dir.status().message();
+  absl::StatusOr<std::vector<corpus::CorpusCase>> cases = corpus::LoadCorpusCases(*dir);
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  int frames = 0;
+  int equal = 0;
+  int cases_run = 0;
+  std::vector<std::string> skipped;
+  for (const corpus::CorpusCase& c : *cases) {
+    if (!Readable(c.ref_path) || !Readable(c.dist_path)) {
+      skipped.push_back(c.id);
+      continue;
+    }
+    ++cases_run;
+    absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
+    absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
+    ASSERT_TRUE(ref_reader.ok()) << c.id << ": " << ref_reader.status();
+    ASSERT_TRUE(dis_reader.ok()) << c.id << ": " << dis_reader.status();
+    Frame ref;
+    Frame dis;
+    for (int i = 0;; ++i) {
+      absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
+      absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
+      ASSERT_TRUE(more_ref.ok() && more_dis.ok()) << c.id << " frame " << i;
+      ASSERT_EQ(*more_ref, *more_dis) << c.id << ": frame counts differ";
+      if (!*more_ref) break;
+      const Parity p = CheckParity(ref, dis, YuvMatrix::kBt709Limited, absl::StrFormat("%s frame %d", c.id, i));
+      ++frames;
+      if (p.equal) ++equal;
+      std::printf("corpus %-28s frame %d %dx%d: gpu %.17g %s\n", c.id.c_str(), i, c.geometry.width,
+                  c.geometry.height, p.gpu_score, p.equal ? "== cpu" : "DIFFERS");
+    }
+  }
+  std::printf("corpus: %d of %d frames bit-identical (%d cases run, %zu absent here)\n", equal, frames, cases_run,
+              skipped.size());
+  for (const std::string& id : skipped) std::printf("  absent: %s\n", id.c_str());
+  if (cases_run == 0) GTEST_SKIP() << "no corpus case has its files in " << *dir;
+  EXPECT_EQ(equal, frames);
+}
+
+// The small sizes: every layout x depth x matrix, a natural-looking pair and an
+// independent uniform-random pair.
+TEST_F(Ssimulacra2CudaTest, SmallRandomFramesEveryLayoutDepthAndMatrix) {
+  const int sizes[][2] = {{8, 8}, {9, 17}, {33, 31}};
+  int cases = 0;
+  uint32_t seed = 1;
+  for (const auto& size : sizes) {
+    for (ChromaLayout layout : kLayouts) {
+      for (int depth : kDepths) {
+        for (int m = 0; m < 4; ++m) {
+          const FrameGeometry g = Geometry(size[0], size[1], layout, depth);
+          const YuvMatrix matrix = static_cast<YuvMatrix>(m);
+          const std::string what =
+              absl::StrFormat("%dx%d %s %d-bit matrix %d seed %u", size[0], size[1], LayoutName(layout), depth, m, seed);
+          const Frame ref = MakeTestFrame(g, seed);
+          const Frame dis = MakeTestFrame(g, seed, Noise{12, 0});
+          CheckParity(ref, dis, matrix, what + " noise");
+          CheckParity(UniformRandomFrame(g, seed * 2), UniformRandomFrame(g, seed * 2 + 1), matrix, what + " uniform");
+          cases += 2;
+          ++seed;
+        }
+      }
+    }
+  }
+  std::printf("%d small pairs compared\n", cases);
+}
+
+TEST_F(Ssimulacra2CudaTest, MediumRandomFrames577x323) {
+  uint32_t seed = 100;
+  int m = 0;
+  for (ChromaLayout layout : kLayouts) {
+    for (int depth : kDepths) {
+      const FrameGeometry g = Geometry(577, 323, layout, depth);
+      const YuvMatrix matrix = static_cast<YuvMatrix>(m++ % 4);
+      const std::string what = absl::StrFormat("577x323 %s %d-bit matrix %d seed %u", LayoutName(layout), depth,
+                                               static_cast<int>(matrix), seed);
+      CheckParity(MakeTestFrame(g, seed), MakeTestFrame(g, seed, Noise{20, 0}), matrix, what);
+      ++seed;
+    }
+  }
+  const FrameGeometry g = Geometry(577, 323, ChromaLayout::k420, 10);
+  CheckParity(UniformRandomFrame(g, 7), UniformRandomFrame(g, 8), YuvMatrix::kBt601Full, "577x323 420 10-bit uniform");
+}
+
+TEST_F(Ssimulacra2CudaTest, LargeRandomFrames1921x1081) {
+  struct Case {
+    ChromaLayout layout;
+    int depth;
+    YuvMatrix matrix;
+  };
+  const Case cases[] = {{ChromaLayout::k420, 8, YuvMatrix::kBt709Limited},
+                        {ChromaLayout::k422, 12, YuvMatrix::kBt601Limited},
+                        {ChromaLayout::k444, 16, YuvMatrix::kBt601Full}};
+  uint32_t seed = 300;
+  for (const Case& c : cases) {
+    const FrameGeometry g = Geometry(1921, 1081, c.layout, c.depth);
+    const std::string what = absl::StrFormat("1921x1081 %s %d-bit matrix %d", LayoutName(c.layout), c.depth,
+                                             static_cast<int>(c.matrix));
+    const auto t0 = std::chrono::steady_clock::now();
+    const Parity p = CheckParity(MakeTestFrame(g, seed), MakeTestFrame(g, seed, Noise{6, 0}), c.matrix, what);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%s: %.17g %s (%.2f s with the CPU reference)\n", what.c_str(), p.gpu_score,
+                p.equal ? "== cpu" : "DIFFERS", s);
+    ++seed;
+  }
+}
+
+TEST_F(Ssimulacra2CudaTest, IdenticalPairsScoreExactly100) {
+  const int sizes[][2] = {{8, 8}, {33, 31}, {577, 323}};
+  int m = 0;
+  for (const auto& size : sizes) {
+    for (ChromaLayout layout : kLayouts) {
+      for (int depth : {8, 16}) {
+        const FrameGeometry g = Geometry(size[0], size[1], layout, depth);
+        const YuvMatrix matrix = static_cast<YuvMatrix>(m++ % 4);
+        const Frame f = MakeTestFrame(g, 5);
+        const std::string what =
+            absl::StrFormat("identical %dx%d %s %d-bit matrix %d", size[0], size[1], LayoutName(layout), depth,
+                            static_cast<int>(matrix));
+        const Parity p = CheckParity(f, f, matrix, what);
+        EXPECT_TRUE(SameBits(p.gpu_score, 100.0)) << what << ": " << Value(p.gpu_score);
+      }
+    }
+  }
+}
+
+TEST_F(Ssimulacra2CudaTest, LowerThirdDistortionOnly) {
+  const int sizes[][2] = {{33, 31}, {577, 323}};
+  for (const auto& size : sizes) {
+    for (int depth : {8, 10}) {
+      const FrameGeometry g = Geometry(size[0], size[1], ChromaLayout::k420, depth);
+      const Frame ref = MakeTestFrame(g, 9);
+      const std::string what = absl::StrFormat("lower third %dx%d %d-bit", size[0], size[1], depth);
+      const Parity third =
+          CheckParity(ref, MakeTestFrame(g, 9, Noise{16, 2 * size[1] / 3}), YuvMatrix::kBt709Limited, what);
+      const Parity all = CheckParity(ref, MakeTestFrame(g, 9, Noise{16, 0}), YuvMatrix::kBt709Limited, what + " (all)");
+      EXPECT_LT(third.gpu_score, 100.0) << what;
+      EXPECT_GT(third.gpu_score, all.gpu_score) << what;
+    }
+  }
+}
+
+// The direct launch path gives the graph's bits; replays and geometry changes too.
+TEST_F(Ssimulacra2CudaTest, GraphDirectReplayAndGeometryChanges) {
+  const FrameGeometry a = Geometry(131, 67, ChromaLayout::k420, 10);
+  const FrameGeometry b = Geometry(64, 48, ChromaLayout::k444, 8);
+  for (bool graph : {true, false}) {
+    for (int round = 0; round < 2; ++round) {
+      CheckParity(MakeTestFrame(a, 1), MakeTestFrame(a, 1, Noise{9, 0}), YuvMatrix::kBt709Full,
+                  absl::StrFormat("131x67 graph %d round %d", graph, round), graph);
+      CheckParity(MakeTestFrame(b, 2), MakeTestFrame(b, 2, Noise{9, 0}), YuvMatrix::kBt709Full,
+                  absl::StrFormat("64x48 graph %d round %d", graph, round), graph);
+    }
+  }
+}
+
+TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
+  Ssimulacra2Cuda* engine = Gpu(YuvMatrix::kBt709Limited);
+  ASSERT_NE(engine, nullptr);
+  Ssimulacra2Cuda& gpu = *engine;
+  const Frame small = *Frame::Create(Geometry(7, 8, ChromaLayout::k420, 8));
+  EXPECT_EQ(gpu.Sums(small, small).status().code(), absl::StatusCode::kInvalidArgument);
+  const Frame gray = *Frame::Create(Geometry(16, 16, ChromaLayout::k400, 8));
+  EXPECT_EQ(gpu.Sums(gray, gray).status().code(), absl::StatusCode::kInvalidArgument);
+  const Frame x = *Frame::Create(Geometry(16, 16, ChromaLayout::k420, 8));
+  const Frame y = *Frame::Create(Geometry(16, 16, ChromaLayout::k420, 10));
+  EXPECT_EQ(gpu.Sums(x, y).status().code(), absl::StatusCode::kInvalidArgument);
+  Ssimulacra2CudaOptions bad;
+  bad.device = 999;
+  EXPECT_EQ(Ssimulacra2Cuda::Create(bad).status().code(), absl::StatusCode::kInvalidArgument);
+  // A valid frame still works afterwards.
+  const FrameGeometry g = Geometry(16, 16, ChromaLayout::k420, 8);
+  CheckParity(MakeTestFrame(g, 3), MakeTestFrame(g, 3, Noise{5, 0}), YuvMatrix::kBt709Limited, "16x16 after errors");
+}
+
+}  // namespace
+}  // namespace ssimulacra2
+}  // namespace exactq
