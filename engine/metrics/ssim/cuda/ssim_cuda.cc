@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "engine/exact/ordered_sum_cuda.h"
 #include "engine/exact/ordered_sum_algebra.h"
 #include "engine/metrics/ssim/cuda/ssim_cuda_pipeline.h"
 #include "engine/metrics/ssim/ssim_math.h"
@@ -47,19 +48,7 @@ double SsimWeightSum(int width, int height) {
 }
 
 bool SsimCudaAvailable(std::string* reason) {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    if (reason != nullptr) {
-      *reason = absl::StrCat("cudaGetDeviceCount failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
-    }
-    return false;
-  }
-  if (count == 0) {
-    if (reason != nullptr) *reason = "no CUDA device";
-    return false;
-  }
-  return true;
+  return exact::CudaDeviceAvailable(reason);  // one definition of "usable"
 }
 
 // One frame in flight: its stream, events, device buffers and pinned host memory. Buffers

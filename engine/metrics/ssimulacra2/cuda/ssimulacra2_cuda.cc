@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "engine/exact/ordered_sum_cuda.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_pipeline.h"
 #include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
@@ -33,19 +34,7 @@ absl::Status CudaError(const char* call, cudaError_t err) {
 }  // namespace
 
 bool Ssimulacra2CudaAvailable(std::string* reason) {
-  int count = 0;
-  const cudaError_t err = cudaGetDeviceCount(&count);
-  if (err != cudaSuccess) {
-    if (reason != nullptr) {
-      *reason = absl::StrCat("cudaGetDeviceCount failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
-    }
-    return false;
-  }
-  if (count == 0) {
-    if (reason != nullptr) *reason = "no CUDA device";
-    return false;
-  }
-  return true;
+  return exact::CudaDeviceAvailable(reason);  // one definition of "usable"
 }
 
 // Device and pinned memory, the stream, events and the captured graph. Buffers are sized
