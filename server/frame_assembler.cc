@@ -12,11 +12,14 @@ FrameAssembler::FrameAssembler(const FrameGeometry& geometry, uint64_t max_chunk
 }
 
 void FrameAssembler::StartFrame(uint64_t index) {
+  // Pictures keep whatever buffers they have; Add sizes them when their first chunk
+  // arrives, so a recycled frame's buffers are reused without a new allocation.
+  Frame reference = std::move(current_.reference);
+  Frame distorted = std::move(current_.distorted);
   current_ = AssembledFrame{};
   current_.index = index;
-  // Valid by construction; Reset only allocates.
-  current_.reference.Reset(geometry_).IgnoreError();
-  current_.distorted.Reset(geometry_).IgnoreError();
+  current_.reference = std::move(reference);
+  current_.distorted = std::move(distorted);
   reference_state_ = PictureState{};
   distorted_state_ = PictureState{};
 }
@@ -70,6 +73,9 @@ absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point 
                                                    ", expected ", picture_bytes_, where));
   }
   if (!reference_state_.started && !distorted_state_.started) current_.first_chunk = arrival;
+  if (!state->started && picture->size_bytes() != picture_bytes_) {
+    picture->Reset(geometry_).IgnoreError();  // valid by construction; only allocates
+  }
   state->started = true;
   std::copy(chunk.data().begin(), chunk.data().end(), picture->mutable_bytes() + state->received);
   state->received = end;
@@ -86,6 +92,11 @@ bool FrameAssembler::FrameReady() const {
 
 bool FrameAssembler::HasPartialFrame() const {
   return (reference_state_.started || distorted_state_.started) && !FrameReady();
+}
+
+void FrameAssembler::Recycle(AssembledFrame&& frame) {
+  if (!reference_state_.started) current_.reference = std::move(frame.reference);
+  if (!distorted_state_.started) current_.distorted = std::move(frame.distorted);
 }
 
 AssembledFrame FrameAssembler::TakeFrame() {

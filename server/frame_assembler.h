@@ -38,6 +38,9 @@ class FrameAssembler {
   absl::Status Add(const v1::FrameChunk& chunk, Clock::time_point arrival);
   bool FrameReady() const;
   AssembledFrame TakeFrame();
+  // Hands a scored frame's buffers back, so the next frame reuses them instead of
+  // allocating (and zero-filling) two fresh pictures per frame.
+  void Recycle(AssembledFrame&& frame);
   // True when some chunks of a frame arrived but the frame is not complete.
   bool HasPartialFrame() const;
   uint64_t next_frame_index() const { return current_.index; }

@@ -44,6 +44,23 @@ TEST(FrameAssemblerTest, ReassemblesInterleavedChunksIntoWholePictures) {
   EXPECT_EQ(a.next_frame_index(), 1u);
 }
 
+TEST(FrameAssemblerTest, RecycledBuffersCarryTheNextFrame) {
+  FrameAssembler a(Geometry3x3Yuv420(), 1 << 20);
+  const auto t = Clock::now();
+  ASSERT_TRUE(a.Add(Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(17, 'a'), true), t).ok());
+  ASSERT_TRUE(a.Add(Chunk(0, v1::PICTURE_DISTORTED, 0, std::string(17, 'b'), true), t).ok());
+  AssembledFrame first = a.TakeFrame();
+  const uint8_t* reference_buffer = first.reference.bytes();
+  a.Recycle(std::move(first));
+  ASSERT_TRUE(a.Add(Chunk(1, v1::PICTURE_REFERENCE, 0, std::string(17, 'c'), true), t).ok());
+  ASSERT_TRUE(a.Add(Chunk(1, v1::PICTURE_DISTORTED, 0, std::string(17, 'd'), true), t).ok());
+  AssembledFrame second = a.TakeFrame();
+  EXPECT_EQ(second.index, 1u);
+  EXPECT_EQ(second.reference.bytes(), reference_buffer);  // the same allocation, reused
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.reference.bytes()), 17), std::string(17, 'c'));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.distorted.bytes()), 17), std::string(17, 'd'));
+}
+
 TEST(FrameAssemblerTest, RejectsAGapInOffsets) {
   FrameAssembler a(Geometry3x3Yuv420(), 1 << 20);
   ASSERT_TRUE(a.Add(Chunk(0, v1::PICTURE_REFERENCE, 0, "abcd", false), Clock::now()).ok());

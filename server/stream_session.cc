@@ -204,6 +204,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     if (!stream->Write(response)) {
       return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"));
     }
+    assembler.Recycle(std::move(frame));
   }
   if (context->IsCancelled()) {
     return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
