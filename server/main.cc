@@ -59,6 +59,8 @@ ABSL_FLAG(int, keepalive_timeout_seconds, 20, "close a connection whose ping is 
 ABSL_FLAG(int, max_connection_age_seconds, 1800,
           "send GOAWAY to connections older than this, so clients reconnect and spread over replicas");
 ABSL_FLAG(int, max_connection_age_grace_seconds, 600, "time calls get to finish after a GOAWAY for age");
+ABSL_FLAG(uint32_t, max_cpu_streams, 0,
+          "streams scored on the CPU at once; more get UNAVAILABLE with a retry hint; 0 = 2x hardware threads");
 ABSL_FLAG(uint64_t, max_device_bytes, 0,
           "device memory admitted per GPU for the streams placed on it (estimated per stream from its "
           "geometry and metrics); 0 = 90% of the device's memory");
@@ -94,7 +96,7 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("max_connection_age_grace_seconds"), absl::FindCommandLineFlag("tls_cert_file"),
         absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
         absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
-        absl::FindCommandLineFlag("max_device_bytes")}) {
+        absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -160,6 +162,8 @@ ServerConfig ConfigFromFlags() {
   l.max_frames_per_stream = absl::GetFlag(FLAGS_max_frames_per_stream);
   l.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   l.max_buffered_bytes = absl::GetFlag(FLAGS_max_buffered_bytes);
+  l.max_cpu_streams = absl::GetFlag(FLAGS_max_cpu_streams);
+  if (l.max_cpu_streams == 0) l.max_cpu_streams = 2 * std::max(1u, std::thread::hardware_concurrency());
   config.keepalive_time_seconds = absl::GetFlag(FLAGS_keepalive_time_seconds);
   config.keepalive_timeout_seconds = absl::GetFlag(FLAGS_keepalive_timeout_seconds);
   config.max_connection_age_seconds = absl::GetFlag(FLAGS_max_connection_age_seconds);

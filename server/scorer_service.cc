@@ -1,5 +1,7 @@
 #include "server/scorer_service.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/frame_scorer.h"
@@ -20,7 +22,8 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
     : config_(config),
       metrics_(metrics),
       admission_(config.limits.max_streams, config.limits.max_streams_per_peer),
-      memory_budget_(config.limits.max_buffered_bytes) {}
+      memory_budget_(config.limits.max_buffered_bytes),
+      cpu_streams_(config.limits.max_cpu_streams, config.limits.max_cpu_streams, "max_cpu_streams") {}
 
 grpc::Status ScorerService::Fail(const grpc::Status& status) {
   if (!status.ok()) {
@@ -43,7 +46,7 @@ grpc::Status ScorerService::ScoreStream(
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
-  return Fail(RunStreamSession(config_, metrics_, &memory_budget_, context, stream));
+  return Fail(RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
@@ -76,6 +79,12 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return Fail(ToGrpc(scorer.status()));
+  std::optional<StreamAdmission::Ticket> cpu_slot;
+  if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
+    absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(&cpu_streams_, context);
+    if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
+    cpu_slot.emplace(std::move(*ticket));
+  }
   absl::StatusOr<Frame> reference = Frame::Create(wanted->geometry);
   absl::StatusOr<Frame> distorted = Frame::Create(wanted->geometry);
   if (!reference.ok() || !distorted.ok()) return Fail(grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
@@ -148,6 +157,7 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   limits->set_max_frames_per_stream(l.max_frames_per_stream);
   limits->set_max_buffered_bytes(l.max_buffered_bytes);
   limits->set_max_device_bytes(GetRuntimeConfig().max_device_bytes);
+  limits->set_max_cpu_streams(l.max_cpu_streams);
   return grpc::Status::OK;
 }
 

@@ -35,6 +35,7 @@ class ScorerService final : public v1::Scorer::Service {
   ServerMetrics* metrics_;
   StreamAdmission admission_;
   MemoryBudget memory_budget_;
+  StreamAdmission cpu_streams_;
   std::atomic<bool> draining_{false};
 };
 

@@ -19,6 +19,10 @@ struct ServerLimits {
   uint64_t max_frames_per_stream = 0;  // 0 = unlimited
   uint64_t max_buffered_bytes = 4ull << 30;  // frame bytes held across all streams
   uint64_t max_message_bytes = 4 << 20;      // gRPC receive limit
+  // Streams scored on the CPU at once (the CPU is a fallback, not a second GPU: SSIMULACRA2
+  // at 4K takes seconds per frame there). Over it, new CPU streams get UNAVAILABLE with a
+  // retry hint. 0 = twice the hardware threads.
+  uint32_t max_cpu_streams = 0;
 };
 
 struct ServerConfig {

@@ -20,7 +20,7 @@ absl::StatusOr<StreamAdmission::Ticket> StreamAdmission::Admit(const std::string
   std::lock_guard<std::mutex> lock(mutex_);
   if (total_ >= max_total_) {
     return absl::ResourceExhaustedError(
-        absl::StrCat("the server is at its limit max_streams=", max_total_, "; retry later"));
+        absl::StrCat("the server is at its limit ", limit_name_, "=", max_total_, "; retry later"));
   }
   uint32_t& mine = per_peer_[peer];
   if (mine >= max_per_peer_) {

@@ -29,8 +29,9 @@ class StreamAdmission {
     std::string peer_;
   };
 
-  StreamAdmission(uint32_t max_total, uint32_t max_per_peer)
-      : max_total_(max_total), max_per_peer_(max_per_peer) {}
+  // `limit_name` is the setting named in errors ("max_streams", "max_cpu_streams").
+  StreamAdmission(uint32_t max_total, uint32_t max_per_peer, std::string limit_name = "max_streams")
+      : max_total_(max_total), max_per_peer_(max_per_peer), limit_name_(std::move(limit_name)) {}
 
   // RESOURCE_EXHAUSTED naming the limit when either is reached.
   absl::StatusOr<Ticket> Admit(const std::string& grpc_peer);
@@ -44,6 +45,7 @@ class StreamAdmission {
 
   const uint32_t max_total_;
   const uint32_t max_per_peer_;
+  const std::string limit_name_;
   mutable std::mutex mutex_;
   uint32_t total_ = 0;
   std::map<std::string, uint32_t> per_peer_;

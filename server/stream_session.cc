@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -83,8 +84,16 @@ grpc::Status Invalid(const std::string& message) {
 
 }  // namespace
 
+absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_streams, grpc::ServerContext* context) {
+  absl::StatusOr<StreamAdmission::Ticket> ticket = cpu_streams->Admit("cpu");
+  if (ticket.ok()) return ticket;
+  context->AddTrailingMetadata("retry-after-seconds", "5");
+  return absl::UnavailableError(absl::StrCat("the CPU pool is saturated (", ticket.status().message(),
+                                             "); retry in a few seconds or on another replica"));
+}
+
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
-                              MemoryBudget* memory_budget, grpc::ServerContext* context,
+                              const SessionResources& resources, grpc::ServerContext* context,
                               grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream) {
   SessionLog log(metrics, context->peer());
   v1::ScoreRequest request;
@@ -98,12 +107,18 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
   // One frame in flight: its two pictures.
   absl::StatusOr<MemoryBudget::Reservation> reservation =
-      memory_budget->Reserve(2 * static_cast<uint64_t>(wanted->geometry.frame_bytes()));
+      resources.memory_budget->Reserve(2 * static_cast<uint64_t>(wanted->geometry.frame_bytes()));
   if (!reservation.ok()) return log.Finish(ToGrpc(reservation.status()));
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return log.Finish(ToGrpc(scorer.status()));
   const FrameGeometry geometry = wanted->geometry;
+  std::optional<StreamAdmission::Ticket> cpu_slot;
+  if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
+    absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(resources.cpu_streams, context);
+    if (!ticket.ok()) return log.Finish(ToGrpc(ticket.status()));
+    cpu_slot.emplace(std::move(*ticket));
+  }
   const uint64_t expected_frames = header.expected_frames();
 
   std::vector<std::string> metric_names;

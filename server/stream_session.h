@@ -13,11 +13,22 @@
 #include "server/memory_budget.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
+#include "server/stream_admission.h"
 
 namespace exactq::server {
 
+// What sessions share: the host-memory budget and the CPU pool's stream slots.
+struct SessionResources {
+  MemoryBudget* memory_budget;
+  StreamAdmission* cpu_streams;
+};
+
+// A CPU slot for a stream placed on the CPU, or UNAVAILABLE with a retry hint (also in
+// the trailing metadata "retry-after-seconds") when the CPU pool is full.
+absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_streams, grpc::ServerContext* context);
+
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
-                              MemoryBudget* memory_budget, grpc::ServerContext* context,
+                              const SessionResources& resources, grpc::ServerContext* context,
                               grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream);
 
 }  // namespace exactq::server

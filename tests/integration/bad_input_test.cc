@@ -430,6 +430,40 @@ TEST(ServerLimitsTest, ConcurrentStreamAndMemoryLimitsAreResourceExhausted) {
   EXPECT_TRUE(s2->Finish().ok());
 }
 
+TEST(ServerLimitsTest, ASaturatedCpuPoolAnswersUnavailableWithARetryHint) {
+  exactq::testing::ServerProcess server({"--max-cpu-streams=1"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  ScoreRequest header;
+  header.mutable_header()->mutable_geometry()->set_width(8);
+  header.mutable_header()->mutable_geometry()->set_height(8);
+  header.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_420);
+  header.mutable_header()->mutable_geometry()->mutable_format()->set_bit_depth(8);
+  header.mutable_header()->add_metrics()->set_name("psnr");
+  header.mutable_header()->set_backend(v1::BACKEND_CPU);
+  grpc::ClientContext held_context;
+  auto held = stub->ScoreStream(&held_context);
+  ScoreResponse r;
+  ASSERT_TRUE(held->Write(header) && held->Read(&r) && r.has_accepted());
+  grpc::ClientContext context;
+  auto second = stub->ScoreStream(&context);
+  second->Write(header);
+  second->WritesDone();
+  while (second->Read(&r)) {
+  }
+  const grpc::Status status = second->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
+  EXPECT_NE(status.error_message().find("max_cpu_streams=1"), std::string::npos) << status.error_message();
+  const auto& trailers = context.GetServerTrailingMetadata();
+  auto hint = trailers.find("retry-after-seconds");
+  ASSERT_NE(hint, trailers.end());
+  EXPECT_EQ(std::string(hint->second.data(), hint->second.size()), "5");
+  held->WritesDone();
+  while (held->Read(&r)) {
+  }
+  EXPECT_TRUE(held->Finish().ok());
+}
+
 TEST(ServerLimitsTest, HealthyStreamsAreUnaffectedByConcurrentBadOnes) {
   exactq::testing::ServerProcess server;
   ASSERT_TRUE(server.Start()) << server.log();
