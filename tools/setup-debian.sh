@@ -11,6 +11,9 @@ packages=(
   # Libraries (README "Dependencies" says what each is for).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libabsl-dev libspdlog-dev libfmt-dev
   libcivetweb-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  # Tests: python3 runs the deploy, Python-client and fuzz-seed scripts; openssl makes the
+  # TLS tests' certificates (minimal Debian images have neither).
+  python3 openssl
   # Tests: the request fuzzer (libFuzzer with ASan/UBSan).
   clang libclang-rt-14-dev
   # Tests: a real Prometheus scrapes the server's /metrics.
