@@ -14,7 +14,7 @@
 #include <iostream>
 
 #include "absl/flags/flag.h"
-#include "common/dashed_flags.h"
+#include "common/command_line.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -171,17 +171,13 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
 }  // namespace exactq::client
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
+  const char* usage =
       "the ExactQ client.\n"
       "  exactq score REF DIST [--server HOST:PORT] [--metrics psnr,...] [--backend auto|cuda|cpu]\n"
       "                        [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]\n"
       "  exactq capabilities [--server HOST:PORT]\n"
-      "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.");
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) { return absl::StrContains(file, "client/exactq_main.cc"); };
-  absl::SetFlagsUsageConfig(usage);
-  exactq::AcceptDashedFlagNames(argc, argv);
-  std::vector<char*> args = absl::ParseCommandLine(argc, argv);
+      "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.";
+  std::vector<char*> args = exactq::ParseCommandLine(argc, argv, usage, "client/exactq_main.cc");
   if (args.size() >= 2 && std::string(args[1]) == "capabilities" && args.size() == 2) {
     return exactq::client::Capabilities();
   }

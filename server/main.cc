@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "common/dashed_flags.h"
+#include "common/command_line.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
@@ -282,14 +282,10 @@ int Serve(const ServerConfig& config) {
 }  // namespace exactq::server
 
 int main(int argc, char** argv) {
-  absl::SetProgramUsageMessage(
-      "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
-      "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.");
-  absl::FlagsUsageConfig usage;
-  usage.contains_help_flags = [](absl::string_view file) { return absl::StrContains(file, "server/main.cc"); };
-  absl::SetFlagsUsageConfig(usage);
-  exactq::AcceptDashedFlagNames(argc, argv);
-  absl::ParseCommandLine(argc, argv);
+  exactq::ParseCommandLine(argc, argv,
+                           "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
+                           "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.",
+                           "server/main.cc");
   exactq::server::ApplyEnvironmentDefaults();
   if (absl::Status s = exactq::server::ConfigureLogging(absl::GetFlag(FLAGS_log_format),
                                                       absl::GetFlag(FLAGS_log_level));
