@@ -6,11 +6,13 @@
 //                     [--commit=SHA] [--dirty=true|false]
 //
 // For each fixture it prints medians over --reps repetitions (after warm-up) of:
-//   exact_ms     OrderedSumCuda::Sum, host wall time: launches + device work + the 40-byte
-//                result copy + stream sync (what a caller waits for);
+//   exact_ms     OrderedSumCuda::Sum, host wall time: launches + device work + the small
+//                result copy + stream sync (what a caller waits for); the default pipeline:
+//                segments, and the event walk only where a check refuses them;
+//   event_walk_ms  the same with the event walk alone (the previous pipeline, the fallback);
 //   cub_ms       cub::DeviceReduce::Sum + result copy + sync, timed the same way (INEXACT:
 //                a tree order, other bits than the loop);
-//   stage times  the exact pipeline's five kernels alone, from CUDA events;
+//   stage times  each pipeline's five kernels alone, from CUDA events;
 // and whether each result has the loop's bits. Then the host: the plain loop, and
 // OrderedSumThreads with 1 and with all hardware threads (same bits, checked).
 // --json=FILE also writes {"benchmark", "device", "commit", "dirty", "results": [{"name",
@@ -33,6 +35,7 @@
 #include "engine/exact/ordered_sum_cuda.h"
 #include "engine/exact/ordered_sum_fixtures.h"
 #include "engine/exact/ordered_sum_kernels.cuh"
+#include "engine/exact/ordered_sum_segments.cuh"
 
 namespace {
 
@@ -77,6 +80,63 @@ void Add(const std::string& name, double value, const char* unit) { g_results.pu
 
 constexpr int kStages = 5;
 const char* const kStageNames[kStages] = {"approximate_sums", "plan", "summaries", "prepare", "walk"};
+constexpr int kSegmentStages = 4;
+const char* const kSegmentStageNames[kSegmentStages] = {"approximate_sums", "chunk_segments", "group_steps",
+                                                        "segment_walk"};
+
+// Median stage times (and their total) of a pipeline enqueued by `enqueue(stages)`.
+template <int kCount, class Enqueue>
+void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vector<double> (&stage_ms)[kCount],
+                std::vector<double>& total_ms) {
+  namespace gpu = exactq::exact::gpu;
+  cudaEvent_t start;
+  CHECK_CUDA(cudaEventCreate(&start));
+  gpu::StageEvents stage_events;
+  for (cudaEvent_t& e : stage_events.after) CHECK_CUDA(cudaEventCreate(&e));
+  for (int r = -3; r < reps; ++r) {
+    CHECK_CUDA(cudaEventRecord(start, stream));
+    CHECK_CUDA(enqueue(&stage_events));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+    if (r < 0) continue;
+    cudaEvent_t before = start;
+    for (int s = 0; s < kCount; ++s) {
+      float ms = 0;
+      CHECK_CUDA(cudaEventElapsedTime(&ms, before, stage_events.after[s]));
+      stage_ms[s].push_back(ms);
+      before = stage_events.after[s];
+    }
+    float total = 0;
+    CHECK_CUDA(cudaEventElapsedTime(&total, start, stage_events.after[kCount - 1]));
+    total_ms.push_back(total);
+  }
+  CHECK_CUDA(cudaEventDestroy(start));
+  for (cudaEvent_t& e : stage_events.after) cudaEventDestroy(e);
+}
+
+// Host wall time of OrderedSumCuda::Sum with `pipeline`, median of reps; checks the bits.
+double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePipeline pipeline, const double* d_terms,
+                 size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits) {
+  namespace ex = exactq::exact;
+  ex::OrderedSumOptions options;
+  options.device_pipeline = pipeline;
+  ex::OrderedSumCuda exact(stream, options);
+  same_bits = true;
+  std::vector<double> ms_list;
+  for (int r = -3; r < reps; ++r) {
+    double result = 0;
+    const double ms = HostMs([&] {
+      absl::StatusOr<double> got = exact.Sum(d_terms, n, &stats);
+      if (!got.ok()) {
+        std::fprintf(stderr, "OrderedSumCuda: %s\n", std::string(got.status().message()).c_str());
+        std::exit(1);
+      }
+      result = *got;
+    });
+    same_bits = same_bits && ex::SameBitsOrBothNaN(result, want);
+    if (r >= 0) ms_list.push_back(ms);
+  }
+  return Median(ms_list);
+}
 
 void RunFixture(FixtureKind kind, size_t n, int reps) {
   namespace ex = exactq::exact;
@@ -92,24 +152,15 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   CHECK_CUDA(cudaMalloc(&d_terms, n * sizeof(double)));
   CHECK_CUDA(cudaMemcpy(d_terms, terms.data(), n * sizeof(double), cudaMemcpyHostToDevice));
 
-  // The exact sum through its public class.
-  ex::OrderedSumCuda exact(stream);
+  // The exact sum through its public class: the default pipeline, then the event walk alone.
+  using Pipeline = ex::OrderedSumOptions::DevicePipeline;
   ex::OrderedSumStats stats;
-  double exact_result = 0;
   bool exact_same_bits = true;
-  std::vector<double> exact_ms;
-  for (int r = -3; r < reps; ++r) {
-    const double ms = HostMs([&] {
-      absl::StatusOr<double> got = exact.Sum(d_terms, n, &stats);
-      if (!got.ok()) {
-        std::fprintf(stderr, "OrderedSumCuda: %s\n", std::string(got.status().message()).c_str());
-        std::exit(1);
-      }
-      exact_result = *got;
-    });
-    exact_same_bits = exact_same_bits && ex::SameBitsOrBothNaN(exact_result, want);
-    if (r >= 0) exact_ms.push_back(ms);
-  }
+  const double exact_median =
+      TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, stats, exact_same_bits);
+  ex::OrderedSumStats walk_stats;
+  bool walk_same_bits = true;
+  const double walk_median = TimeClass(stream, Pipeline::kEventWalkOnly, d_terms, n, want, reps, walk_stats, walk_same_bits);
 
   // The inexact baseline.
   double* d_out = nullptr;
@@ -130,45 +181,50 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
     if (r >= 0) cub_ms.push_back(ms);
   }
 
-  // The exact pipeline's stages, each bracketed by events.
+  // Each pipeline's stages, each bracketed by events.
   const int64_t chunks = gpu::ChunkCount(n);
   void* d_ws = nullptr;
   CHECK_CUDA(cudaMalloc(&d_ws, gpu::WorkspaceBytes(chunks)));
   const gpu::Workspace ws = gpu::CarveWorkspace(d_ws, chunks);
+  void* d_seg = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_seg, gpu::SegmentWorkspaceBytes(chunks)));
+  const gpu::SegmentWorkspace seg = gpu::CarveSegmentWorkspace(d_seg, chunks);
+  CHECK_CUDA(gpu::ZeroSegmentState(seg, chunks, stream));
   const gpu::DeviceArrayTerms source{d_terms};
-  cudaEvent_t start;
-  CHECK_CUDA(cudaEventCreate(&start));
-  gpu::StageEvents stage_events;
-  for (cudaEvent_t& e : stage_events.after) CHECK_CUDA(cudaEventCreate(&e));
   std::vector<double> stage_ms[kStages];
   std::vector<double> device_total_ms;
-  for (int r = -3; r < reps; ++r) {
-    CHECK_CUDA(cudaEventRecord(start, stream));
-    CHECK_CUDA(gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, &stage_events));
-    CHECK_CUDA(cudaStreamSynchronize(stream));
-    if (r < 0) continue;
-    cudaEvent_t before = start;
-    for (int s = 0; s < kStages; ++s) {
-      float ms = 0;
-      CHECK_CUDA(cudaEventElapsedTime(&ms, before, stage_events.after[s]));
-      stage_ms[s].push_back(ms);
-      before = stage_events.after[s];
-    }
-    float total = 0;
-    CHECK_CUDA(cudaEventElapsedTime(&total, start, stage_events.after[kStages - 1]));
-    device_total_ms.push_back(total);
-  }
+  TimeStages(
+      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, e); },
+      stage_ms, device_total_ms);
+  std::vector<double> seg_stage_ms[kSegmentStages];
+  std::vector<double> seg_total_ms;
+  TimeStages(
+      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, gpu::PlanOptions{}, stream, e); },
+      seg_stage_ms, seg_total_ms);
+  // Where the segment walk's thread spent its time in the last run.
+  gpu::SegmentOutput walk_out;
+  CHECK_CUDA(cudaMemcpy(&walk_out, seg.output, sizeof walk_out, cudaMemcpyDeviceToHost));
+  int clock_khz = 0;
+  CHECK_CUDA(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0));
+  const double us_per_cycle = 1e3 / clock_khz;
 
-  const double exact_median = Median(exact_ms);
   const double cub_median = Median(cub_ms);
   std::printf("%-24s n=%zu reps=%d\n", fixture.c_str(), n, reps);
-  std::printf("  exact_ms  %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
-              exact_median, exact_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(stats.chunks_rejected),
-              static_cast<long long>(stats.subchunks_rejected), static_cast<long long>(stats.terms_one_by_one),
-              static_cast<long long>(stats.walk_windows));
+  std::printf("  exact_ms  %8.4f  (%s)  segments %s: steps %lld, crossing lanes %lld\n", exact_median,
+              exact_same_bits ? "loop bits" : "OTHER BITS", stats.segment_accepted ? "accepted" : "REFUSED (event walk ran)",
+              static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes));
+  std::printf("  event_walk_ms %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
+              walk_median, walk_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk_stats.chunks_rejected),
+              static_cast<long long>(walk_stats.subchunks_rejected), static_cast<long long>(walk_stats.terms_one_by_one),
+              static_cast<long long>(walk_stats.walk_windows));
   std::printf("  cub_ms    %8.4f  (%s; inexact baseline)\n", cub_median, BitsVerdict(*h_out, want));
   std::printf("  ratio     %8.2f\n", exact_median / cub_median);
-  std::printf("  stages_ms");
+  std::printf("  segment stages_ms");
+  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(seg_stage_ms[s]));
+  std::printf(" (device total %.4f)\n", Median(seg_total_ms));
+  std::printf("  segment walk thread: %.2f us for %d steps (%d crossing lanes, %d terms one by one)\n",
+              walk_out.cycles_total * us_per_cycle, walk_out.steps, walk_out.crossing_lanes, walk_out.terms_one_by_one);
+  std::printf("  event walk stages_ms");
   for (int s = 0; s < kStages; ++s) std::printf(" %s %.4f ", kStageNames[s], Median(stage_ms[s]));
   std::printf(" (device total %.4f)\n", Median(device_total_ms));
   std::printf("  host loop (one thread, this machine): %.3f ms\n", loop_ms);
@@ -177,18 +233,30 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   Add(fixture + "/cub_ms", cub_median, "ms");
   Add(fixture + "/ratio_exact_over_cub", exact_median / cub_median, "ratio");
   Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
-  for (int s = 0; s < kStages; ++s) Add(fixture + "/stage_" + kStageNames[s] + "_ms", Median(stage_ms[s]), "ms");
-  Add(fixture + "/device_total_ms", Median(device_total_ms), "ms");
-  Add(fixture + "/chunks", static_cast<double>(stats.chunks), "count");
-  Add(fixture + "/chunks_rejected", static_cast<double>(stats.chunks_rejected), "count");
-  Add(fixture + "/subchunks_rejected", static_cast<double>(stats.subchunks_rejected), "count");
-  Add(fixture + "/terms_one_by_one", static_cast<double>(stats.terms_one_by_one), "count");
-  Add(fixture + "/walk_windows", static_cast<double>(stats.walk_windows), "count");
+  Add(fixture + "/segments_accepted", static_cast<double>(stats.segment_accepted), "bool");
+  Add(fixture + "/segment_steps", static_cast<double>(stats.segment_steps), "count");
+  Add(fixture + "/segment_crossing_lanes", static_cast<double>(stats.segment_crossing_lanes), "count");
+  for (int s = 0; s < kSegmentStages; ++s) {
+    Add(fixture + "/segment_stage_" + kSegmentStageNames[s] + "_ms", Median(seg_stage_ms[s]), "ms");
+  }
+  Add(fixture + "/segment_device_total_ms", Median(seg_total_ms), "ms");
+  Add(fixture + "/segment_walk_thread_us", walk_out.cycles_total * us_per_cycle, "us");
+  Add(fixture + "/segment_terms_one_by_one", walk_out.terms_one_by_one, "count");
+  Add(fixture + "/event_walk_ms", walk_median, "ms");
+  Add(fixture + "/event_walk_bits_equal_loop", walk_same_bits ? 1 : 0, "bool");
+  for (int s = 0; s < kStages; ++s) {
+    Add(fixture + "/event_walk_stage_" + kStageNames[s] + "_ms", Median(stage_ms[s]), "ms");
+  }
+  Add(fixture + "/event_walk_device_total_ms", Median(device_total_ms), "ms");
+  Add(fixture + "/chunks", static_cast<double>(walk_stats.chunks), "count");
+  Add(fixture + "/event_walk_chunks_rejected", static_cast<double>(walk_stats.chunks_rejected), "count");
+  Add(fixture + "/event_walk_subchunks_rejected", static_cast<double>(walk_stats.subchunks_rejected), "count");
+  Add(fixture + "/event_walk_terms_one_by_one", static_cast<double>(walk_stats.terms_one_by_one), "count");
+  Add(fixture + "/event_walk_windows", static_cast<double>(walk_stats.walk_windows), "count");
   if (kind == FixtureKind::kUniform) Add("ratio_exact_over_cub_unsigned", exact_median / cub_median, "ratio");
   if (kind == FixtureKind::kSsimLikeCrossingZero) Add("ratio_exact_over_cub_signed", exact_median / cub_median, "ratio");
 
-  CHECK_CUDA(cudaEventDestroy(start));
-  for (cudaEvent_t& e : stage_events.after) cudaEventDestroy(e);
+  cudaFree(d_seg);
   cudaFree(d_ws);
   cudaFree(d_temp);
   cudaFreeHost(h_out);

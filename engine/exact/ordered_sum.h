@@ -53,6 +53,13 @@ struct OrderedSumStats {
   // chunk (0 on the host, which walks chunk by chunk; the host model of the device walk
   // reports the same count as the device).
   int64_t walk_windows = 0;
+  // Device only. The segment pipeline (the fast path, tried first): whether it gave the
+  // result (1) or refused and the event walk did (0), its walk steps and its crossing
+  // lanes (sub-chunks added one by one). The four counts above are the event walk's and
+  // stay 0 when the segment pipeline gave the result.
+  int64_t segment_accepted = 0;
+  int64_t segment_steps = 0;
+  int64_t segment_crossing_lanes = 0;
 
   OrderedSumStats& operator+=(const OrderedSumStats& o) {
     terms += o.terms;
@@ -61,6 +68,9 @@ struct OrderedSumStats {
     subchunks_rejected += o.subchunks_rejected;
     terms_one_by_one += o.terms_one_by_one;
     walk_windows += o.walk_windows;
+    segment_accepted += o.segment_accepted;
+    segment_steps += o.segment_steps;
+    segment_crossing_lanes += o.segment_crossing_lanes;
     return *this;
   }
 };
@@ -74,6 +84,11 @@ struct OrderedSumOptions {
   // Wrong plans on purpose, for tests only (see PlanMode).
   PlanMode plan_mode = PlanMode::kApproximatePrefix;
   int fixed_frame = 0;  // for PlanMode::kFixedFrame
+  // Device only: which pipelines OrderedSumCuda runs. kSegmentsThenEventWalk tries the
+  // segment pipeline and runs the event walk only when a check refuses it; the others
+  // are for tests and benchmarks (kSegmentsOnly reports a refusal as FAILED_PRECONDITION).
+  enum class DevicePipeline : int { kSegmentsThenEventWalk = 0, kEventWalkOnly = 1, kSegmentsOnly = 2 };
+  DevicePipeline device_pipeline = DevicePipeline::kSegmentsThenEventWalk;
 };
 
 // The interface. `terms` must be readable by the implementation: host memory for the

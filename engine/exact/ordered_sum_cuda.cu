@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/exact/ordered_sum_kernels.cuh"
+#include "engine/exact/ordered_sum_segments.cuh"
 
 namespace exactq {
 namespace exact {
@@ -14,6 +15,12 @@ absl::Status CudaError(const char* what, cudaError_t err) {
                                           cudaGetErrorString(err), ")"));
 }
 
+// What comes back to the host: one of the two outputs.
+union PinnedOutput {
+  gpu::WalkOutput walk;
+  gpu::SegmentOutput segments;
+};
+
 }  // namespace
 
 OrderedSumCuda::OrderedSumCuda(cudaStream_t stream, OrderedSumOptions options)
@@ -21,36 +28,62 @@ OrderedSumCuda::OrderedSumCuda(cudaStream_t stream, OrderedSumOptions options)
 
 OrderedSumCuda::~OrderedSumCuda() {
   // Errors here can only be reported by a log; the process may be tearing CUDA down.
-  if (workspace_ != nullptr) cudaFree(workspace_);
+  if (event_walk_.data != nullptr) cudaFree(event_walk_.data);
+  if (segments_.data != nullptr) cudaFree(segments_.data);
   if (pinned_output_ != nullptr) cudaFreeHost(pinned_output_);
 }
 
-absl::Status OrderedSumCuda::Reserve(int64_t chunks) {
+absl::Status OrderedSumCuda::Reserve(DeviceBuffer& buffer, int64_t chunks, size_t (*bytes_for)(int64_t)) {
   if (pinned_output_ == nullptr) {
-    if (cudaError_t err = cudaMallocHost(&pinned_output_, sizeof(gpu::WalkOutput)); err != cudaSuccess) {
+    if (cudaError_t err = cudaMallocHost(&pinned_output_, sizeof(PinnedOutput)); err != cudaSuccess) {
       pinned_output_ = nullptr;
       return CudaError("cudaMallocHost", err);
     }
   }
-  if (chunks <= workspace_chunks_) return absl::OkStatus();
-  if (workspace_ != nullptr) {
+  if (chunks <= buffer.chunks) return absl::OkStatus();
+  if (buffer.data != nullptr) {
     // The previous workspace may still be in use by work queued on the stream.
     if (cudaError_t err = cudaStreamSynchronize(stream_); err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
-    cudaFree(workspace_);
-    workspace_ = nullptr;
-    workspace_chunks_ = 0;
+    cudaFree(buffer.data);
+    buffer = DeviceBuffer{};
   }
   // Grow geometrically so a stream of slightly larger frames does not reallocate each time.
   const int64_t want = chunks + chunks / 4;
-  if (cudaError_t err = cudaMalloc(&workspace_, gpu::WorkspaceBytes(want)); err != cudaSuccess) {
-    workspace_ = nullptr;
+  if (cudaError_t err = cudaMalloc(&buffer.data, bytes_for(want)); err != cudaSuccess) {
+    buffer = DeviceBuffer{};
     if (err == cudaErrorMemoryAllocation) {
       return absl::ResourceExhaustedError(absl::StrCat("OrderedSumCuda: no device memory for ", want, " chunks"));
     }
     return CudaError("cudaMalloc", err);
   }
-  workspace_chunks_ = want;
+  buffer.chunks = want;
   return absl::OkStatus();
+}
+
+absl::StatusOr<double> OrderedSumCuda::EventWalkSum(const double* device_terms, size_t n, OrderedSumStats* stats) {
+  const int64_t chunks = gpu::ChunkCount(n);
+  if (absl::Status s = Reserve(event_walk_, chunks, &gpu::WorkspaceBytes); !s.ok()) return s;
+  const gpu::Workspace ws = gpu::CarveWorkspace(event_walk_.data, event_walk_.chunks);
+  gpu::PlanOptions plan;
+  plan.mode = options_.plan_mode;
+  plan.fixed_frame = options_.fixed_frame;
+  if (cudaError_t err = gpu::EnqueueOrderedSum(gpu::DeviceArrayTerms{device_terms}, n, ws, plan, stream_);
+      err != cudaSuccess) {
+    return CudaError("kernel launch", err);
+  }
+  if (cudaError_t err = cudaMemcpyAsync(pinned_output_, ws.output, sizeof(gpu::WalkOutput), cudaMemcpyDeviceToHost, stream_);
+      err != cudaSuccess) {
+    return CudaError("cudaMemcpyAsync", err);
+  }
+  if (cudaError_t err = cudaStreamSynchronize(stream_); err != cudaSuccess) return CudaError("ordered sum", err);
+  const gpu::WalkOutput& out = static_cast<const PinnedOutput*>(pinned_output_)->walk;
+  if (stats != nullptr) {
+    stats->chunks_rejected = out.chunks_rejected;
+    stats->subchunks_rejected = out.subchunks_rejected;
+    stats->terms_one_by_one = out.terms_one_by_one;
+    stats->walk_windows = out.walk_windows;
+  }
+  return DoubleOf(out.sum_bits);
 }
 
 absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n, OrderedSumStats* stats) {
@@ -65,30 +98,50 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   if (n == 0) return 0.0;  // the loop's +0
   if (device_terms == nullptr) return absl::InvalidArgumentError("OrderedSumCuda: null terms");
 
+  using Pipeline = OrderedSumOptions::DevicePipeline;
+  const bool try_segments = options_.device_pipeline != Pipeline::kEventWalkOnly && gpu::SegmentPipelineFits(n);
+  if (!try_segments) {
+    if (options_.device_pipeline == Pipeline::kSegmentsOnly) {
+      return absl::InvalidArgumentError("OrderedSumCuda: too many terms for the segment pipeline");
+    }
+    return EventWalkSum(device_terms, n, stats);
+  }
   const int64_t chunks = gpu::ChunkCount(n);
-  if (absl::Status s = Reserve(chunks); !s.ok()) return s;
-  const gpu::Workspace ws = gpu::CarveWorkspace(workspace_, workspace_chunks_);
+  const void* before = segments_.data;
+  if (absl::Status s = Reserve(segments_, chunks, &gpu::SegmentWorkspaceBytes); !s.ok()) return s;
+  const gpu::SegmentWorkspace ws = gpu::CarveSegmentWorkspace(segments_.data, segments_.chunks);
+  if (segments_.data != before) {
+    // A new workspace: the state each run leaves for the next one (zero) must be there first.
+    if (cudaError_t err = gpu::ZeroSegmentState(ws, segments_.chunks, stream_); err != cudaSuccess) {
+      return CudaError("cudaMemsetAsync", err);
+    }
+  }
   gpu::PlanOptions plan;
   plan.mode = options_.plan_mode;
   plan.fixed_frame = options_.fixed_frame;
-  if (cudaError_t err = gpu::EnqueueOrderedSum(gpu::DeviceArrayTerms{device_terms}, n, ws, plan, stream_);
+  if (cudaError_t err = gpu::EnqueueSegmentedSum(gpu::DeviceArrayTerms{device_terms}, n, ws, plan, stream_);
       err != cudaSuccess) {
     return CudaError("kernel launch", err);
   }
-  if (cudaError_t err = cudaMemcpyAsync(pinned_output_, ws.output, sizeof(gpu::WalkOutput), cudaMemcpyDeviceToHost, stream_);
+  if (cudaError_t err =
+          cudaMemcpyAsync(pinned_output_, ws.output, sizeof(gpu::SegmentOutput), cudaMemcpyDeviceToHost, stream_);
       err != cudaSuccess) {
     return CudaError("cudaMemcpyAsync", err);
   }
   if (cudaError_t err = cudaStreamSynchronize(stream_); err != cudaSuccess) return CudaError("ordered sum", err);
-
-  const gpu::WalkOutput& out = *static_cast<const gpu::WalkOutput*>(pinned_output_);
+  const gpu::SegmentOutput out = static_cast<const PinnedOutput*>(pinned_output_)->segments;
   if (stats != nullptr) {
-    stats->chunks_rejected = out.chunks_rejected;
-    stats->subchunks_rejected = out.subchunks_rejected;
-    stats->terms_one_by_one = out.terms_one_by_one;
-    stats->walk_windows = out.walk_windows;
+    stats->segment_accepted = out.status == gpu::kSegmentAccepted ? 1 : 0;
+    stats->segment_steps = out.steps;
+    stats->segment_crossing_lanes = out.crossing_lanes;
   }
-  return DoubleOf(out.sum_bits);
+  if (out.status == gpu::kSegmentAccepted) return DoubleOf(out.sum_bits);
+  if (options_.device_pipeline == Pipeline::kSegmentsOnly) {
+    return absl::FailedPreconditionError(absl::StrCat("OrderedSumCuda: the segment pipeline ",
+                                                      out.status == gpu::kSegmentRefused ? "refused step " : "overflowed",
+                                                      out.status == gpu::kSegmentRefused ? absl::StrCat(out.refused_step) : ""));
+  }
+  return EventWalkSum(device_terms, n, stats);
 }
 
 bool CudaDeviceAvailable(std::string* reason) {

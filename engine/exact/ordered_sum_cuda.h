@@ -9,10 +9,14 @@
 //   exactq::exact::OrderedSumStats stats;
 //   absl::StatusOr<double> total = sum.Sum(device_terms, n, &stats);  // synchronises `stream`
 //
-// One instance per stream and device: it keeps a workspace (about 530 bytes per 1024
-// terms, 4.3 MB for a 4K plane: summaries, walk events and precomputed sub-chunk scans)
-// and a pinned result buffer between calls, allocated on the device that is current at
-// the first call. Not thread-safe; use one per worker.
+// Two pipelines (see ordered_sum_segments.cuh and ordered_sum_kernels.cuh): the segment
+// pipeline runs first and gives the result unless one of its exact checks refuses a step;
+// then the event walk runs on the same terms. Both give the loop's bits.
+//
+// One instance per stream and device: it keeps the pipelines' workspaces (about 1.2 KB
+// per 1024 terms, 10 MB for a 4K plane; the event walk's only once it was needed) and a
+// pinned result buffer between calls, allocated on the device that is current at the
+// first call. Not thread-safe; use one per worker.
 #ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_H_
 #define EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_H_
 
@@ -44,13 +48,19 @@ class OrderedSumCuda final : public OrderedSum {
   const char* name() const override { return "cuda"; }
 
  private:
-  absl::Status Reserve(int64_t chunks);
+  // A device buffer that grows (geometrically) and is reused across calls.
+  struct DeviceBuffer {
+    void* data = nullptr;
+    int64_t chunks = 0;
+  };
+  absl::Status Reserve(DeviceBuffer& buffer, int64_t chunks, size_t (*bytes_for)(int64_t));
+  absl::StatusOr<double> EventWalkSum(const double* device_terms, size_t n, OrderedSumStats* stats);
 
   cudaStream_t stream_;
   OrderedSumOptions options_;
-  void* workspace_ = nullptr;  // device
-  int64_t workspace_chunks_ = 0;
-  void* pinned_output_ = nullptr;  // host, page-locked: one gpu::WalkOutput
+  DeviceBuffer event_walk_;
+  DeviceBuffer segments_;
+  void* pinned_output_ = nullptr;  // host, page-locked: PinnedOutput
 };
 
 // Whether a CUDA device can be used here; `reason` says why not (for skips and logs).

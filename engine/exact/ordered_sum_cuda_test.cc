@@ -69,23 +69,35 @@ const PlanCase kPlans[] = {
     {"random", PlanMode::kRandom, 0},
 };
 
-// Sums on the device and compares with the loop; returns the stats.
-OrderedSumStats ExpectParity(const std::vector<double>& terms, const PlanCase& plan, const std::string& what) {
+using Pipeline = OrderedSumOptions::DevicePipeline;
+
+// Sums on the device and compares with the loop; returns the stats. Under kSegmentsOnly a
+// refusal (FAILED_PRECONDITION) is allowed unless `must_accept`; wrong bits never are.
+OrderedSumStats ExpectParity(const std::vector<double>& terms, const PlanCase& plan, const std::string& what,
+                             Pipeline pipeline = Pipeline::kSegmentsThenEventWalk, bool must_accept = false) {
   OrderedSumOptions options;
   options.plan_mode = plan.mode;
   options.fixed_frame = plan.fixed_frame;
+  options.device_pipeline = pipeline;
   OrderedSumCuda sum(nullptr, options);
   DeviceTerms device(terms);
   OrderedSumStats stats;
   absl::StatusOr<double> got = sum.Sum(device.data(), terms.size(), &stats);
   const double want = OrderedSumReference::Loop(terms.data(), terms.size());
-  EXPECT_TRUE(got.ok()) << what << ": " << got.status();
+  const bool refusal_allowed = pipeline == Pipeline::kSegmentsOnly && !must_accept;
+  if (!got.ok() && refusal_allowed) {
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition) << what << ": " << got.status();
+    EXPECT_EQ(stats.segment_accepted, 0) << what;
+  } else {
+    EXPECT_TRUE(got.ok()) << what << " plan=" << plan.name << ": " << got.status();
+  }
   if (got.ok()) {
     EXPECT_TRUE(SameBitsOrBothNaN(*got, want))
         << what << " plan=" << plan.name << ": cuda " << Hex(*got) << " loop " << Hex(want);
   }
   EXPECT_EQ(stats.terms, static_cast<int64_t>(terms.size()));
   EXPECT_LE(stats.terms_one_by_one, static_cast<int64_t>(terms.size()));
+  EXPECT_LE(stats.segment_crossing_lanes * 32, static_cast<int64_t>(terms.size()) + 31);
   return stats;
 }
 
@@ -94,8 +106,11 @@ TEST_F(OrderedSumCudaTest, EqualsTheLoopForEveryFixtureLengthAndPlan) {
   for (FixtureKind kind : AllFixtureKinds()) {
     for (size_t n : lengths) {
       const std::vector<double> terms = MakeFixture(kind, n, 7);
+      const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n);
       for (const PlanCase& plan : kPlans) {
-        ExpectParity(terms, plan, std::string(FixtureName(kind)) + " n=" + std::to_string(n));
+        ExpectParity(terms, plan, what);
+        ExpectParity(terms, plan, what + " segments only", Pipeline::kSegmentsOnly);
+        ExpectParity(terms, plan, what + " event walk only", Pipeline::kEventWalkOnly);
         if (HasFailure()) return;  // one failure says enough; the rest would repeat it
       }
     }
@@ -106,10 +121,14 @@ TEST_F(OrderedSumCudaTest, EqualsTheLoopOn4kFrames) {
   for (FixtureKind kind : AllFixtureKinds()) {
     const std::vector<double> terms = MakeFixture(kind, k4kTerms, 2);
     const OrderedSumStats stats = ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 4K");
-    std::printf("%-24s 4K: chunks %lld refused %lld sub-chunks %lld one-by-one %lld windows %lld\n",
-                FixtureName(kind), static_cast<long long>(stats.chunks), static_cast<long long>(stats.chunks_rejected),
-                static_cast<long long>(stats.subchunks_rejected), static_cast<long long>(stats.terms_one_by_one),
-                static_cast<long long>(stats.walk_windows));
+    const OrderedSumStats walk =
+        ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 4K event walk", Pipeline::kEventWalkOnly);
+    std::printf("%-24s 4K: segments %s steps %lld crossing lanes %lld | event walk: refused %lld sub-chunks %lld "
+                "one-by-one %lld windows %lld\n",
+                FixtureName(kind), stats.segment_accepted ? "accepted" : "refused",
+                static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes),
+                static_cast<long long>(walk.chunks_rejected), static_cast<long long>(walk.subchunks_rejected),
+                static_cast<long long>(walk.terms_one_by_one), static_cast<long long>(walk.walk_windows));
   }
 }
 
@@ -122,10 +141,62 @@ TEST_F(OrderedSumCudaTest, WrongPlansOn4kFramesOnlyCostTime) {
 
 TEST_F(OrderedSumCudaTest, FallbackStaysRareOnA4kSsimLikeFrame) {
   const std::vector<double> terms = MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 4);
-  const OrderedSumStats stats = ExpectParity(terms, kPlans[0], "ssim-like 4K");
+  const OrderedSumStats stats = ExpectParity(terms, kPlans[0], "ssim-like 4K", Pipeline::kEventWalkOnly);
   // About one refused chunk per binade crossed (up to ~2^40 and back through zero).
   EXPECT_LE(stats.chunks_rejected, 200);
   EXPECT_LE(stats.terms_one_by_one, 200 * 32);
+}
+
+// The fast path must be the path on frames like real ones, or its speed is not ours: the
+// segment pipeline alone gives the loop's bits, in about one crossing lane per binade the
+// sum crosses (tens, out of 259,200 lanes).
+TEST_F(OrderedSumCudaTest, SegmentPipelineAloneSumsRealisticFrames) {
+  for (FixtureKind kind : {FixtureKind::kUniform, FixtureKind::kTieHeavy, FixtureKind::kFourthPowers,
+                           FixtureKind::kSsimLikeCrossingZero, FixtureKind::kZeroCrossings, FixtureKind::kZeros,
+                           FixtureKind::kSubnormals}) {
+    for (uint64_t seed : {11u, 12u}) {
+      const std::vector<double> terms = MakeFixture(kind, k4kTerms, seed);
+      const OrderedSumStats stats = ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 4K segments",
+                                                 Pipeline::kSegmentsOnly, /*must_accept=*/true);
+      EXPECT_EQ(stats.segment_accepted, 1) << FixtureName(kind);
+      EXPECT_LE(stats.segment_crossing_lanes, 400) << FixtureName(kind);
+    }
+  }
+}
+
+// Small enough for compute-sanitizer's racecheck and memcheck: every kernel of both
+// pipelines, several groups (33 * 1024 + 5 terms: 34 chunks; 600,000: 586 chunks in two
+// groups of the segment pipeline), mixed chunks, overflowing pools avoided.
+TEST_F(OrderedSumCudaTest, BothPipelinesOnSmallFrames) {
+  for (FixtureKind kind : {FixtureKind::kUniform, FixtureKind::kSsimLikeCrossingZero, FixtureKind::kZeroCrossings,
+                           FixtureKind::kSignedTies, FixtureKind::kNaN}) {
+    for (size_t n : {size_t{1}, size_t{1025}, size_t{33 * 1024 + 5}, size_t{600000}}) {
+      const std::vector<double> terms = MakeFixture(kind, n, 21);
+      const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n);
+      ExpectParity(terms, kPlans[0], what);
+      ExpectParity(terms, kPlans[0], what + " segments only", Pipeline::kSegmentsOnly);
+    }
+  }
+}
+
+// A frame that is not the exact sum's must be refused, never applied: under plans one
+// binade off or fixed far away, the segment pipeline alone refuses (every step is
+// summarised under a wrong frame) and the default pipeline still gives the loop's bits.
+TEST_F(OrderedSumCudaTest, SegmentPipelineRefusesWrongFrames) {
+  const std::vector<double> terms = MakeFixture(FixtureKind::kUniform, 300000, 13);
+  for (const PlanCase& plan : {kPlans[1], PlanCase{"fixed_16", PlanMode::kFixedFrame, 16}}) {
+    OrderedSumOptions options;
+    options.plan_mode = plan.mode;
+    options.fixed_frame = plan.fixed_frame;
+    options.device_pipeline = Pipeline::kSegmentsOnly;
+    OrderedSumCuda sum(nullptr, options);
+    DeviceTerms device(terms);
+    OrderedSumStats stats;
+    absl::StatusOr<double> got = sum.Sum(device.data(), terms.size(), &stats);
+    EXPECT_EQ(got.status().code(), absl::StatusCode::kFailedPrecondition) << plan.name;
+    const OrderedSumStats fallback = ExpectParity(terms, plan, std::string("uniform ") + plan.name);
+    EXPECT_EQ(fallback.segment_accepted, 0) << plan.name;
+  }
 }
 
 // Under plans that ignore the approximate sums, the device plan is known exactly, so the
@@ -145,7 +216,8 @@ TEST_F(OrderedSumCudaTest, FallbackCountsMatchTheHostModelOfTheWalk) {
       for (const PlanCase& plan : fixed_plans) {
         OrderedSumStats model;
         ModelDeviceWalk(terms.data(), n, ModelPlan(n, plan.mode, plan.fixed_frame), &model);
-        const OrderedSumStats device = ExpectParity(terms, plan, std::string(FixtureName(kind)) + " n=" + std::to_string(n));
+        const OrderedSumStats device =
+            ExpectParity(terms, plan, std::string(FixtureName(kind)) + " n=" + std::to_string(n), Pipeline::kEventWalkOnly);
         const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n) + " plan=" + plan.name;
         EXPECT_EQ(device.chunks_rejected, model.chunks_rejected) << what;
         EXPECT_EQ(device.subchunks_rejected, model.subchunks_rejected) << what;

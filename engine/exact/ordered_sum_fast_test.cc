@@ -116,6 +116,7 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
   Rng rng{2};
   int64_t fit = 0;
   int64_t parity_dependent = 0;
+  int64_t own_path = 0;  // runs the binary64 fold decided itself
   for (int i = 0; i < 300000; ++i) {
     const int frame = (rng.Next() % 16 == 0) ? static_cast<int>(rng.Range(-1100, 1100)) : FrameFor(rng);
     double x[32];
@@ -138,12 +139,55 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
     const RunSummary got = SummarizeTermsFast(x, len, frame);
     ASSERT_TRUE(SameRun(got, want)) << "frame " << frame << " len " << len << " mode " << mode << " flags "
                                     << got.flags << " vs " << want.flags;
+    bool handed_over = true;
+    const RunSummary got64 = SummarizeTermsBinary64(x, len, frame, &handed_over);
+    own_path += handed_over ? 0 : 1;
+    if (!SameRun(got64, want)) {
+      for (int j = 0; j < len; ++j) std::printf("x[%d] = %a\n", j, x[j]);
+      std::printf("got d %lld lo %lld hi %lld | want d %lld/%lld lo %lld/%lld hi %lld/%lld\n", (long long)got64.d[0],
+                  (long long)got64.lo[0], (long long)got64.hi[0], (long long)want.d[0], (long long)want.d[1],
+                  (long long)want.lo[0], (long long)want.lo[1], (long long)want.hi[0], (long long)want.hi[1]);
+    }
+    ASSERT_TRUE(SameRun(got64, want)) << "binary64: frame " << frame << " len " << len << " mode " << mode
+                                      << " flags " << got64.flags << " vs " << want.flags;
     fit += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && (want.flags & kNonZero);
     parity_dependent += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && want.d[0] != want.d[1];
   }
   std::printf("fit runs %lld, parity-dependent %lld\n", static_cast<long long>(fit), static_cast<long long>(parity_dependent));
   EXPECT_GT(fit, 50000);
   EXPECT_GT(parity_dependent, 5000);
+  std::printf("binary64 fold decided %lld runs itself\n", static_cast<long long>(own_path));
+  EXPECT_GT(own_path, 50000);
+}
+
+// Paths whose prefixes end near +-2^53 units, where the binary64 fold must hand over
+// exactly when a partial sum leaves the exactly representable integers.
+TEST(OrderedSumFast, Binary64FoldAtItsBound) {
+  Rng rng{3};
+  int64_t own = 0;
+  int64_t handed = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const int frame = static_cast<int>(rng.Range(-60, 60));
+    double x[32];
+    const int len = static_cast<int>(rng.Range(1, 32));
+    for (int j = 0; j < 32; ++j) {
+      // Steps of about 2^(48..53) units, mostly one sign, with fractions.
+      const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
+      const int e = static_cast<int>(rng.Range(48, 53));
+      const double sign = rng.Next() % 5 == 0 ? -1.0 : 1.0;
+      x[j] = sign * std::ldexp(m, frame - 52 + e - 52 - static_cast<int>(rng.Range(0, 3)));
+    }
+    RunSummary want = IdentityRun();
+    for (int j = 0; j < len; ++j) AppendTerm(want, BitsOf(x[j]), frame);
+    bool handed_over = true;
+    ASSERT_TRUE(SameRun(SummarizeTermsBinary64(x, len, frame, &handed_over), want)) << "frame " << frame << " len " << len;
+    (handed_over ? handed : own) += 1;
+  }
+  // Both sides of the bound must be exercised.
+  std::printf("near the bound: %lld decided by the binary64 fold, %lld handed over\n", static_cast<long long>(own),
+              static_cast<long long>(handed));
+  EXPECT_GT(own, 10000);
+  EXPECT_GT(handed, 10000);
 }
 
 TEST(OrderedSumFast, LongPathsReachTheSaturationLimit) {
@@ -160,6 +204,7 @@ TEST(OrderedSumFast, LongPathsReachTheSaturationLimit) {
       RunSummary want = IdentityRun();
       for (int j = 0; j < 32; ++j) AppendTerm(want, BitsOf(x[j]), frame);
       EXPECT_TRUE(SameRun(SummarizeTermsFast(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
+      EXPECT_TRUE(SameRun(SummarizeTermsBinary64(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
     }
   }
 }

@@ -327,7 +327,8 @@ __device__ inline int ClampLen(int64_t v) { return v < 0 ? 0 : (v > 32 ? 32 : st
 
 template <class TermSource>
 __global__ void __launch_bounds__(kSumWarps * 32)
-    ChunkApproximateSumsWarp(TermSource source, size_t n, int64_t chunks, double* chunk_sums) {
+    ChunkApproximateSumsWarp(TermSource source, size_t n, int64_t chunks, double* chunk_sums,
+                             double* super_sums = nullptr) {
   const int lane = LaneId();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kSumWarps;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSumWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
@@ -346,7 +347,12 @@ __global__ void __launch_bounds__(kSumWarps * 32)
     double s = x[0];
 #pragma unroll
     for (int d = 16; d >= 1; d >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, d));
-    if (lane == 0) chunk_sums[c] = s;
+    if (lane == 0) {
+      chunk_sums[c] = s;
+      // The segment pipeline also wants sums of 32 chunks; they start at zero. Atomic adds
+      // land in any order, which only moves advice (see ordered_sum_segments.cuh).
+      if (super_sums != nullptr) atomicAdd(super_sums + (c >> 5), s);
+    }
   }
 }
 
@@ -357,8 +363,9 @@ __global__ void __launch_bounds__(kSumWarps * 32)
 template <int kThreads = kPrefixThreads>
 __global__ void __launch_bounds__(kThreads)
     PlanAndPrefix(const double* chunk_sums, int64_t chunks, PlanOptions options, int* plan, double* approximate_prefix,
-                  int* slot_pool) {
-  if (threadIdx.x == 0 && slot_pool != nullptr) *slot_pool = 0;  // ChunkSummariesWarp takes slots after this kernel
+                  int* counters, int counter_count = 1) {
+  // Pools the next kernel takes from (slots, steps, lanes) start empty on every run.
+  if (counters != nullptr && static_cast<int>(threadIdx.x) < counter_count) counters[threadIdx.x] = 0;
   using Scan = cub::BlockScan<double, kThreads>;
   constexpr int kTile = kThreads * kPrefixItems;
   __shared__ typename Scan::TempStorage temp;

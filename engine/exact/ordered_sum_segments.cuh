@@ -1,0 +1,717 @@
+// The segment pipeline: the fast path of the exact ordered sum on the device.
+//
+// The running sum of a frame's terms changes binade (or sign) at a few places only: about
+// one per binade its path crosses. The approximate prefix says where, sub-chunk by
+// sub-chunk. A sub-chunk whose approximate path may leave its binade (a "crossing lane")
+// is added term by term with real binary64 adds; everything between two crossing lanes
+// is one segment under one frame, composed in parallel (within a chunk by a warp scan,
+// across chunks by a block scan) and applied with ONE TryApplyRun check. So the serial
+// walk takes one step per crossing, not per chunk or per refused chunk, and every step
+// works on data already staged in shared memory.
+//
+// Every step is still the exact check against the exact sum. When a check refuses a
+// segment (a prediction was wrong: a path within 2^-20 of a binade edge that the
+// approximation missed, a wrong plan in a test), or a pool overflows (very many
+// crossings), the output says so and the caller runs the event-walk pipeline of
+// ordered_sum_kernels.cuh, which handles every case. Either way the bits are the loop's;
+// a refusal costs time only.
+//
+// Four kernels on one stream (chunks of 1024 terms; lane k of a warp = sub-chunk k):
+//   ChunkApproximateSumsWarp  shared with ordered_sum_kernels.cuh: the approximate sum of
+//                      each chunk, and (atomic adds) of each run of 32 chunks;
+//   SegmentChunkWarp   one warp per chunk: the approximate prefix before it from those two
+//                      levels of sums, each lane's approximate path and frame, the
+//                      crossing lanes, and the other lanes composed per segment (a
+//                      segmented warp scan) into a ChunkRecord: head run, tail run, middle
+//                      steps;
+//   SegmentGroups      one block per group of 512 chunks, one thread per chunk: runs
+//                      composed across chunks (a segmented scan) into the group's ordered
+//                      list of walk steps;
+//   SegmentWalk        one block: thread 0 applies the steps to the exact sum while warps
+//                      1.. stage the next batch (steps and crossing-lane terms); it also
+//                      leaves the 32-chunk sums and the pools zeroed for the next run
+//                      (after allocating, ZeroSegmentState does it once).
+// The 32-chunk sums are atomic adds, in an order that depends on timing, so the ADVICE
+// (which lanes cross) may differ between runs by a lane near a binade edge; the result
+// never does.
+//
+//   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
+//   exact::gpu::ZeroSegmentState(ws, chunks, stream);  // once, after allocating `base`
+//   exact::gpu::EnqueueSegmentedSum(exact::gpu::DeviceArrayTerms{d_terms}, n, ws, plan, stream);
+//   // ws.output->status == kSegmentAccepted: ws.output->sum_bits are the loop's bits;
+//   // otherwise run EnqueueOrderedSum on the same terms.
+#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_SEGMENTS_CUH_
+#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_SEGMENTS_CUH_
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cub/block/block_scan.cuh>
+
+#include "engine/exact/ordered_sum_algebra.h"
+#include "engine/exact/ordered_sum_fast.h"
+#include "engine/exact/ordered_sum_kernels.cuh"
+
+namespace exactq {
+namespace exact {
+namespace gpu {
+
+inline constexpr int kSegmentWarps = 4;             // SegmentChunkWarp block
+inline constexpr int kSegmentGroupChunks = 512;     // SegmentGroups block: one thread per chunk
+inline constexpr int kSegmentGroupSteps = 4096;     // steps one group may emit
+inline constexpr int kSegmentWalkThreads = 256;
+inline constexpr int kSegmentBatch = 64;            // steps staged per batch
+inline constexpr int kSegmentMaxGroups = 2048;      // 2^30 terms; beyond, callers use the event walk
+inline constexpr int32_t kNoRunFrame = 0x7fffffff;  // "no run here" (a chunk that starts or ends with a crossing lane)
+
+// One step of the walk: a run of terms summarised under `frame` (lane_terms < 0), or the
+// `frame` terms of a crossing lane to add one by one, at lane_terms * 32 in the lane pool.
+struct SegmentStep {
+  RunSummary run;
+  int32_t frame;
+  int32_t lane_terms;
+};
+static_assert(sizeof(SegmentStep) == 64, "SegmentStep is copied as 4 x 16 bytes");
+
+// What SegmentChunkWarp leaves for SegmentGroups. A uniform chunk (no crossing lane, one
+// frame) is one run: `head`. A mixed chunk: `head` runs from the chunk start to the first
+// crossing lane or frame change (frame kNoRunFrame if there is none), `tail` from the last
+// one to the chunk end, and middle_count steps in between at middle[middle_base].
+struct ChunkRecord {
+  SegmentStep head;
+  SegmentStep tail;
+  int32_t mixed;
+  int32_t middle_base;
+  int32_t middle_count;
+  int32_t crossing_lanes;
+};
+
+// The ticket counter and the pools SegmentChunkWarp takes from; SegmentWalk zeroes them
+// for the next run.
+struct SegmentCounters {
+  int middle_taken;
+  int lanes_taken;
+  int overflow;
+  int pad;
+};
+
+inline constexpr int32_t kSegmentAccepted = 0;  // sum_bits are the loop's
+inline constexpr int32_t kSegmentRefused = 1;   // a check refused a step: run the event walk
+inline constexpr int32_t kSegmentOverflow = 2;  // a pool or a group's step list was full: run the event walk
+
+struct SegmentOutput {
+  uint64_t sum_bits;
+  int32_t status;
+  int32_t steps;            // steps applied
+  int32_t crossing_lanes;   // of them, crossing lanes (32 terms added one by one each)
+  int32_t refused_step;     // the global index of the refused step, or -1
+  int32_t terms_one_by_one; // terms the walk added with binary64 adds (in the crossing lanes)
+  int32_t pad;
+  int64_t cycles_total;     // the walk's thread from its first step to its result (clock64), for benchmarks
+};
+
+struct SegmentWorkspace {
+  double* chunk_sums;          // [chunks]
+  double* super_sums;          // [supers]: sums of 32 chunks, zero between runs
+  ChunkRecord* records;        // [chunks]
+  SegmentStep* middle;         // [middle_capacity]
+  double* lane_terms;          // [lane_capacity * 32]
+  SegmentStep* steps;          // [groups * kSegmentGroupSteps]
+  int* step_count;             // [groups]
+  SegmentCounters* counters;   // [1]
+  SegmentOutput* output;       // [1]
+  int middle_capacity;
+  int lane_capacity;
+};
+
+__host__ __device__ inline int64_t SuperCount(int64_t chunks) { return (chunks + 31) / 32; }
+
+__host__ __device__ inline int64_t SegmentGroupCount(int64_t chunks) {
+  return (chunks + kSegmentGroupChunks - 1) / kSegmentGroupChunks;
+}
+// Room for a crossing lane per chunk on average: a real frame has tens.
+inline int SegmentMiddleCapacity(int64_t chunks) { return static_cast<int>(chunks < 2048 ? 2048 : chunks); }
+inline int SegmentLaneCapacity(int64_t chunks) { return static_cast<int>(chunks < 2048 ? 2048 : chunks); }
+
+// About 700 bytes per 1024 terms (5.6 MB for a 4K plane).
+inline size_t SegmentWorkspaceBytes(int64_t chunks) {
+  const size_t c = static_cast<size_t>(chunks);
+  const size_t g = static_cast<size_t>(SegmentGroupCount(chunks));
+  return AlignUp(c * sizeof(double)) + AlignUp(static_cast<size_t>(SuperCount(chunks)) * sizeof(double)) +
+         AlignUp(c * sizeof(ChunkRecord)) + AlignUp(SegmentMiddleCapacity(chunks) * sizeof(SegmentStep)) +
+         AlignUp(static_cast<size_t>(SegmentLaneCapacity(chunks)) * 32 * sizeof(double)) +
+         AlignUp(g * kSegmentGroupSteps * sizeof(SegmentStep)) + AlignUp(g * sizeof(int)) +
+         AlignUp(sizeof(SegmentCounters)) + AlignUp(sizeof(SegmentOutput));
+}
+
+inline SegmentWorkspace CarveSegmentWorkspace(void* base, int64_t chunks) {
+  const size_t c = static_cast<size_t>(chunks);
+  const size_t g = static_cast<size_t>(SegmentGroupCount(chunks));
+  char* p = static_cast<char*>(base);
+  const auto take = [&p](size_t bytes) {
+    char* at = p;
+    p += AlignUp(bytes);
+    return at;
+  };
+  SegmentWorkspace ws;
+  ws.middle_capacity = SegmentMiddleCapacity(chunks);
+  ws.lane_capacity = SegmentLaneCapacity(chunks);
+  ws.chunk_sums = reinterpret_cast<double*>(take(c * sizeof(double)));
+  ws.super_sums = reinterpret_cast<double*>(take(static_cast<size_t>(SuperCount(chunks)) * sizeof(double)));
+  ws.records = reinterpret_cast<ChunkRecord*>(take(c * sizeof(ChunkRecord)));
+  ws.middle = reinterpret_cast<SegmentStep*>(take(ws.middle_capacity * sizeof(SegmentStep)));
+  ws.lane_terms = reinterpret_cast<double*>(take(static_cast<size_t>(ws.lane_capacity) * 32 * sizeof(double)));
+  ws.steps = reinterpret_cast<SegmentStep*>(take(g * kSegmentGroupSteps * sizeof(SegmentStep)));
+  ws.step_count = reinterpret_cast<int*>(take(g * sizeof(int)));
+  ws.counters = reinterpret_cast<SegmentCounters*>(take(sizeof(SegmentCounters)));
+  ws.output = reinterpret_cast<SegmentOutput*>(take(sizeof(SegmentOutput)));
+  return ws;
+}
+
+// The state SegmentWalk leaves for the next run, for a freshly allocated workspace.
+inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, int64_t chunks, cudaStream_t stream) {
+  if (cudaError_t err =
+          cudaMemsetAsync(ws.super_sums, 0, static_cast<size_t>(SuperCount(chunks)) * sizeof(double), stream);
+      err != cudaSuccess) {
+    return err;
+  }
+  return cudaMemsetAsync(ws.counters, 0, sizeof(SegmentCounters), stream);
+}
+
+__device__ inline void CopyStep(SegmentStep* to, const SegmentStep* from) {
+  const int4* src = reinterpret_cast<const int4*>(from);
+  int4* dst = reinterpret_cast<int4*>(to);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) dst[i] = src[i];
+}
+
+// Segmented inclusive scan step: (a, fa) then (b, fb) is (fb ? b : a.b, fa | fb).
+__device__ inline void SegmentedScanStep(RunSummary& v, bool& head, const RunSummary& other, bool other_head,
+                                         bool take) {
+  if (!take) return;
+  if (!head) v = Compose(other, v);
+  head = head || other_head;
+}
+
+// The segmented inclusive scan of a warp (every lane must call it). Runs without ties have
+// one path for both parities (ParityUniform), and so do their compositions: when every
+// lane's run is such, the scan moves one path (3 values) instead of two.
+__device__ inline void WarpSegmentedScan(RunSummary& v, bool& head) {
+  const int lane = LaneId();
+  if (__all_sync(kFullMask, ParityUniform(v))) {
+    PathRun path{v.d[0], v.lo[0], v.hi[0], v.flags};
+#pragma unroll 1
+    for (unsigned d = 1; d < 32; d <<= 1) {
+      PathRun other;
+      other.d = __shfl_up_sync(kFullMask, static_cast<long long>(path.d), d);
+      other.lo = __shfl_up_sync(kFullMask, static_cast<long long>(path.lo), d);
+      other.hi = __shfl_up_sync(kFullMask, static_cast<long long>(path.hi), d);
+      other.flags = __shfl_up_sync(kFullMask, path.flags, d);
+      const bool other_head = __shfl_up_sync(kFullMask, head, d);
+      if (lane >= static_cast<int>(d)) {
+        if (!head) path = ComposePaths(other, path);
+        head = head || other_head;
+      }
+    }
+#pragma unroll
+    for (int p = 0; p < 2; ++p) {
+      v.d[p] = path.d;
+      v.lo[p] = path.lo;
+      v.hi[p] = path.hi;
+    }
+    v.flags = path.flags;
+    return;
+  }
+#pragma unroll 1
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const RunSummary other = ShflUpRun(v, d);
+    const bool other_head = __shfl_up_sync(kFullMask, head, d);
+    SegmentedScanStep(v, head, other, other_head, lane >= static_cast<int>(d));
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// 3. One warp per chunk: lanes, crossings, segments.
+
+__device__ inline double WarpSumDouble(double v) {
+#pragma unroll
+  for (int d = 16; d >= 1; d >>= 1) v = __dadd_rn(v, __shfl_xor_sync(kFullMask, v, d));
+  return v;
+}
+
+// The approximate sum of chunks 0..c-1: the 32-chunk sums before c's run of 32, then the
+// chunk sums in it before c (warp-wide, any order: it is advice).
+__device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws) {
+  const int lane = LaneId();
+  const int64_t super = c >> 5;
+  double acc = 0.0;
+  for (int64_t j = lane; j < super; j += 32) acc = __dadd_rn(acc, __ldcg(ws.super_sums + j));
+  const int64_t k = (super << 5) + lane;
+  if (k < c) acc = __dadd_rn(acc, __ldcg(ws.chunk_sums + k));
+  return WarpSumDouble(acc);
+}
+
+template <class TermSource>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 5)  // 5 blocks: 20 warps per SM
+    SegmentChunkWarp(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
+  __shared__ double tile[kSegmentWarps][kSubchunks][kSubchunkTerms + 1];  // +1: no bank conflicts
+  const int lane = LaneId();
+  const uint32_t lanes_below = (1u << lane) - 1u;
+  double(*rows)[kSubchunkTerms + 1] = tile[threadIdx.x >> 5];
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+    const size_t base = static_cast<size_t>(c) * kChunkTerms;
+    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
+    double x[32];
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      const int k = i * 32 + lane;
+      x[i] = k < count ? source(base + static_cast<size_t>(k)) : 0.0;
+    }
+    const double before = ApproximatePrefix(c, ws);  // its loads overlap the terms'
+    __syncwarp();  // the previous chunk's readers are done with the tile
+#pragma unroll
+    for (int i = 0; i < 32; ++i) rows[i][lane] = x[i];
+    __syncwarp();
+    const double* row = rows[lane];
+    const int len = ClampLen(count - lane * 32);
+    const int nsub = (count + kSubchunkTerms - 1) / kSubchunkTerms;
+    const bool in_chunk = lane < nsub;
+    const uint32_t valid_mask = nsub >= 32 ? 0xffffffffu : ((1u << nsub) - 1u);
+
+    // Each lane's sum and the extremes of its path, relative to its start: from the lane's
+    // summary under the chunk's frame (its exact rounded path, in units of that frame)
+    // where every lane has a usable one, the common case; else from plain adds.
+    const int chunk_frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
+    RunSummary chunk_run = IdentityRun();
+    if (in_chunk) chunk_run = SummarizeTermsBinary64(row, len, chunk_frame);
+    const bool usable = !(chunk_run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd));
+    double s = 0.0;
+    double low = 0.0;
+    double high = 0.0;
+    const bool from_summaries = FastFrame(chunk_frame) && __all_sync(kFullMask, usable);
+    if (from_summaries) {
+      if (chunk_run.flags & kNonZero) {
+        const int shift = chunk_frame - 52;
+        const int64_t lo = chunk_run.lo[0] < chunk_run.lo[1] ? chunk_run.lo[0] : chunk_run.lo[1];
+        const int64_t hi = chunk_run.hi[0] > chunk_run.hi[1] ? chunk_run.hi[0] : chunk_run.hi[1];
+        s = scalbn(Int64ToDouble(chunk_run.d[0]), shift);
+        low = fmin(0.0, scalbn(Int64ToDouble(lo), shift));
+        high = fmax(0.0, scalbn(Int64ToDouble(hi), shift));
+      }
+    } else {
+#pragma unroll 4
+      for (int t = 0; t < len; ++t) {
+        s = __dadd_rn(s, row[t]);
+        low = fmin(low, s);
+        high = fmax(high, s);
+      }
+    }
+    double incl = s;
+#pragma unroll
+    for (unsigned d = 1; d < 32; d <<= 1) {
+      const double other = __shfl_up_sync(kFullMask, incl, d);
+      if (lane >= static_cast<int>(d)) incl = __dadd_rn(other, incl);
+    }
+    const double excl = __shfl_up_sync(kFullMask, incl, 1);
+    const double start = lane == 0 ? before : __dadd_rn(before, excl);
+    const int frame =
+        PlanFrame(start, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks + lane);
+    bool crossing = in_chunk && (PredictCrossing(start, low, high) || !isfinite(s));
+    RunSummary run = IdentityRun();
+    if (in_chunk && !crossing) {
+      run = frame == chunk_frame ? chunk_run : SummarizeTermsBinary64(row, len, frame);
+      // Special terms and unfit parts are refused by any check: add them one by one.
+      if (run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd)) crossing = true;
+    }
+    const uint32_t cross_mask = __ballot_sync(kFullMask, crossing);
+    const int prev_frame = __shfl_up_sync(kFullMask, frame, 1);
+    const bool prev_crossing = lane > 0 && ((cross_mask >> (lane - 1)) & 1u) != 0;
+    const bool starts_segment = lane == 0 || crossing || prev_crossing || frame != prev_frame;
+    const uint32_t start_mask = __ballot_sync(kFullMask, in_chunk && starts_segment) & valid_mask;
+    ChunkRecord& rec = ws.records[c];
+
+    if (cross_mask == 0 && start_mask == 1u) {
+      // Uniform: one run under one frame (the common case).
+      const RunSummary total = WarpTotal(run);  // lanes past the end hold the identity
+      if (lane == 0) {
+        rec.head.run = total;
+        rec.head.frame = frame;
+        rec.head.lane_terms = -1;
+        rec.tail.frame = kNoRunFrame;
+        rec.mixed = 0;
+        rec.middle_base = 0;
+        rec.middle_count = 0;
+        rec.crossing_lanes = 0;
+      }
+      continue;
+    }
+
+    // Mixed: a segmented inclusive scan over the lanes (a segment starts at a set bit).
+    RunSummary v = run;
+    bool head_of_segment = !in_chunk || starts_segment;
+    WarpSegmentedScan(v, head_of_segment);
+    // Items, in lane order: every crossing lane, and every lane that ends a segment.
+    const bool next_starts = lane + 1 >= nsub || ((start_mask >> (lane + 1)) & 1u) != 0;
+    const bool ends_segment = in_chunk && !crossing && next_starts;
+    const uint32_t item_mask = __ballot_sync(kFullMask, in_chunk && (crossing || ends_segment));
+    const int items = __popc(item_mask);
+    const int item = __popc(item_mask & lanes_below);
+    const int has_head = (cross_mask & 1u) == 0 ? 1 : 0;
+    const int has_tail = (((cross_mask >> (nsub - 1)) & 1u) == 0 && !(has_head && items == 1)) ? 1 : 0;
+    const int middle_count = items - has_head - has_tail;
+    const int crossing_lanes = __popc(cross_mask & valid_mask);
+    int middle_base = 0;
+    int lane_base = 0;
+    bool overflow = false;
+    if (lane == 0) {
+      middle_base = middle_count > 0 ? atomicAdd(&ws.counters->middle_taken, middle_count) : 0;
+      lane_base = atomicAdd(&ws.counters->lanes_taken, crossing_lanes);
+      overflow = middle_base + middle_count > ws.middle_capacity || lane_base + crossing_lanes > ws.lane_capacity;
+      if (overflow) atomicExch(&ws.counters->overflow, 1);
+    }
+    middle_base = __shfl_sync(kFullMask, middle_base, 0);
+    lane_base = __shfl_sync(kFullMask, lane_base, 0);
+    overflow = __shfl_sync(kFullMask, overflow, 0);
+    if (lane == 0) {
+      rec.mixed = 1;
+      rec.middle_base = middle_base;
+      rec.middle_count = overflow ? 0 : middle_count;
+      rec.crossing_lanes = crossing_lanes;
+      if (!has_head) rec.head.frame = kNoRunFrame;
+      if (!has_tail) rec.tail.frame = kNoRunFrame;
+    }
+    if (overflow || !in_chunk || !(crossing || ends_segment)) continue;
+    SegmentStep step;
+    if (crossing) {
+      const int index = lane_base + __popc(cross_mask & lanes_below);
+      double* out = ws.lane_terms + static_cast<size_t>(index) * 32;
+#pragma unroll 4
+      for (int t = 0; t < 32; ++t) out[t] = t < len ? row[t] : 0.0;
+      step.run = IdentityRun();
+      step.frame = len;  // a terms step: frame holds the count
+      step.lane_terms = index;
+    } else {
+      step.run = v;
+      step.frame = frame;
+      step.lane_terms = -1;
+    }
+    if (has_head && item == 0) {
+      rec.head = step;
+    } else if (has_tail && item == items - 1) {
+      rec.tail = step;
+    } else {
+      ws.middle[middle_base + item - has_head] = step;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// 4. One block per group of chunks: segments across chunks, and the group's steps.
+
+// (Templates, like every kernel here, so that the header can be included by several files.)
+template <int kThreads = kSegmentGroupChunks>
+__global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, SegmentWorkspace ws) {
+  static_assert(kThreads == kSegmentGroupChunks && kThreads % 32 == 0 && kThreads / 32 <= 32,
+                "one thread per chunk of the group, at most 32 warps");
+  constexpr int kWarps = kThreads / 32;
+  using CountScan = cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename CountScan::TempStorage count_temp;
+  __shared__ int32_t out_frames[kThreads];
+  __shared__ RunSummary warp_total[kWarps];
+  __shared__ int warp_total_head[kWarps];
+  __shared__ RunSummary warp_carry[kWarps];  // the scan through the end of the warp before
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = tid & 31;
+  const int warp = tid >> 5;
+  const int64_t group = blockIdx.x;
+  const int64_t first = group * kThreads;
+  const int64_t c = first + tid;
+  const bool valid = c < chunks;
+  const int64_t last = (first + kThreads < chunks ? first + kThreads : chunks) - 1;
+
+  int32_t mixed = 0;
+  int32_t head_frame = kNoRunFrame;
+  int32_t out_frame = kNoRunFrame;
+  int32_t middle_base = 0;
+  int32_t middle_count = 0;
+  RunSummary out_run = IdentityRun();
+  if (valid) {
+    const ChunkRecord& rec = ws.records[c];
+    mixed = rec.mixed;
+    head_frame = rec.head.frame;
+    out_frame = mixed ? rec.tail.frame : head_frame;
+    if (out_frame != kNoRunFrame) out_run = mixed ? rec.tail.run : rec.head.run;
+    if (mixed) {
+      middle_base = rec.middle_base;
+      middle_count = rec.middle_count;
+    }
+  }
+  // What the chunk hands on starts a segment unless it continues the previous chunk's run.
+  out_frames[tid] = out_frame;
+  __syncthreads();
+  const int32_t prev_frame = tid > 0 ? out_frames[tid - 1] : kNoRunFrame;
+  const bool starts = tid == 0 || mixed || out_frame != prev_frame;
+
+  // Segmented scan: within each warp, then the warp totals in one warp, then one carry.
+  RunSummary seg = out_run;
+  bool head = starts;
+  WarpSegmentedScan(seg, head);
+  if (lane == 31) {
+    warp_total[warp] = seg;
+    warp_total_head[warp] = head ? 1 : 0;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    RunSummary t = lane < kWarps ? warp_total[lane] : IdentityRun();
+    bool t_head = lane < kWarps ? warp_total_head[lane] != 0 : true;
+    WarpSegmentedScan(t, t_head);
+    const RunSummary carry = ShflUpRun(t, 1);
+    if (lane > 0 && lane < kWarps) warp_carry[lane] = carry;
+  }
+  __syncthreads();
+  // A segment that began in an earlier warp continues into this one.
+  if (!head && warp > 0) seg = Compose(warp_carry[warp], seg);
+  // The segment through chunk c - 1, for closing it here.
+  RunSummary prev_seg = ShflUpRun(seg, 1);
+  if (lane == 0 && warp > 0) prev_seg = warp_carry[warp];
+
+  const bool closing = valid && starts && tid > 0 && prev_frame != kNoRunFrame;
+  const bool head_run = valid && mixed && head_frame != kNoRunFrame;
+  const bool merge = closing && head_run && head_frame == prev_frame;
+  const bool final_close = valid && c == last && out_frame != kNoRunFrame;
+  const int mine =
+      (closing ? 1 : 0) + (head_run && !merge ? 1 : 0) + (valid ? middle_count : 0) + (final_close ? 1 : 0);
+  int at;
+  int total;
+  CountScan(count_temp).ExclusiveSum(mine, at, total);
+  if (total > kSegmentGroupSteps) {
+    if (tid == 0) {
+      ws.step_count[group] = 0;
+      atomicExch(&ws.counters->overflow, 1);
+    }
+    return;
+  }
+  if (tid == 0) ws.step_count[group] = total;
+  if (mine == 0) return;
+  SegmentStep* out = ws.steps + group * kSegmentGroupSteps + at;
+  if (closing) {
+    SegmentStep s;
+    s.frame = prev_frame;
+    s.lane_terms = -1;
+    s.run = merge ? Compose(prev_seg, ws.records[c].head.run) : prev_seg;
+    *out++ = s;
+  }
+  if (head_run && !merge) CopyStep(out++, &ws.records[c].head);
+  for (int i = 0; i < middle_count; ++i) CopyStep(out++, ws.middle + middle_base + i);
+  if (final_close) {
+    SegmentStep s;
+    s.frame = out_frame;
+    s.lane_terms = -1;
+    s.run = seg;
+    *out = s;
+  }
+}
+
+// ---------------------------------------------------------------------------------
+// 5. The walk: one block. Thread 0 applies batch b while warps 1.. stage batch b + 1.
+
+struct SegmentWalkSmem {
+  SegmentStep steps[2][kSegmentBatch];
+  double terms[2][kSegmentBatch][32];
+  int group_start[kSegmentMaxGroups + 1];
+  int stop;
+};
+
+// TryApplyRun with its most common case first: a finite normal sum, a run of finite terms
+// with a non-zero one, summarised under the sum's own frame. The same decision and result
+// as TryApplyRun (whose tail this repeats), in fewer dependent instructions; anything
+// else goes to TryApplyRun itself.
+__device__ inline bool ApplyRunStep(uint64_t& s_bits, const RunSummary& run, int frame) {
+  const uint64_t s = s_bits;
+  const int biased = static_cast<int>((s >> 52) & 0x7ff);
+  const bool common = biased >= 2 && biased <= 0x7fe && biased - 1023 == frame &&
+                      (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
+  if (!common) return TryApplyRun(s_bits, run, frame);
+  const int64_t m = static_cast<int64_t>((s & kFractionMask) | kHiddenBit);
+  const int p = static_cast<int>(m & 1);
+  if (run.flags & UnfitBit(p)) return false;
+  const int64_t lo = AtParity(run.lo, p);
+  const int64_t hi = AtParity(run.hi, p);
+  const int64_t d = AtParity(run.d, p);
+  const bool negative = (s >> 63) != 0;
+  const int64_t m_lowest = negative ? m - hi : m + lo;
+  const int64_t m_highest = negative ? m - lo : m + hi;
+  const int64_t m1 = negative ? m - d : m + d;
+  if (m_lowest < kLowestInnerSignificand || m_highest > kHighestInnerSignificand) return false;
+  // m1 stays in [2^52, 2^53): the exponent bits do not change.
+  s_bits = (s & ~kFractionMask) | (static_cast<uint64_t>(m1) & kFractionMask);
+  return true;
+}
+
+__device__ inline void StageSegmentBatch(SegmentWalkSmem& sm, const SegmentWorkspace& ws, int groups, int total,
+                                         int batch, int buffer, int worker, int workers) {
+  const int first = batch * kSegmentBatch;
+  for (int k = worker; k < kSegmentBatch; k += workers) {
+    const int j = first + k;
+    if (j >= total) break;
+    // The group holding global step j: the last group_start <= j.
+    int lo = 0;
+    int hi = groups - 1;
+    while (lo < hi) {
+      const int mid = (lo + hi + 1) >> 1;
+      if (sm.group_start[mid] <= j) {
+        lo = mid;
+      } else {
+        hi = mid - 1;
+      }
+    }
+    const SegmentStep* src = ws.steps + static_cast<int64_t>(lo) * kSegmentGroupSteps + (j - sm.group_start[lo]);
+    CopyStep(&sm.steps[buffer][k], src);
+    const int lane_terms = sm.steps[buffer][k].lane_terms;
+    if (lane_terms >= 0) {
+      const double2* t = reinterpret_cast<const double2*>(ws.lane_terms + static_cast<size_t>(lane_terms) * 32);
+      double2* to = reinterpret_cast<double2*>(sm.terms[buffer][k]);
+#pragma unroll
+      for (int i = 0; i < 16; ++i) to[i] = t[i];
+    }
+  }
+}
+
+template <int kThreads = kSegmentWalkThreads>
+__global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentWorkspace ws) {
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  SegmentWalkSmem& sm = *reinterpret_cast<SegmentWalkSmem*>(smem_raw);
+  constexpr int kGroupsPerThread = (kSegmentMaxGroups + kThreads - 1) / kThreads;
+  using GroupScan = cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename GroupScan::TempStorage group_temp;
+  __shared__ int overflow;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int groups = static_cast<int>(SegmentGroupCount(chunks));
+  // Where each group's steps start in the global order.
+  int counts[kGroupsPerThread];
+#pragma unroll
+  for (int i = 0; i < kGroupsPerThread; ++i) {
+    const int g = tid * kGroupsPerThread + i;
+    counts[i] = g < groups ? ws.step_count[g] : 0;
+  }
+  if (tid == 0) overflow = ws.counters->overflow;
+  int starts[kGroupsPerThread];
+  int total;
+  GroupScan(group_temp).ExclusiveSum(counts, starts, total);
+#pragma unroll
+  for (int i = 0; i < kGroupsPerThread; ++i) {
+    const int g = tid * kGroupsPerThread + i;
+    if (g <= groups) sm.group_start[g] = starts[i];
+  }
+  if (tid == 0) sm.stop = 0;
+  __syncthreads();  // also: every thread has read the counters and step counts
+  // The state the next run starts from (SegmentChunkWarp and SegmentGroups are done).
+  const int64_t supers = SuperCount(chunks);
+  for (int64_t j = tid; j < supers; j += kThreads) ws.super_sums[j] = 0.0;
+  if (tid == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
+  if (overflow != 0) {
+    if (tid == 0) {
+      SegmentOutput out{};
+      out.status = kSegmentOverflow;
+      out.refused_step = -1;
+      *ws.output = out;
+    }
+    return;
+  }
+  const int batches = (total + kSegmentBatch - 1) / kSegmentBatch;
+  StageSegmentBatch(sm, ws, groups, total, 0, 0, tid, kThreads);
+  __syncthreads();
+  double sum = 0.0;  // the loop's start: +0
+  int applied = 0;
+  int crossing_lanes = 0;
+  int terms_one_by_one = 0;
+  int refused_step = -1;
+  const long long clock_start = clock64();
+  for (int b = 0; b < batches; ++b) {
+    const int buffer = b & 1;
+    if (tid >= 32) {
+      if (b + 1 < batches) StageSegmentBatch(sm, ws, groups, total, b + 1, buffer ^ 1, tid - 32, kThreads - 32);
+    } else if (tid == 0) {
+      const int in_batch = total - b * kSegmentBatch < kSegmentBatch ? total - b * kSegmentBatch : kSegmentBatch;
+      for (int k = 0; k < in_batch; ++k) {
+        const SegmentStep& step = sm.steps[buffer][k];
+        if (step.lane_terms >= 0) {
+          const double* t = sm.terms[buffer][k];
+          const int count = step.frame;
+          for (int i = 0; i < count; ++i) sum = __dadd_rn(sum, t[i]);
+          ++crossing_lanes;
+          terms_one_by_one += count;
+        } else {
+          const RunSummary run = step.run;
+          const int frame = step.frame;
+          uint64_t bits = BitsOf(sum);
+          if (!ApplyRunStep(bits, run, frame)) {
+            refused_step = b * kSegmentBatch + k;
+            sm.stop = 1;
+            break;
+          }
+          sum = DoubleOf(bits);
+        }
+        ++applied;
+      }
+    }
+    __syncthreads();
+    if (sm.stop) break;
+  }
+  if (tid == 0) {
+    SegmentOutput out;
+    out.sum_bits = BitsOf(sum);
+    out.status = refused_step >= 0 ? kSegmentRefused : kSegmentAccepted;
+    out.steps = applied;
+    out.crossing_lanes = crossing_lanes;
+    out.terms_one_by_one = terms_one_by_one;
+    out.refused_step = refused_step;
+    out.cycles_total = clock64() - clock_start;
+    *ws.output = out;
+  }
+}
+
+inline cudaError_t AllowSegmentWalkSharedMemory() {
+  return cudaFuncSetAttribute(SegmentWalk<kSegmentWalkThreads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              static_cast<int>(sizeof(SegmentWalkSmem)));
+}
+
+// Enqueues the segment pipeline for 1 <= n terms (at most kSegmentMaxGroups groups:
+// SegmentPipelineFits) on `stream`. ws.output holds the status and, when accepted, the
+// loop's bits once the stream gets there. `stages`, if given, records after each of the
+// four kernels (after[0..3]).
+template <class TermSource>
+cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const SegmentWorkspace& ws, PlanOptions options,
+                                cudaStream_t stream, const StageEvents* stages = nullptr) {
+  const int64_t chunks = ChunkCount(n);
+  const int64_t groups = SegmentGroupCount(chunks);
+  if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
+  if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
+  const auto record = [&](int k) -> cudaError_t {
+    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
+    return cudaEventRecord(stages->after[k], stream);
+  };
+  ChunkApproximateSumsWarp<TermSource><<<WarpGrid(chunks, kSumWarps), kSumWarps * 32, 0, stream>>>(
+      source, n, chunks, ws.chunk_sums, ws.super_sums);
+  if (cudaError_t err = record(0); err != cudaSuccess) return err;
+  SegmentChunkWarp<TermSource>
+      <<<WarpGrid(chunks, kSegmentWarps), kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options, ws);
+  if (cudaError_t err = record(1); err != cudaSuccess) return err;
+  SegmentGroups<kSegmentGroupChunks><<<static_cast<unsigned>(groups), kSegmentGroupChunks, 0, stream>>>(chunks, ws);
+  if (cudaError_t err = record(2); err != cudaSuccess) return err;
+  SegmentWalk<kSegmentWalkThreads><<<1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream>>>(chunks, ws);
+  if (cudaError_t err = record(3); err != cudaSuccess) return err;
+  return cudaGetLastError();
+}
+
+inline bool SegmentPipelineFits(size_t n) { return SegmentGroupCount(ChunkCount(n)) <= kSegmentMaxGroups; }
+
+}  // namespace gpu
+}  // namespace exact
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_SEGMENTS_CUH_
