@@ -1,31 +1,38 @@
-// Median milliseconds per 3840x2160 frame pair of ssimulacra2 on the CPU: the reference
-// (the definition) and the threaded path at 1 and 2 threads (and any counts given).
+// ssimulacra2_bench: milliseconds per frame pair of ssimulacra2 on the CPU, at 1920x1080
+// and 3840x2160 8-bit 4:2:0: the reference (the definition) and the threaded path at 1
+// thread and at every hardware thread (or the counts given).
 //
-//   bazel run -c opt //bench/ssimulacra2:ssimulacra2_bench -- [--reps=N]
-//       [--reference_reps=N] [--threads=1,2] [--isa=auto|generic|avx2]
+//   bazel build //bench/ssimulacra2:ssimulacra2_bench
+//   EXACTQ_CORPUS=/work/shared/corpus bazel-bin/bench/ssimulacra2/ssimulacra2_bench
+//       [--reps=9] [--reference_reps=3] [--threads=1,2] [--sizes=1080,2160]
+//       [--isa=auto|generic|avx2] [--corpus=DIR] [--json=FILE] [--commit=SHA]
+//       [--dirty=true|false]
 //
-// The frames are the corpus's 4K pair (p4k.ref.y4m, p4k_x265_crf26.dist.y4m, 8-bit
-// 4:2:0) when $EXACTQ_CORPUS names the corpus, else synthetic 3840x2160 8-bit 4:2:0
-// frames. Every timed run's score is checked against the reference's bits. Besides the
-// wall-clock median, the median process CPU time per frame is printed: on a shared,
-// loaded machine it shows the work done when the wall clock includes waiting for a
-// core (with one thread and an idle machine the two agree). Anchor: the
-// VMAF fork's CPU extractor took 1637 ms per 4K frame on one core of this 2-core
-// machine (shared corpus README); the target for one thread is 2x faster.
+// Frames: the corpus's pairs p1080 (x264 CRF 27) and p4k (x265 CRF 26), frame 0, when
+// $EXACTQ_CORPUS or --corpus names the corpus; else the tests' synthetic frames
+// (MakeTestFrame, a ramp with hashed texture, and a noisy copy). Every repetition runs
+// every path once, in turn, after a warm-up round (the threaded paths keep their buffers
+// between frames); the reference runs in the first --reference_reps rounds only. Printed
+// per path: median and best wall ms, median process CPU ms (all threads), the path's
+// speedup over threads=1 (one-thread ms / path ms), and whether every score had the
+// reference's bits (exits 1 if not). Anchor: the VMAF fork's CPU extractor took 340 ms at
+// 1080p and 1637 ms at 4K per frame on one core of a 2-core machine like this (corpus
+// README); the floor for one thread is 2x faster (<= 818 ms at 4K).
 
 #include <algorithm>
-#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "engine/io/y4m_reader.h"
+#include "bench/common/bench_frames.h"
+#include "bench/common/cpu_bench.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_threads.h"
@@ -34,148 +41,200 @@ namespace exactq {
 namespace ssimulacra2 {
 namespace {
 
-struct Options {
-  int reps = 7;
-  int reference_reps = 3;
-  std::vector<int> threads = {1, 2};
-  Ssimulacra2Isa isa = Ssimulacra2Isa::kAuto;
-};
-
-bool ParseFlag(const char* arg, const char* name, std::string* value) {
-  const size_t n = std::strlen(name);
-  if (std::strncmp(arg, name, n) != 0 || arg[n] != '=') return false;
-  *value = arg + n + 1;
-  return true;
-}
-
 uint64_t Bits(double v) {
   uint64_t u;
   std::memcpy(&u, &v, sizeof(u));
   return u;
 }
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 == 1 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
-// The corpus's 4K pair, or synthetic frames; `source` says which.
-bool LoadFrames(Frame* ref, Frame* dis, std::string* source) {
-  if (const char* dir = std::getenv("EXACTQ_CORPUS")) {
-    absl::StatusOr<Y4mReader> r = Y4mReader::Open(std::string(dir) + "/p4k.ref.y4m");
-    absl::StatusOr<Y4mReader> d = Y4mReader::Open(std::string(dir) + "/p4k_x265_crf26.dist.y4m");
-    if (r.ok() && d.ok() && r->ReadFrame(ref).value_or(false) &&
-        d->ReadFrame(dis).value_or(false)) {
-      *source = std::string(dir) + "/p4k (x265 CRF 26)";
-      return true;
-    }
-  }
-  const FrameGeometry geometry{3840, 2160, {ChromaLayout::k420, 8}};
-  *ref = testing_frames::MakeTestFrame(geometry, 1);
-  *dis = testing_frames::MakeTestFrame(geometry, 1, {12, 0});
-  *source = "synthetic 3840x2160 yuv420p (set EXACTQ_CORPUS for the corpus's 4K pair)";
-  return true;
-}
-
-double ProcessCpuMs() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return t.tv_sec * 1e3 + t.tv_nsec * 1e-6;
-}
-
-struct Timing {
-  double wall_ms;
-  double cpu_ms;  // all threads of the process
+struct Size {
+  int height;
+  int width;
+  const char* ref_name;
+  const char* dis_name;
+  double fork_one_core_ms;  // corpus README
 };
 
-template <class Fn>
-Timing TimeMs(Fn&& fn) {
-  const double cpu_start = ProcessCpuMs();
-  const auto start = std::chrono::steady_clock::now();
-  fn();
-  const double wall =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-  return {wall, ProcessCpuMs() - cpu_start};
-}
+const Size kSizes[] = {
+    {1080, 1920, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m", 340.0},
+    {2160, 3840, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", 1637.0},
+};
 
-int Main(int argc, char** argv) {
-  Options options;
-  for (int i = 1; i < argc; ++i) {
-    std::string value;
-    if (ParseFlag(argv[i], "--reps", &value) && absl::SimpleAtoi(value, &options.reps)) continue;
-    if (ParseFlag(argv[i], "--reference_reps", &value) &&
-        absl::SimpleAtoi(value, &options.reference_reps)) {
-      continue;
-    }
-    if (ParseFlag(argv[i], "--threads", &value)) {
-      options.threads.clear();
-      for (absl::string_view t : absl::StrSplit(value, ',')) {
-        int n;
-        if (!absl::SimpleAtoi(t, &n) || n < 1) {
-          std::fprintf(stderr, "bad --threads\n");
-          return 2;
-        }
-        options.threads.push_back(n);
-      }
-      continue;
-    }
-    if (ParseFlag(argv[i], "--isa", &value)) {
-      if (value == "auto")
-        options.isa = Ssimulacra2Isa::kAuto;
-      else if (value == "generic")
-        options.isa = Ssimulacra2Isa::kGeneric;
-      else if (value == "avx2")
-        options.isa = Ssimulacra2Isa::kAvx2;
-      else {
-        std::fprintf(stderr, "bad --isa\n");
-        return 2;
-      }
-      continue;
-    }
-    std::fprintf(stderr, "unknown argument %s\n", argv[i]);
-    return 2;
-  }
+struct Path {
+  std::string label;
+  std::string key;
+  std::function<double()> run;
+  bench::Samples samples;
+  bool exact = true;
+  bool reference = false;
+};
 
+bool RunSize(const Size& size, const std::string& corpus, int reps, int reference_reps,
+             const std::vector<int>& threads, Ssimulacra2Isa isa, bench::Results* results,
+             std::string* inputs) {
   Frame ref;
   Frame dis;
   std::string source;
-  LoadFrames(&ref, &dis, &source);
-  std::printf("ssimulacra2, %s\n", source.c_str());
-
-  double want = 0.0;
-  std::vector<double> wall;
-  std::vector<double> cpu;
-  for (int rep = 0; rep < std::max(1, options.reference_reps); ++rep) {
-    const Timing t =
-        TimeMs([&] { want = ReferenceScore(ref, dis, YuvMatrix::kBt709Limited).value(); });
-    wall.push_back(t.wall_ms);
-    cpu.push_back(t.cpu_ms);
+  std::string why;
+  if (bench::ReadCorpusPair(corpus, size.ref_name, size.dis_name, &ref, &dis, &why)) {
+    source = std::string("corpus ") + size.ref_name + " / " + size.dis_name + ", frame 0";
+  } else {
+    const FrameGeometry geometry{size.width, size.height, {ChromaLayout::k420, 8}};
+    ref = testing_frames::MakeTestFrame(geometry, 1);
+    dis = testing_frames::MakeTestFrame(geometry, 1, {12, 0});
+    source = "synthetic (MakeTestFrame seed 1, noise 12) because " + why;
   }
-  std::printf("  %-22s median %8.1f ms per frame, cpu %8.1f ms (%zu runs), score %.17g\n",
-              "reference", Median(wall), Median(cpu), wall.size(), want);
+  const FrameGeometry& g = ref.geometry();
+  source = std::to_string(g.width) + "x" + std::to_string(g.height) + " 8-bit 4:2:0: " + source;
+  *inputs += (inputs->empty() ? "" : "; ") + source;
 
-  for (int threads : options.threads) {
-    Ssimulacra2Threads engine(threads, options.isa);
-    engine.Score(ref, dis, YuvMatrix::kBt709Limited).value();  // allocates the buffers
-    wall.clear();
-    cpu.clear();
-    bool exact = true;
-    for (int rep = 0; rep < std::max(1, options.reps); ++rep) {
-      double score = 0.0;
-      const Timing t =
-          TimeMs([&] { score = engine.Score(ref, dis, YuvMatrix::kBt709Limited).value(); });
-      wall.push_back(t.wall_ms);
-      cpu.push_back(t.cpu_ms);
-      exact = exact && Bits(score) == Bits(want);
+  const double want = ReferenceScore(ref, dis, YuvMatrix::kBt709Limited).value();
+  std::vector<std::unique_ptr<Ssimulacra2Threads>> engines;
+  std::vector<Path> paths;
+  paths.push_back({"reference", "reference",
+                   [&] { return ReferenceScore(ref, dis, YuvMatrix::kBt709Limited).value(); }});
+  paths.back().reference = true;
+  for (int t : threads) {
+    engines.push_back(std::make_unique<Ssimulacra2Threads>(t, isa));
+    Ssimulacra2Threads* e = engines.back().get();
+    paths.push_back({"threads=" + std::to_string(t) + " (" + e->isa_name() + ")",
+                     "threads_" + std::to_string(t),
+                     [&ref, &dis, e] { return e->Score(ref, dis, YuvMatrix::kBt709Limited).value(); }});
+  }
+  for (int rep = -1; rep < reps; ++rep) {  // -1: warm-up (the reference already ran once)
+    for (Path& p : paths) {
+      if (p.reference && (rep < 0 || rep >= reference_reps)) continue;
+      double score = 0;
+      const bench::Timing t = bench::Time([&] { score = p.run(); });
+      p.exact = p.exact && Bits(score) == Bits(want);
+      if (rep >= 0) p.samples.Add(t);
     }
-    char label[64];
-    std::snprintf(label, sizeof(label), "threads=%d (%s)", threads, engine.isa_name());
-    std::printf("  %-22s median %8.1f ms per frame, cpu %8.1f ms (%zu runs), %s\n", label,
-                Median(wall), Median(cpu), wall.size(),
-                exact ? "bits equal the reference" : "BITS DIFFER");
-    if (!exact) return 1;
   }
-  return 0;
+
+  double one_ms = 0;
+  for (const Path& p : paths) {
+    if (p.key == "threads_1") one_ms = p.samples.median();
+  }
+  std::printf("\n%s\n  ssimulacra2 %.17g\n", source.c_str(), want);
+  std::printf("  %-22s %5s %10s %10s %10s %13s %s\n", "path", "runs", "median ms", "best ms",
+              "cpu ms", "vs threads=1", "bits");
+  const std::string k = std::to_string(g.height) + "p/";
+  bool ok = true;
+  for (const Path& p : paths) {
+    const double ms = p.samples.median();
+    char vs_one[32] = "";
+    if (one_ms > 0) std::snprintf(vs_one, sizeof vs_one, "%.2f", one_ms / ms);
+    std::printf("  %-22s %5zu %10.1f %10.1f %10.1f %13s %s\n", p.label.c_str(),
+                p.samples.wall_ms.size(), ms, p.samples.best(), p.samples.median_cpu(), vs_one,
+                p.exact ? "= reference" : "DIFFER");
+    results->Add(k + p.key + "_ms", ms, "ms");
+    results->Add(k + p.key + "_cpu_ms", p.samples.median_cpu(), "ms");
+    if (one_ms > 0 && p.key != "threads_1") {
+      results->Add(k + p.key + "_speedup_vs_threads_1", one_ms / ms, "ratio");
+    }
+    results->Add(k + p.key + "_bits_equal_reference", p.exact ? 1 : 0, "bool");
+    ok = ok && p.exact;
+  }
+  if (one_ms > 0) {
+    results->Add(k + "threads_1_speedup_vs_reference", paths[0].samples.median() / one_ms, "ratio");
+    const bool fork_size = g.width == size.width && g.height == size.height;
+    if (fork_size) {
+      std::printf("  fork CPU extractor: %.0f ms per frame on one core; threads=1 is %.2fx faster "
+                  "(floor 2x: <= %.0f ms): %s\n",
+                  size.fork_one_core_ms, size.fork_one_core_ms / one_ms, size.fork_one_core_ms / 2,
+                  one_ms <= size.fork_one_core_ms / 2 ? "met" : "NOT MET");
+      char name[64];
+      std::snprintf(name, sizeof name, "threads_1_speedup_vs_fork_cpu_%.0fms", size.fork_one_core_ms);
+      results->Add(k + name, size.fork_one_core_ms / one_ms, "ratio");
+    }
+  }
+  return ok;
+}
+
+int Main(int argc, char** argv) {
+  int reps = 9;
+  int reference_reps = 3;
+  std::vector<int> threads = {1};
+  if (bench::HardwareThreads() > 1) threads.push_back(bench::HardwareThreads());
+  std::vector<int> sizes = {1080, 2160};
+  Ssimulacra2Isa isa = Ssimulacra2Isa::kAuto;
+  std::string corpus = std::getenv("EXACTQ_CORPUS") ? std::getenv("EXACTQ_CORPUS") : "";
+  std::string json;
+  std::string commit;
+  int dirty = -1;
+  auto parse_list = [](const std::string& v, std::vector<int>* out) {
+    out->clear();
+    for (absl::string_view t : absl::StrSplit(v, ',')) {
+      int n;
+      if (!absl::SimpleAtoi(t, &n) || n < 1) return false;
+      out->push_back(n);
+    }
+    return !out->empty();
+  };
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    bool good = true;
+    if (bench::Flag(argv[i], "--reps", &v)) {
+      good = absl::SimpleAtoi(v, &reps) && reps >= 1;
+    } else if (bench::Flag(argv[i], "--reference_reps", &v)) {
+      good = absl::SimpleAtoi(v, &reference_reps) && reference_reps >= 1;
+    } else if (bench::Flag(argv[i], "--threads", &v)) {
+      good = parse_list(v, &threads);
+    } else if (bench::Flag(argv[i], "--sizes", &v)) {
+      good = parse_list(v, &sizes);
+    } else if (bench::Flag(argv[i], "--isa", &v)) {
+      if (v == "auto") isa = Ssimulacra2Isa::kAuto;
+      else if (v == "generic") isa = Ssimulacra2Isa::kGeneric;
+      else if (v == "avx2") isa = Ssimulacra2Isa::kAvx2;
+      else good = false;
+    } else if (bench::Flag(argv[i], "--corpus", &v)) {
+      corpus = v;
+    } else if (bench::Flag(argv[i], "--json", &v)) {
+      json = v;
+    } else if (bench::Flag(argv[i], "--commit", &v)) {
+      commit = v;
+    } else if (bench::Flag(argv[i], "--dirty", &v)) {
+      dirty = bench::ParseBool(v);
+    } else {
+      good = false;
+    }
+    if (!good) {
+      std::fprintf(stderr,
+                   "usage: %s [--reps=9] [--reference_reps=3] [--threads=1,2] [--sizes=1080,2160] "
+                   "[--isa=auto|generic|avx2] [--corpus=DIR] [--json=FILE] [--commit=SHA] "
+                   "[--dirty=true|false]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  const bench::Commit c = bench::FindCommit(commit, dirty);
+  std::printf("ssimulacra2_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
+              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
+              std::min(reps, reference_reps),
+              bench::LoadAverage().c_str());
+  bench::Results results("ssimulacra2_cpu");
+  std::string inputs;
+  bool ok = true;
+  for (int h : sizes) {
+    const Size* size = nullptr;
+    for (const Size& s : kSizes) {
+      if (s.height == h) size = &s;
+    }
+    if (size == nullptr) {
+      std::fprintf(stderr, "--sizes: 1080 or 2160\n");
+      return 2;
+    }
+    ok = RunSize(*size, corpus, reps, std::min(reps, reference_reps), threads, isa, &results,
+                 &inputs) && ok;
+  }
+  results.set_input(inputs);
+  std::printf("\nload average (1, 5, 15 min) at the end: %s\n", bench::LoadAverage().c_str());
+  if (!json.empty() && !results.WriteJson(json, c)) {
+    std::fprintf(stderr, "cannot write %s\n", json.c_str());
+    return 1;
+  }
+  if (!ok) std::printf("BITS DIFFER from the reference\n");
+  return ok ? 0 : 1;
 }
 
 }  // namespace

@@ -1,0 +1,162 @@
+// ordered_sum_cpu_bench: the host's exact ordered sum on one 4K plane of terms, without a
+// GPU. ordered_sum_bench.cu measures the same host paths but is a CUDA program that exits
+// without a GPU; this one runs anywhere.
+//
+//   bazel build //bench/exact:ordered_sum_cpu_bench
+//   bazel-bin/bench/exact/ordered_sum_cpu_bench [--n=8294400] [--reps=51] [--threads=1,2]
+//       [--json=FILE] [--commit=SHA] [--dirty=true|false]
+//
+// Fixtures (engine/exact/ordered_sum_fixtures.h, seed 1): `uniform` (unsigned terms in
+// [0,1), SSIMULACRA2-like) and `ssim_like_crossing_zero` (signed SSIM-like terms whose
+// total crosses zero). Paths, run in turn within every repetition (so that a change of
+// machine load hits all of them alike), after one warm-up round:
+//   loop       OrderedSumReference::Loop, the definition (one thread);
+//   threads=N  OrderedSumThreads(N), for each N of --threads (default 1 and every
+//              hardware thread).
+// Printed per path: median and best wall ms, median process CPU ms, its speedup over the
+// loop (loop ms / path ms; below 1: slower) and over OrderedSumThreads(1), and whether
+// every result had the loop's bits (it exits 1 if any did not). The ordered sum's stats
+// (terms added one by one) show how much of the plane took the slow way.
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "bench/common/cpu_bench.h"
+#include "engine/exact/ordered_sum.h"
+#include "engine/exact/ordered_sum_fixtures.h"
+
+namespace exactq {
+namespace {
+
+namespace ex = exact;
+
+bool RunFixture(ex::FixtureKind kind, size_t n, int reps, const std::vector<int>& threads,
+                bench::Results* results) {
+  const std::string fixture = ex::FixtureName(kind);
+  const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
+  const double want = ex::OrderedSumReference::Loop(terms.data(), n);
+
+  std::vector<ex::OrderedSumThreads> sums;
+  for (int t : threads) sums.emplace_back(t);
+  bench::Samples loop;
+  std::vector<bench::Samples> timed(threads.size());
+  std::vector<ex::OrderedSumStats> stats(threads.size());
+  bool loop_same = true;
+  std::vector<bool> same(threads.size(), true);
+  for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up
+    double got = 0;
+    const bench::Timing t = bench::Time([&] { got = ex::OrderedSumReference::Loop(terms.data(), n); });
+    loop_same = loop_same && ex::SameBitsOrBothNaN(got, want);
+    if (rep >= 0) loop.Add(t);
+    for (size_t i = 0; i < sums.size(); ++i) {
+      absl::StatusOr<double> r;
+      ex::OrderedSumStats s;
+      const bench::Timing ti = bench::Time([&] { r = sums[i].Sum(terms.data(), n, &s); });
+      same[i] = same[i] && r.ok() && ex::SameBitsOrBothNaN(*r, want);
+      stats[i] = s;
+      if (rep >= 0) timed[i].Add(ti);
+    }
+  }
+
+  std::printf("\nfixture %s: %zu terms, loop total %.17g\n", fixture.c_str(), n, want);
+  std::printf("  %-12s %10s %10s %10s %14s %14s %12s %s\n", "path", "median ms", "best ms",
+              "cpu ms", "vs loop", "vs threads=1", "one-by-one", "bits");
+  std::printf("  %-12s %10.3f %10.3f %10.3f %14.2f %14s %12s %s\n", "loop", loop.median(),
+              loop.best(), loop.median_cpu(), 1.0, "", "", loop_same ? "= loop" : "DIFFER");
+  const std::string p = fixture + "/";
+  results->Add(p + "loop_ms", loop.median(), "ms");
+  double one_thread_ms = 0;
+  for (size_t i = 0; i < threads.size(); ++i) {
+    if (threads[i] == 1) one_thread_ms = timed[i].median();
+  }
+  bool ok = loop_same;
+  for (size_t i = 0; i < threads.size(); ++i) {
+    const std::string name = "threads_" + std::to_string(threads[i]);
+    const double ms = timed[i].median();
+    char vs_one[32] = "";
+    if (one_thread_ms > 0) std::snprintf(vs_one, sizeof vs_one, "%.2f", one_thread_ms / ms);
+    std::printf("  %-12s %10.3f %10.3f %10.3f %14.2f %14s %12lld %s\n",
+                ("threads=" + std::to_string(threads[i])).c_str(), ms, timed[i].best(),
+                timed[i].median_cpu(), loop.median() / ms, vs_one,
+                static_cast<long long>(stats[i].terms_one_by_one),
+                same[i] ? "= loop" : "DIFFER");
+    results->Add(p + name + "_ms", ms, "ms");
+    results->Add(p + name + "_cpu_ms", timed[i].median_cpu(), "ms");
+    results->Add(p + name + "_speedup_vs_loop", loop.median() / ms, "ratio");
+    if (one_thread_ms > 0 && threads[i] != 1) {
+      results->Add(p + name + "_speedup_vs_threads_1", one_thread_ms / ms, "ratio");
+    }
+    results->Add(p + name + "_terms_one_by_one", static_cast<double>(stats[i].terms_one_by_one),
+                 "terms");
+    results->Add(p + name + "_bits_equal_loop", same[i] ? 1 : 0, "bool");
+    ok = ok && same[i];
+  }
+  return ok;
+}
+
+int Main(int argc, char** argv) {
+  size_t n = size_t{3840} * 2160;
+  int reps = 51;
+  std::vector<int> threads = {1, bench::HardwareThreads()};
+  if (threads[1] == 1) threads.pop_back();
+  std::string json;
+  std::string commit;
+  int dirty = -1;
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    if (bench::Flag(argv[i], "--n", &v)) {
+      n = std::strtoull(v.c_str(), nullptr, 10);
+    } else if (bench::Flag(argv[i], "--reps", &v)) {
+      reps = std::atoi(v.c_str());
+    } else if (bench::Flag(argv[i], "--threads", &v)) {
+      threads.clear();
+      for (size_t pos = 0; pos <= v.size();) {
+        const size_t comma = std::min(v.find(',', pos), v.size());
+        const int t = std::atoi(v.substr(pos, comma - pos).c_str());
+        if (t < 1) {
+          std::fprintf(stderr, "bad --threads\n");
+          return 2;
+        }
+        threads.push_back(t);
+        pos = comma + 1;
+      }
+    } else if (bench::Flag(argv[i], "--json", &v)) {
+      json = v;
+    } else if (bench::Flag(argv[i], "--commit", &v)) {
+      commit = v;
+    } else if (bench::Flag(argv[i], "--dirty", &v)) {
+      dirty = bench::ParseBool(v);
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--n=8294400] [--reps=51] [--threads=1,2] [--json=FILE] "
+                   "[--commit=SHA] [--dirty=true|false]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (n == 0 || reps < 1 || threads.empty()) return 2;
+  const bench::Commit c = bench::FindCommit(commit, dirty);
+  std::printf("ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
+              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
+              bench::LoadAverage().c_str());
+  bench::Results results("ordered_sum_cpu");
+  results.set_input(std::to_string(n) + " terms (a 3840x2160 plane), ordered_sum_fixtures.h seed 1: "
+                    "uniform (unsigned) and ssim_like_crossing_zero (signed)");
+  bool ok = true;
+  for (ex::FixtureKind kind : {ex::FixtureKind::kUniform, ex::FixtureKind::kSsimLikeCrossingZero}) {
+    ok = RunFixture(kind, n, reps, threads, &results) && ok;
+  }
+  std::printf("\nload average (1, 5, 15 min) at the end: %s\n", bench::LoadAverage().c_str());
+  if (!json.empty() && !results.WriteJson(json, c)) {
+    std::fprintf(stderr, "cannot write %s\n", json.c_str());
+    return 1;
+  }
+  if (!ok) std::printf("BITS DIFFER from the loop\n");
+  return ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace exactq
+
+int main(int argc, char** argv) { return exactq::Main(argc, argv); }
