@@ -22,8 +22,10 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
+#include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
+#include "server/gpu_health.h"
 #include "server/logging.h"
 #include "server/metrics_http_server.h"
 #include "server/scorer_service.h"
@@ -65,8 +67,12 @@ ABSL_FLAG(uint64_t, max_device_bytes, 0,
           "device memory admitted per GPU for the streams placed on it (estimated per stream from its "
           "geometry and metrics); 0 = 90% of the device's memory");
 ABSL_FLAG(std::string, gpus, "all", "GPUs to use, by index after CUDA_VISIBLE_DEVICES: all, none, or e.g. 0,2");
+ABSL_FLAG(int, gpu_retry_seconds, 30,
+          "a GPU that failed (launch or copy error) takes no new streams for this long, doubled for each "
+          "failure in a row; a poisoned context (illegal address, ...) keeps it out for good");
 ABSL_FLAG(std::string, fault_injection, "",
-          "for tests only: gpu_fail_after=N (GPU frames fail after N), gpu_alloc_fail; default off");
+          "for tests only: gpu_fail_after=N (GPU frames fail after N), gpu_lost_after=N (then the device's "
+          "context is poisoned), gpu_alloc_fail; default off");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");
 ABSL_FLAG(std::string, tls_client_ca_file, "",
@@ -96,7 +102,8 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("max_connection_age_grace_seconds"), absl::FindCommandLineFlag("tls_cert_file"),
         absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
         absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
-        absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams")}) {
+        absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams"),
+        absl::FindCommandLineFlag("gpu_retry_seconds")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -183,16 +190,17 @@ absl::Status ConfigureRuntime() {
   if (!faults.ok()) return faults.status();
   runtime.faults = *faults;
   runtime.max_device_bytes = absl::GetFlag(FLAGS_max_device_bytes);
+  runtime.gpu_retry_seconds = absl::GetFlag(FLAGS_gpu_retry_seconds);
+  if (runtime.gpu_retry_seconds < 0) return absl::InvalidArgumentError("--gpu_retry_seconds must be >= 0");
   SetRuntimeConfig(runtime);
-  absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
-  if (devices.ok()) {
-    for (const GpuDevice& d : *devices) {
-      spdlog::info("GPU {}: {} (compute {}, {} MiB)", d.index, d.name, d.compute_capability, d.memory_bytes >> 20);
-    }
-  } else {
-    spdlog::warn("{}: frames go to the CPU", std::string(devices.status().message()));
+  // The pool is built now, from this configuration, before any stream asks for a GPU.
+  const DevicePool& pool = GlobalDevicePool();
+  for (const DeviceHealth& d : pool.Snapshot()) {
+    spdlog::info("GPU {}: {} (compute {}, {} MiB)", d.device.index, d.device.name, d.device.compute_capability,
+                 d.device.memory_bytes >> 20);
   }
-  if (faults->fail_gpu_after_frames >= 0 || faults->fail_gpu_allocations) {
+  if (pool.configured() == 0) spdlog::warn("{}: frames go to the CPU", pool.UnavailableReason());
+  if (faults->fail_gpu_after_frames >= 0 || faults->lose_gpu_after_frames >= 0 || faults->fail_gpu_allocations) {
     spdlog::warn("fault injection on: {}", absl::GetFlag(FLAGS_fault_injection));
   }
   return absl::OkStatus();
@@ -209,7 +217,10 @@ int Serve(const ServerConfig& config) {
 
   // Device memory is read when Prometheus scrapes, so the gauge is never stale.
   const absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
-  auto render = [&metrics, &devices] {
+  // Before the /metrics server, so that it outlives every scrape.
+  GpuHealthReporter gpu_health(&GlobalDevicePool(), &metrics);
+  auto render = [&metrics, &devices, &gpu_health] {
+    gpu_health.Poll();
     if (devices.ok()) {
       for (const GpuDevice& d : *devices) {
         absl::StatusOr<uint64_t> used = GpuMemoryInUse(d.index);
@@ -251,6 +262,7 @@ int Serve(const ServerConfig& config) {
     return 1;
   }
   server->GetHealthCheckService()->SetServingStatus(true);
+  gpu_health.SetHealthService(server->GetHealthCheckService());
   spdlog::info("{} serving gRPC on port {} ({}{}), /metrics on port {} ({})", kServerVersion, grpc_port,
                config.listen,
                config.tls_cert_file.empty() ? ", plaintext"
@@ -262,7 +274,10 @@ int Serve(const ServerConfig& config) {
     std::rename(tmp.c_str(), config.port_file.c_str());  // readers never see half a file
   }
 
-  while (g_stop_signal == 0) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  while (g_stop_signal == 0) {
+    gpu_health.Poll();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
   spdlog::info("signal {}: draining (grace period {} s)", static_cast<int>(g_stop_signal),
                config.grace_period_seconds);
   const auto drain_deadline = std::chrono::system_clock::now() + std::chrono::seconds(config.grace_period_seconds);
@@ -274,6 +289,7 @@ int Serve(const ServerConfig& config) {
   std::this_thread::sleep_for(std::chrono::seconds(std::max(notice, 0)));
   server->Shutdown(drain_deadline);
   server->Wait();
+  gpu_health.SetHealthService(nullptr);  // the gRPC server goes before the /metrics server
   spdlog::info("stopped");
   return 0;
 }

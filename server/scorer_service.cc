@@ -1,10 +1,12 @@
 #include "server/scorer_service.h"
 
+#include <map>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/frame_scorer.h"
+#include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
 #include "server/stream_session.h"
@@ -133,6 +135,9 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   for (v1::ChromaLayout layout : {v1::CHROMA_400, v1::CHROMA_420, v1::CHROMA_422, v1::CHROMA_444}) {
     response->add_chroma_layouts(layout);
   }
+  // Every visible GPU; healthy: in this process's pool and taking new streams now.
+  std::map<int, bool> usable;
+  for (const DeviceHealth& h : GlobalDevicePool().Snapshot()) usable[h.device.index] = h.state == DeviceState::kUsable;
   if (absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices(); devices.ok()) {
     for (const GpuDevice& d : *devices) {
       v1::Device* out = response->add_devices();
@@ -140,7 +145,7 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
       out->set_name(d.name);
       out->set_compute_capability(d.compute_capability);
       out->set_memory_bytes(d.memory_bytes);
-      out->set_healthy(true);
+      out->set_healthy(usable[d.index]);
     }
   }
   response->set_min_bit_depth(kMinBitDepth);

@@ -36,6 +36,10 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names,
       device_memory_used(registry.AddGauge("exactq_device_memory_used_bytes",
                                            "Device memory held by the engine, per GPU.",
                                            {"device"})),
+      configured_gpus(registry.AddGauge("exactq_configured_gpus",
+                                        "GPUs this process was given (--gpus, CUDA_VISIBLE_DEVICES).")),
+      usable_gpus(registry.AddGauge("exactq_usable_gpus",
+                                    "GPUs taking new streams: not cooling down after a failure, not lost.")),
       build_info(registry.AddGauge("exactq_build_info", "The server's version; always 1.",
                                    {"version"})),
       stage_seconds(registry.AddHistogram(
@@ -61,6 +65,8 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names,
   active_streams.At({});
   queue_depth.At({});
   frames_in_flight.At({});
+  configured_gpus.At({});
+  usable_gpus.At({});
   build_info.At({version}).Set(1.0);
   for (const char* stage : {"received", "queued", "host_to_device", "compute",
                             "device_to_host", "total"}) {

@@ -25,6 +25,8 @@ struct ServerMetrics {
   Family<GaugeSeries>& queue_depth;         // frames received, not yet scored
   Family<GaugeSeries>& frames_in_flight;
   Family<GaugeSeries>& device_memory_used;  // {device}
+  Family<GaugeSeries>& configured_gpus;     // GPUs given to the process
+  Family<GaugeSeries>& usable_gpus;         // of those, the ones that take new streams
   Family<GaugeSeries>& build_info;          // {version}
   Family<HistogramSeries>& stage_seconds;   // {stage}
 };

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/registry.h"
+#include "engine/runtime/device_fault.h"
+#include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/runtime_config.h"
 
 namespace exactq {
@@ -15,11 +18,15 @@ const char* BackendName(Backend backend) { return backend == Backend::kCuda ? "c
 
 absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeometry& geometry,
                                                                  const std::vector<MetricSpec>& metrics,
-                                                                 BackendPreference preference) {
+                                                                 BackendPreference preference,
+                                                                 const GpuEnvironment& environment) {
   if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;
   std::unique_ptr<FrameScorer> scorer(new FrameScorer());
   scorer->geometry_ = geometry;
   scorer->preference_ = preference;
+  scorer->pool_ = environment.pool != nullptr ? environment.pool : &GlobalDevicePool();
+  scorer->create_gpu_ = environment.create_scorer ? environment.create_scorer : GpuScorerFactory(CreateGpuScorer);
+  for (const MetricSpec& m : metrics) scorer->gpu_requests_.push_back({m.name, m.options});
   for (size_t i = 0; i < metrics.size(); ++i) {
     const MetricSpec& spec = metrics[i];
     for (size_t j = 0; j < i; ++j) {
@@ -41,7 +48,7 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeom
     scorer->metrics_.push_back(std::move(*metric));
   }
   if (preference != BackendPreference::kCpu) {
-    if (absl::Status s = scorer->PlaceOnGpu(metrics); !s.ok()) {
+    if (absl::Status s = scorer->PlaceOnGpu(); !s.ok()) {
       if (preference == BackendPreference::kCuda) {
         // Over a limit stays RESOURCE_EXHAUSTED (naming the limit); anything else means no
         // usable GPU for this input.
@@ -68,37 +75,70 @@ const char* FallbackReason(const absl::Status& status) {
 
 }  // namespace
 
-absl::Status FrameScorer::PlaceOnGpu(const std::vector<MetricSpec>& metrics) {
-  const RuntimeConfig& config = GetRuntimeConfig();
-  absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
-  if (devices.ok() && config.gpus.has_value()) {
-    std::vector<GpuDevice> allowed;
-    for (const GpuDevice& d : *devices) {
-      if (std::find(config.gpus->begin(), config.gpus->end(), d.index) != config.gpus->end()) allowed.push_back(d);
-    }
-    if (allowed.empty()) devices = absl::UnavailableError("no usable GPU: --gpus excludes every visible device");
-    else devices = std::move(allowed);
-  }
-  absl::Status status = devices.status();
-  if (devices.ok() && config.faults.fail_gpu_allocations) {
+absl::Status FrameScorer::PlaceOnGpu() {
+  absl::Status status;
+  std::optional<GpuDevice> device = pool_->NextDevice();
+  if (!device.has_value()) {
+    status = absl::UnavailableError(pool_->UnavailableReason());
+    // Devices cooling down come back; lost ones never do (usable() tells them apart).
+    may_return_to_gpu_ = pool_->configured() > 0 && !pool_->AllLost();
+  } else if (GetRuntimeConfig().faults.fail_gpu_allocations) {
     status = absl::ResourceExhaustedError("injected fault: GPU allocation failed (--fault_injection)");
-  } else if (devices.ok()) {
-    // Streams spread over the GPUs in turn.
-    static std::atomic<unsigned> next_device{0};
-    const GpuDevice& device = (*devices)[next_device.fetch_add(1) % devices->size()];
-    std::vector<GpuMetricRequest> requests;
-    for (const MetricSpec& m : metrics) requests.push_back({m.name, m.options});
-    absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = CreateGpuScorer(device.index, geometry_, requests);
+    may_return_to_gpu_ = false;
+  } else {
+    absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = create_gpu_(device->index, geometry_, gpu_requests_);
     if (gpu.ok()) {
       gpu_ = std::move(*gpu);
-      gpu_device_ = absl::StrCat("cuda:", device.index, " (", device.name, ")");
+      gpu_index_ = device->index;
+      gpu_device_ = absl::StrCat("cuda:", device->index, " (", device->name, ")");
+      fallback_reason_.clear();
+      fallback_detail_.clear();
       return absl::OkStatus();
     }
     status = gpu.status();
+    const DeviceFault fault = DeviceFaultOf(status);
+    pool_->ReportFailure(device->index, fault, std::string(status.message()));
+    // Unsupported input and memory limits do not change from frame to frame.
+    may_return_to_gpu_ = fault != DeviceFault::kNone;
   }
   fallback_reason_ = FallbackReason(status);
   fallback_detail_ = std::string(status.message());
   return status;
+}
+
+absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, const Frame& distorted,
+                                                    GpuStageTimes* times) {
+  // Injected faults count GPU frames over the whole process, like a device that fails
+  // after a while whichever stream is on it.
+  static std::atomic<int64_t> gpu_frames{0};
+  const FaultInjection& faults = GetRuntimeConfig().faults;
+  absl::StatusOr<FrameScores> scores;
+  if (faults.lose_gpu_after_frames >= 0 && gpu_frames.load() >= faults.lose_gpu_after_frames) {
+    scores = WithDeviceFault(
+        absl::InternalError("injected fault: cudaErrorIllegalAddress, the device's context is poisoned "
+                            "(--fault_injection)"),
+        DeviceFault::kPoisoned);
+  } else if (faults.fail_gpu_after_frames >= 0 && gpu_frames.load() >= faults.fail_gpu_after_frames) {
+    scores = WithDeviceFault(absl::InternalError("injected fault: device failure (--fault_injection)"),
+                             DeviceFault::kTransient);
+  } else {
+    scores = gpu_->Score(reference, distorted, times);
+  }
+  if (scores.ok()) {
+    gpu_frames.fetch_add(1);
+    pool_->ReportSuccess(gpu_index_);
+  } else {
+    pool_->ReportFailure(gpu_index_, DeviceFaultOf(scores.status()), std::string(scores.status().message()));
+  }
+  return scores;
+}
+
+void FrameScorer::LeaveGpu(const absl::Status& why) {
+  fallback_reason_ = "device_error";
+  fallback_detail_ = std::string(why.message());
+  may_return_to_gpu_ = true;
+  gpu_.reset();
+  gpu_index_ = -1;
 }
 
 absl::StatusOr<ScoredFrame> FrameScorer::ScoreOnCpu(const Frame& reference, const Frame& distorted) {
@@ -123,15 +163,20 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
   if (!(reference.geometry() == geometry_) || !(distorted.geometry() == geometry_)) {
     return absl::InvalidArgumentError(absl::StrCat("frames must be ", GeometryDescription(geometry_)));
   }
+  // A stream that left a GPU for a device problem goes back when the pool has one.
+  if (gpu_ == nullptr && may_return_to_gpu_ && preference_ == BackendPreference::kAuto && pool_->usable() > 0) {
+    PlaceOnGpu().IgnoreError();  // on failure the reason is recorded for the answer
+  }
+  // Another stream found this device poisoned: do not touch its context again.
+  if (gpu_ != nullptr && pool_->IsLost(gpu_index_)) {
+    const absl::Status lost =
+        absl::UnavailableError(absl::StrCat(gpu_device_, " was taken out of the pool: ", pool_->UnavailableReason()));
+    if (preference_ == BackendPreference::kCuda) return absl::UnavailableError(absl::StrCat("backend cuda: ", lost.message()));
+    LeaveGpu(lost);
+  }
   if (gpu_ != nullptr) {
     GpuStageTimes times;
-    static std::atomic<int64_t> gpu_frames{0};
-    const int fail_after = GetRuntimeConfig().faults.fail_gpu_after_frames;
-    absl::StatusOr<FrameScores> scores =
-        fail_after >= 0 && gpu_frames.load() >= fail_after
-            ? absl::StatusOr<FrameScores>(absl::InternalError("injected fault: device failure (--fault_injection)"))
-            : gpu_->Score(reference, distorted, &times);
-    if (scores.ok()) gpu_frames.fetch_add(1);
+    absl::StatusOr<FrameScores> scores = ScoreOnGpu(reference, distorted, &times);
     if (scores.ok()) {
       ScoredFrame scored;
       scored.scores = std::move(*scores);
@@ -145,11 +190,8 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
     if (preference_ == BackendPreference::kCuda) {
       return absl::UnavailableError(absl::StrCat("backend cuda: ", gpu_device_, " failed: ", scores.status().message()));
     }
-    // Auto: this stream leaves the GPU; this frame and the rest go to the CPU.
-    fallback_reason_ = FallbackReason(scores.status());
-    if (fallback_reason_ == "no_gpu" || fallback_reason_ == "unsupported_input") fallback_reason_ = "device_error";
-    fallback_detail_ = std::string(scores.status().message());
-    gpu_.reset();
+    // Auto: this frame and the next go to the CPU until the pool has a GPU again.
+    LeaveGpu(scores.status());
   }
   return ScoreOnCpu(reference, distorted);
 }

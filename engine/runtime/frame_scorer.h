@@ -6,9 +6,13 @@
 // twins and never falls back (no usable GPU, or a metric without a twin, is an error
 // naming the cause); `auto` uses a GPU when one can take the input and otherwise the
 // CPU, saying why (fallback reasons: no_gpu, unsupported_input, out_of_memory,
-// device_error). A GPU that fails mid-stream is dropped for the rest of the stream and
-// the frame is scored again on the CPU: no frame is lost or scored twice in the
-// answers, and the bits are the same either way.
+// device_error). A GPU that fails mid-stream is left and the frame is scored again on
+// the CPU: no frame is lost or scored twice in the answers, and the bits are the same
+// either way. Devices come from a DevicePool (the process's, unless a test gives its
+// own): every GPU failure is reported to it, so a failed device is taken out for new
+// streams and retried later, and a poisoned one stays out; a stream on a device that
+// another stream found poisoned leaves it before its next frame. A stream that left a
+// GPU for a device problem returns to a GPU when the pool has one again.
 //
 //   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer = FrameScorer::Create(
 //       geometry, {{"psnr", {}}}, BackendPreference::kAuto);
@@ -17,6 +21,7 @@
 #define EXACTQ_ENGINE_RUNTIME_FRAME_SCORER_H_
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -26,6 +31,7 @@
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
 #include "engine/metrics/metric.h"
+#include "engine/runtime/device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
 
 namespace exactq {
@@ -60,13 +66,25 @@ struct MetricIdentity {
   int definition_version;
 };
 
+using GpuScorerFactory = std::function<absl::StatusOr<std::unique_ptr<GpuScorer>>(
+    int device, const FrameGeometry& geometry, const std::vector<GpuMetricRequest>& metrics)>;
+
+// Where a FrameScorer finds GPUs. The defaults are the process's: GlobalDevicePool()
+// and CreateGpuScorer. Tests of the placement rules on machines without a GPU give a
+// pool of their own and a factory.
+struct GpuEnvironment {
+  DevicePool* pool = nullptr;
+  GpuScorerFactory create_scorer;
+};
+
 class FrameScorer {
  public:
   // InvalidArgument for a bad geometry, an unknown metric or option, or input a metric
   // cannot take; FailedPrecondition when `cuda` is forced and no GPU can serve.
   static absl::StatusOr<std::unique_ptr<FrameScorer>> Create(const FrameGeometry& geometry,
                                                              const std::vector<MetricSpec>& metrics,
-                                                             BackendPreference preference);
+                                                             BackendPreference preference,
+                                                             const GpuEnvironment& environment = {});
 
   // Both frames must have the geometry given to Create (checked). Not thread-safe:
   // metrics keep scratch buffers; use one FrameScorer per stream.
@@ -83,16 +101,26 @@ class FrameScorer {
  private:
   FrameScorer() = default;
 
-  // Tries to give this stream a GPU; on failure records why (for auto's fallback).
-  absl::Status PlaceOnGpu(const std::vector<MetricSpec>& metrics);
+  // Tries to give this stream a GPU from the pool; on failure records why (for auto's
+  // fallback) and whether trying again later makes sense.
+  absl::Status PlaceOnGpu();
+  // Scores on the stream's GPU; a failure is reported to the pool.
+  absl::StatusOr<FrameScores> ScoreOnGpu(const Frame& reference, const Frame& distorted, GpuStageTimes* times);
+  // Auto: drops the GPU after a device problem; the stream may come back to a GPU.
+  void LeaveGpu(const absl::Status& why);
   // Scores on the CPU paths, with the fallback reason when auto placement chose them.
   absl::StatusOr<ScoredFrame> ScoreOnCpu(const Frame& reference, const Frame& distorted);
 
   FrameGeometry geometry_;
   BackendPreference preference_ = BackendPreference::kAuto;
   std::vector<std::unique_ptr<Metric>> metrics_;
+  std::vector<GpuMetricRequest> gpu_requests_;
+  DevicePool* pool_ = nullptr;
+  GpuScorerFactory create_gpu_;
   std::unique_ptr<GpuScorer> gpu_;
+  int gpu_index_ = -1;
   std::string gpu_device_;        // "cuda:0 (NVIDIA H200)"
+  bool may_return_to_gpu_ = false;  // left a GPU (or found none) for a device problem
   std::string fallback_reason_;   // why frames go to the CPU under auto
   std::string fallback_detail_;
   std::vector<MetricIdentity> identities_;

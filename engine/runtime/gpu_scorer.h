@@ -14,15 +14,9 @@
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
 #include "engine/metrics/metric.h"
+#include "engine/runtime/gpu_device.h"
 
 namespace exactq {
-
-struct GpuDevice {
-  int index = 0;
-  std::string name;  // "NVIDIA H200"
-  std::string compute_capability;  // "9.0"
-  uint64_t memory_bytes = 0;
-};
 
 // The GPUs this process may use (CUDA_VISIBLE_DEVICES applies), or an error saying why
 // none can be used (no driver, no device, built without CUDA).

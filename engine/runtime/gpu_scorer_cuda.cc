@@ -12,6 +12,7 @@
 #include "engine/metrics/ssim/ssim.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2.h"
+#include "engine/runtime/device_fault.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
 
@@ -19,12 +20,66 @@ namespace exactq {
 
 namespace {
 
+// CUDA's sticky errors: after one, every call in this process's context on the device
+// fails the same way (CUDA programming guide, "Error Checking"), so the device cannot
+// be used again until the process exits.
+bool IsStickyCudaError(cudaError_t error) {
+  switch (error) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchTimeout:
+    case cudaErrorContextIsDestroyed:
+    case cudaErrorAssert:
+    case cudaErrorHardwareStackError:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorECCUncorrectable:
+    case cudaErrorNvlinkUncorrectable:
+    case cudaErrorExternalDevice:
+    case cudaErrorDevicesUnavailable:
+      return true;
+    default:
+      return false;
+  }
+}
+
+DeviceFault FaultOfCudaError(cudaError_t error) {
+  if (error == cudaSuccess || error == cudaErrorMemoryAllocation) return DeviceFault::kNone;
+  return IsStickyCudaError(error) ? DeviceFault::kPoisoned : DeviceFault::kTransient;
+}
+
 absl::Status FromCuda(cudaError_t error, const char* call) {
   if (error == cudaSuccess) return absl::OkStatus();
   const std::string message = absl::StrCat(call, ": ", cudaGetErrorName(error), " (", cudaGetErrorString(error), ")");
   if (error == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
-  if (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver) return absl::UnavailableError(message);
-  return absl::InternalError(message);
+  if (error == cudaErrorNoDevice || error == cudaErrorInsufficientDriver) {
+    return WithDeviceFault(absl::UnavailableError(message), DeviceFault::kTransient);
+  }
+  return WithDeviceFault(absl::InternalError(message), FaultOfCudaError(error));
+}
+
+// A twin failed and reported it as text: find out what it means for the device. A
+// sticky error shows again on the next call that waits for the device; anything else
+// is cleared so it does not surface in an unrelated call later.
+absl::Status ClassifyTwinFailure(int device, absl::Status status) {
+  switch (status.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kUnimplemented:
+    case absl::StatusCode::kFailedPrecondition:
+      return status;  // the input, not the device
+    default:
+      break;
+  }
+  cudaSetDevice(device);
+  const cudaError_t last = cudaGetLastError();
+  // Device memory taken by others is not the device's fault (the fallback reason says
+  // out_of_memory); the admission limit keeps our own streams from causing it.
+  if (status.code() == absl::StatusCode::kResourceExhausted && !IsStickyCudaError(last)) return status;
+  const cudaError_t sync = cudaDeviceSynchronize();
+  const bool sticky = IsStickyCudaError(last) || IsStickyCudaError(sync);
+  return WithDeviceFault(std::move(status), sticky ? DeviceFault::kPoisoned : DeviceFault::kTransient);
 }
 
 // One metric's twin on the scorer's stream.
@@ -130,7 +185,7 @@ class CudaGpuScorer final : public GpuScorer {
     FrameScores all;
     for (const std::unique_ptr<GpuMetric>& metric : metrics_) {
       absl::StatusOr<FrameScores> scores = metric->Score(reference, distorted);
-      if (!scores.ok()) return scores.status();
+      if (!scores.ok()) return ClassifyTwinFailure(device_, scores.status());
       all.insert(all.end(), scores->begin(), scores->end());
     }
     // The twins copy, compute and read back on one stream; their split is not timed
@@ -216,7 +271,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
       cuda_options.yuv_matrix = options->yuv_matrix;
       absl::StatusOr<std::unique_ptr<ssimulacra2::Ssimulacra2Cuda>> twin =
           ssimulacra2::Ssimulacra2Cuda::Create(cuda_options);
-      if (!twin.ok()) return twin.status();
+      if (!twin.ok()) return ClassifyTwinFailure(device, twin.status());
       scorer->metrics_.push_back(std::make_unique<Ssimulacra2GpuMetric>(std::move(*twin)));
     } else {
       absl::StatusOr<ssim::SsimOptions> options = ParseSsimOptions(m.options);
@@ -226,7 +281,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
       cuda_options.frames_in_flight = 1;
       cuda_options.outputs = *options;
       absl::StatusOr<std::unique_ptr<ssim::SsimCuda>> twin = ssim::SsimCuda::Create(cuda_options);
-      if (!twin.ok()) return twin.status();
+      if (!twin.ok()) return ClassifyTwinFailure(device, twin.status());
       scorer->metrics_.push_back(std::make_unique<SsimGpuMetric>(std::move(*twin)));
     }
   }

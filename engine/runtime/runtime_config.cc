@@ -39,9 +39,13 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(const std::string& text) {
       if (!absl::SimpleAtoi(item, &faults.fail_gpu_after_frames) || faults.fail_gpu_after_frames < 0) {
         return absl::InvalidArgumentError(absl::StrCat("--fault_injection: bad frame count '", item, "'"));
       }
+    } else if (absl::ConsumePrefix(&item, "gpu_lost_after=")) {
+      if (!absl::SimpleAtoi(item, &faults.lose_gpu_after_frames) || faults.lose_gpu_after_frames < 0) {
+        return absl::InvalidArgumentError(absl::StrCat("--fault_injection: bad frame count '", item, "'"));
+      }
     } else {
-      return absl::InvalidArgumentError(absl::StrCat("--fault_injection: unknown fault '", item,
-                                                     "' (known: gpu_fail_after=N, gpu_alloc_fail)"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--fault_injection: unknown fault '", item, "' (known: gpu_fail_after=N, gpu_lost_after=N, gpu_alloc_fail)"));
     }
   }
   return faults;

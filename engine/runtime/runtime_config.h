@@ -18,6 +18,10 @@ struct FaultInjection {
   int fail_gpu_after_frames = -1;
   // Every GPU scorer's allocation fails as if device memory ran out.
   bool fail_gpu_allocations = false;
+  // After this many frames scored on GPUs (process-wide), the next GPU frame fails as a
+  // sticky error would (cudaErrorIllegalAddress: the context is poisoned), so its device
+  // is lost for good; the other streams on it leave it too. -1: off.
+  int lose_gpu_after_frames = -1;
 };
 
 struct RuntimeConfig {
@@ -28,6 +32,9 @@ struct RuntimeConfig {
   // A stream that does not fit goes to the CPU under auto (out_of_memory) and gets
   // RESOURCE_EXHAUSTED under a forced cuda.
   uint64_t max_device_bytes = 0;
+  // Back-off before a GPU that failed transiently is given new streams again (doubled
+  // for each failure in a row; see DevicePool).
+  int gpu_retry_seconds = 30;
   FaultInjection faults;
 };
 
@@ -36,7 +43,8 @@ const RuntimeConfig& GetRuntimeConfig();
 
 // "0,2" -> {0, 2}; "" or "all" -> nullopt; "none" -> {} (CPU only).
 absl::StatusOr<std::optional<std::vector<int>>> ParseGpuList(const std::string& text);
-// "" (off), "gpu_fail_after=N", "gpu_alloc_fail", or both comma-separated.
+// "" (off), or a comma-separated list of "gpu_fail_after=N", "gpu_lost_after=N",
+// "gpu_alloc_fail".
 absl::StatusOr<FaultInjection> ParseFaultInjection(const std::string& text);
 
 }  // namespace exactq

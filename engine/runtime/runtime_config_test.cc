@@ -20,6 +20,9 @@ TEST(RuntimeConfigTest, ParsesFaults) {
   ASSERT_TRUE(both.ok());
   EXPECT_EQ(both->fail_gpu_after_frames, 3);
   EXPECT_TRUE(both->fail_gpu_allocations);
+  EXPECT_EQ(both->lose_gpu_after_frames, -1);
+  EXPECT_EQ(ParseFaultInjection("gpu_lost_after=0")->lose_gpu_after_frames, 0);
+  EXPECT_FALSE(ParseFaultInjection("gpu_lost_after=-2").ok());
   EXPECT_FALSE(ParseFaultInjection("gpu_fail_after=x").ok());
   EXPECT_FALSE(ParseFaultInjection("melt").ok());
 }

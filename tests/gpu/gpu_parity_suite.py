@@ -64,13 +64,60 @@ def fault_injection(args, ref, dist):
             print(f"fault {fault}: auto backends {backends} (want {want}), bits {'==' if same else 'DIFF'}: {'ok' if ok else 'FAIL'}")
             failures += 0 if ok else 1
             if fault.startswith("gpu_fail_after"):
+                # The failed device is out of the pool for --gpu-retry-seconds: a forced
+                # cuda stream is refused naming the cause.
                 rc, err, _ = score(args.bin, address, ref, dist, args.metrics, "cuda", os.path.join(args.out, "fault.cuda.json"))
-                ok = rc != 0 and "failed" in err
+                ok = rc != 0 and ("failed" in err or "cooling_down" in err)
                 print(f"fault {fault}: forced cuda -> rc {rc}: {err}: {'ok' if ok else 'FAIL'}")
                 failures += 0 if ok else 1
         finally:
             server.terminate()
             server.wait(timeout=30)
+    failures += lost_gpu(args, ref, dist, cpu)
+    return failures
+
+
+def metrics_page(port):
+    return urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10).read().decode()
+
+
+def lost_gpu(args, ref, dist, cpu):
+    """A poisoned context after 2 GPU frames (gpu_lost_after=2): the stream finishes on
+    the CPU with the same bits, the device is lost for good (usable GPUs 0, NOT_SERVING
+    logged), later streams go to the CPU (no_gpu) and a forced cuda is refused."""
+    failures = 0
+    server, ports = start_server(args.bin, args.out, "lost", ["--fault-injection=gpu_lost_after=2", "--gpu-retry-seconds=1"])
+    address = "127.0.0.1:" + ports["grpc"]
+    try:
+        page = metrics_page(ports["metrics"])
+        ok = "\nexactq_usable_gpus 1\n" in page and "\nexactq_configured_gpus 1\n" in page
+        print(f"lost: before, usable GPUs 1 of 1: {'ok' if ok else 'FAIL'}")
+        failures += 0 if ok else 1
+        rc, err, auto = score(args.bin, address, ref, dist, args.metrics, "auto", os.path.join(args.out, "lost.auto.json"))
+        backends = [f["backend"] for f in auto["frames"]] if auto else []
+        want = (["cuda", "cuda"] + ["cpu"] * len(cpu["frames"]))[: len(cpu["frames"])]
+        same = auto is not None and all(
+            bits(fa["metrics"][k]) == bits(v) for fa, fc in zip(auto["frames"], cpu["frames"]) for k, v in fc["metrics"].items())
+        ok = rc == 0 and backends == want and same
+        print(f"lost: auto backends {backends} (want {want}), bits {'==' if same else 'DIFF'}: {'ok' if ok else 'FAIL'}")
+        failures += 0 if ok else 1
+        time.sleep(2)  # past the retry time: a lost device must still be out
+        page = metrics_page(ports["metrics"])
+        log = open(os.path.join(args.out, "lost.log")).read()
+        ok = "\nexactq_usable_gpus 0\n" in page and "NOT_SERVING" in log and "lost for good" in log
+        print(f"lost: after, usable GPUs 0, NOT_SERVING logged: {'ok' if ok else 'FAIL'}")
+        failures += 0 if ok else 1
+        rc, err, again = score(args.bin, address, ref, dist, args.metrics, "auto", os.path.join(args.out, "lost.again.json"))
+        ok = rc == 0 and again is not None and all(f["backend"] == "cpu" for f in again["frames"])
+        print(f"lost: a new auto stream is scored on the CPU: {'ok' if ok else 'FAIL'}")
+        failures += 0 if ok else 1
+        rc, err, _ = score(args.bin, address, ref, dist, args.metrics, "cuda", os.path.join(args.out, "lost.cuda.json"))
+        ok = rc != 0 and "lost" in err
+        print(f"lost: forced cuda -> rc {rc}: {err}: {'ok' if ok else 'FAIL'}")
+        failures += 0 if ok else 1
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
     return failures
 
 

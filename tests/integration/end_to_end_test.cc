@@ -66,6 +66,9 @@ TEST_F(EndToEndTest, ServesHealthReflectionAndMetrics) {
   EXPECT_NE(page.find("# TYPE exactq_frames_scored_total counter"), std::string::npos) << page;
   EXPECT_NE(page.find("exactq_build_info{version=\"exactq "), std::string::npos) << page;
   EXPECT_NE(page.find("exactq_fallbacks_total{reason=\"no_gpu\"} 0"), std::string::npos) << page;
+  // No GPU here: none given, none usable, and health stays SERVING (a CPU server is whole).
+  EXPECT_NE(page.find("\nexactq_configured_gpus 0\n"), std::string::npos) << page;
+  EXPECT_NE(page.find("\nexactq_usable_gpus 0\n"), std::string::npos) << page;
 }
 
 TEST_F(EndToEndTest, ScoresTheCommittedSample) {

@@ -1,0 +1,379 @@
+// runtime_bench: sustained throughput of the engine runtime (FrameScorer, issue 6) for
+// psnr, ssim and ssimulacra2 at 1920x1080 and 3840x2160 (8-bit 4:2:0), with 1, 4 and
+// 16 concurrent streams: one thread per stream, each with its own scorer, all scoring
+// for --seconds, frames per second over all streams (median of --reps).
+//
+// GPU (when one is visible, --gpu=1):
+//   engine   FrameScorer under `auto`, frames in ordinary (pageable) host memory: what
+//            a server session does;
+//   kernels  the metric twins directly (CreateGpuScorer), frames in pinned host memory
+//            (cudaHostRegister): the kernels' own throughput with their copies;
+//   ratio    engine / kernels (issue 6 asks >= 0.85);
+//   direct   at 1 stream also the direct scorer on the pageable frames, so that
+//            engine / direct is what FrameScorer and `auto` cost over the backend.
+// CPU (--cpu=1): FrameScorer under `cpu` (the server's CPU pool runs one such scorer
+//   per stream), at --cpu_sizes with --cpu_streams.
+// Every score of every frame is compared with the CPU reference's bits; a difference
+// exits 1.
+//
+//   runtime_bench [--gpu=1] [--cpu=1] [--metrics=psnr,ssim,ssimulacra2] [--sizes=1080p,4k]
+//                 [--streams=1,4,16] [--cpu_sizes=1080p] [--cpu_streams=1,4] [--seconds=0.5]
+//                 [--cpu_seconds=2] [--reps=3] [--json=FILE] [--commit=SHA] [--dirty=BOOL]
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "bench/common/cpu_bench.h"
+#include "bench/runtime/host_pinning.h"
+#include "engine/format/frame.h"
+#include "engine/runtime/frame_scorer.h"
+#include "engine/runtime/gpu_scorer.h"
+
+namespace exactq {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Size {
+  std::string name;
+  int width, height;
+};
+
+// Textured content and a noisy copy (a mid-quality encode), the same on every run.
+void MakePair(const FrameGeometry& g, Frame* ref, Frame* dis) {
+  *ref = *Frame::Create(g);
+  *dis = *Frame::Create(g);
+  for (int p = 0; p < g.plane_count(); ++p) {
+    uint8_t* r = ref->mutable_plane8(p);
+    uint8_t* d = dis->mutable_plane8(p);
+    const int w = g.plane_width(p), h = g.plane_height(p);
+    for (int y = 0; y < h; ++y) {
+      for (int x = 0; x < w; ++x) {
+        const uint32_t hash = (static_cast<uint32_t>(x) * 73856093u) ^ (static_cast<uint32_t>(y) * 19349663u) ^
+                              (static_cast<uint32_t>(p) * 83492791u);
+        const int v = 16 + (x / 3 + y / 2 + 40 * p) % 200;
+        r[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(v);
+        d[static_cast<size_t>(y) * w + x] = static_cast<uint8_t>(std::min(235, v + static_cast<int>(hash % 13)));
+      }
+    }
+  }
+}
+
+bool SameBits(const FrameScores& a, const FrameScores& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::memcmp(&a[i].value, &b[i].value, sizeof(double)) != 0) return false;
+  }
+  return true;
+}
+
+// One stream's work: scores the pair once; false on an error or other bits.
+using Worker = std::function<bool()>;
+
+// Frames per second of `workers` running at once for `seconds` (each thread finishes
+// the frame it is on), median over `reps`. *ok turns false on any failed frame.
+double Throughput(std::vector<Worker>& workers, double seconds, int reps, bool* ok) {
+  std::vector<double> fps;
+  for (int rep = 0; rep < reps; ++rep) {
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::atomic<int64_t> frames{0};
+    std::atomic<bool> failed{false};
+    Clock::time_point start, deadline;
+    std::vector<Clock::time_point> finished(workers.size());
+    std::vector<std::thread> threads;
+    for (size_t i = 0; i < workers.size(); ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (!go.load()) std::this_thread::yield();
+        int64_t n = 0;
+        while (Clock::now() < deadline) {
+          if (!workers[i]()) failed.store(true);
+          ++n;
+        }
+        finished[i] = Clock::now();
+        frames.fetch_add(n);
+      });
+    }
+    while (ready.load() < static_cast<int>(workers.size())) std::this_thread::yield();
+    start = Clock::now();
+    deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+    go.store(true);
+    for (std::thread& t : threads) t.join();
+    Clock::time_point end = start;
+    for (const Clock::time_point& f : finished) end = std::max(end, f);
+    fps.push_back(static_cast<double>(frames.load()) / std::chrono::duration<double>(end - start).count());
+    if (failed.load()) *ok = false;
+  }
+  return bench::Median(fps);
+}
+
+struct Options {
+  bool gpu = true, cpu = true;
+  std::vector<std::string> metrics = {"psnr", "ssim", "ssimulacra2"};
+  std::vector<Size> sizes = {{"1080p", 1920, 1080}, {"4k", 3840, 2160}};
+  std::vector<Size> cpu_sizes = {{"1080p", 1920, 1080}};
+  std::vector<int> streams = {1, 4, 16};
+  std::vector<int> cpu_streams = {1, 4};
+  double seconds = 0.5, cpu_seconds = 2.0;
+  int reps = 3;
+  std::string json, commit;
+  int dirty = -1;
+};
+
+bool ParseSizes(const std::string& text, std::vector<Size>* out) {
+  out->clear();
+  for (absl::string_view s : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    if (s == "1080p") out->push_back({"1080p", 1920, 1080});
+    else if (s == "4k") out->push_back({"4k", 3840, 2160});
+    else return false;
+  }
+  return true;
+}
+
+bool ParseInts(const std::string& text, std::vector<int>* out) {
+  out->clear();
+  for (absl::string_view s : absl::StrSplit(text, ',', absl::SkipEmpty())) {
+    int v;
+    if (!absl::SimpleAtoi(s, &v) || v < 1) return false;
+    out->push_back(v);
+  }
+  return true;
+}
+
+bool ParseArgs(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    bool good = true;
+    if (bench::Flag(argv[i], "--gpu", &v)) o->gpu = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--cpu", &v)) o->cpu = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--metrics", &v)) o->metrics = absl::StrSplit(v, ',', absl::SkipEmpty());
+    else if (bench::Flag(argv[i], "--sizes", &v)) good = ParseSizes(v, &o->sizes);
+    else if (bench::Flag(argv[i], "--cpu_sizes", &v)) good = ParseSizes(v, &o->cpu_sizes);
+    else if (bench::Flag(argv[i], "--streams", &v)) good = ParseInts(v, &o->streams);
+    else if (bench::Flag(argv[i], "--cpu_streams", &v)) good = ParseInts(v, &o->cpu_streams);
+    else if (bench::Flag(argv[i], "--seconds", &v)) good = absl::SimpleAtod(v, &o->seconds);
+    else if (bench::Flag(argv[i], "--cpu_seconds", &v)) good = absl::SimpleAtod(v, &o->cpu_seconds);
+    else if (bench::Flag(argv[i], "--reps", &v)) good = absl::SimpleAtoi(v, &o->reps) && o->reps > 0;
+    else if (bench::Flag(argv[i], "--json", &v)) o->json = v;
+    else if (bench::Flag(argv[i], "--commit", &v)) o->commit = v;
+    else if (bench::Flag(argv[i], "--dirty", &v)) o->dirty = bench::ParseBool(v);
+    else good = false;
+    if (!good) {
+      std::fprintf(stderr, "runtime_bench: bad argument %s (see the comment at the top of runtime_bench.cc)\n", argv[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+struct Row {
+  std::string name;
+  double value;
+  std::string unit;
+};
+
+class Bench {
+ public:
+  explicit Bench(Options o) : o_(std::move(o)) {}
+
+  int Run() {
+    absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
+    std::string device = bench::CpuDescription();
+    if (o_.gpu && devices.ok()) {
+      device = absl::StrCat((*devices)[0].name, " (cuda:0 of ", devices->size(), ", compute ",
+                            (*devices)[0].compute_capability, "); host ", device);
+      std::printf("GPU: engine (FrameScorer, auto, pageable frames) vs kernels (direct twins, pinned frames)\n");
+      std::printf("%-12s %-6s %7s %12s %12s %7s %12s %9s\n", "metric", "size", "streams", "engine_fps", "kernel_fps",
+                  "ratio", "direct_fps", "auto_cost");
+      for (const Size& size : o_.sizes) {
+        for (const std::string& metric : o_.metrics) Gpu(metric, size);
+      }
+    } else if (o_.gpu) {
+      std::printf("GPU part skipped: %s\n", std::string(devices.status().message()).c_str());
+    }
+    if (o_.cpu) {
+      std::printf("\nCPU placement (FrameScorer, cpu): %s\n", bench::CpuDescription().c_str());
+      std::printf("%-12s %-6s %7s %12s %14s\n", "metric", "size", "streams", "fps", "ms_per_frame");
+      for (const Size& size : o_.cpu_sizes) {
+        for (const std::string& metric : o_.metrics) Cpu(metric, size);
+      }
+    }
+    std::printf("\nbits: every frame == CPU reference: %s\n", all_ok_ ? "yes" : "NO");
+    if (!o_.json.empty() && !WriteJson(device)) {
+      std::fprintf(stderr, "cannot write %s\n", o_.json.c_str());
+      return 1;
+    }
+    return all_ok_ ? 0 : 1;
+  }
+
+ private:
+  struct Inputs {
+    FrameGeometry geometry;
+    Frame ref, dis;
+    FrameScores expected;  // the CPU path's scores
+  };
+
+  Inputs MakeInputs(const std::string& metric, const Size& size) {
+    Inputs in;
+    in.geometry = FrameGeometry{size.width, size.height, PixelFormat{ChromaLayout::k420, 8}};
+    MakePair(in.geometry, &in.ref, &in.dis);
+    auto cpu = FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kCpu);
+    in.expected = (*cpu)->Score(in.ref, in.dis)->scores;
+    return in;
+  }
+
+  void Add(const std::string& name, double value, const std::string& unit) { rows_.push_back({name, value, unit}); }
+
+  void Gpu(const std::string& metric, const Size& size) {
+    Inputs in = MakeInputs(metric, size);
+    Frame pinned_ref = in.ref, pinned_dis = in.dis;
+    bench::PinnedHost pin_ref(pinned_ref.mutable_bytes(), pinned_ref.size_bytes());
+    bench::PinnedHost pin_dis(pinned_dis.mutable_bytes(), pinned_dis.size_bytes());
+    for (int streams : o_.streams) {
+      bool ok = true;
+      double engine = 0, kernels = 0, direct = 0;
+      {
+        std::vector<std::unique_ptr<FrameScorer>> scorers;
+        std::vector<Worker> workers;
+        for (int s = 0; s < streams; ++s) {
+          auto scorer = FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kAuto);
+          if (!scorer.ok()) return Fail(metric, size, scorer.status().ToString());
+          FrameScorer* p = scorer->get();
+          scorers.push_back(std::move(*scorer));
+          workers.push_back([p, &in] {
+            absl::StatusOr<ScoredFrame> f = p->Score(in.ref, in.dis);
+            return f.ok() && f->backend == Backend::kCuda && SameBits(f->scores, in.expected);
+          });
+        }
+        if (!Warm(workers, metric, size, "engine")) return;
+        engine = Throughput(workers, o_.seconds, o_.reps, &ok);
+      }
+      kernels = DirectThroughput(in, metric, streams, pinned_ref, pinned_dis, &ok);
+      if (streams == 1) direct = DirectThroughput(in, metric, streams, in.ref, in.dis, &ok);
+      all_ok_ = all_ok_ && ok;
+      const std::string key = absl::StrCat(metric, "/", size.name, "/streams_", streams, "/");
+      Add(key + "engine_fps", engine, "frames/s");
+      Add(key + "kernel_fps", kernels, "frames/s");
+      Add(key + "engine_vs_kernel", engine / kernels, "ratio");
+      if (streams == 1) {
+        Add(key + "direct_pageable_fps", direct, "frames/s");
+        Add(key + "engine_vs_direct_pageable", engine / direct, "ratio");
+      }
+      Add(key + "bits_equal_cpu", ok ? 1 : 0, "bool");
+      std::printf("%-12s %-6s %7d %12.1f %12.1f %7.3f %12s %9s%s\n", metric.c_str(), size.name.c_str(), streams, engine,
+                  kernels, engine / kernels, streams == 1 ? absl::StrCat(static_cast<int>(direct * 10) / 10.0).c_str() : "",
+                  streams == 1 ? absl::StrCat(static_cast<int>(engine / direct * 1000) / 1000.0).c_str() : "",
+                  ok ? "" : "  BITS DIFFER");
+      std::fflush(stdout);
+    }
+  }
+
+  double DirectThroughput(const Inputs& in, const std::string& metric, int streams, const Frame& ref, const Frame& dis,
+                          bool* ok) {
+    std::vector<std::unique_ptr<GpuScorer>> scorers;
+    std::vector<Worker> workers;
+    for (int s = 0; s < streams; ++s) {
+      absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = CreateGpuScorer(0, in.geometry, {{metric, {}}});
+      if (!gpu.ok()) {
+        std::fprintf(stderr, "CreateGpuScorer: %s\n", gpu.status().ToString().c_str());
+        *ok = false;
+        return 0;
+      }
+      GpuScorer* p = gpu->get();
+      scorers.push_back(std::move(*gpu));
+      workers.push_back([p, &ref, &dis, &in] {
+        absl::StatusOr<FrameScores> f = p->Score(ref, dis, nullptr);
+        return f.ok() && SameBits(*f, in.expected);
+      });
+    }
+    if (!Warm(workers, metric, {}, "kernels")) {
+      *ok = false;
+      return 0;
+    }
+    return Throughput(workers, o_.seconds, o_.reps, ok);
+  }
+
+  void Cpu(const std::string& metric, const Size& size) {
+    Inputs in = MakeInputs(metric, size);
+    for (int streams : o_.cpu_streams) {
+      bool ok = true;
+      std::vector<std::unique_ptr<FrameScorer>> scorers;
+      std::vector<Worker> workers;
+      for (int s = 0; s < streams; ++s) {
+        scorers.push_back(std::move(*FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kCpu)));
+        FrameScorer* p = scorers.back().get();
+        workers.push_back([p, &in] {
+          absl::StatusOr<ScoredFrame> f = p->Score(in.ref, in.dis);
+          return f.ok() && f->backend == Backend::kCpu && SameBits(f->scores, in.expected);
+        });
+      }
+      const double fps = Throughput(workers, o_.cpu_seconds, o_.reps, &ok);
+      all_ok_ = all_ok_ && ok;
+      const std::string key = absl::StrCat("cpu/", metric, "/", size.name, "/streams_", streams, "/");
+      Add(key + "fps", fps, "frames/s");
+      Add(key + "bits_equal_reference", ok ? 1 : 0, "bool");
+      std::printf("%-12s %-6s %7d %12.2f %14.1f%s\n", metric.c_str(), size.name.c_str(), streams, fps, 1000.0 / fps,
+                  ok ? "" : "  BITS DIFFER");
+      std::fflush(stdout);
+    }
+  }
+
+  // One frame per stream before timing: allocations, first launches, a bits check.
+  bool Warm(std::vector<Worker>& workers, const std::string& metric, const Size& size, const char* what) {
+    for (Worker& w : workers) {
+      if (!w()) {
+        Fail(metric, size, absl::StrCat(what, ": the first frame failed or differs from the CPU reference"));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void Fail(const std::string& metric, const Size& size, const std::string& why) {
+    std::fprintf(stderr, "%s %s: %s\n", metric.c_str(), size.name.c_str(), why.c_str());
+    all_ok_ = false;
+  }
+
+  bool WriteJson(const std::string& device) const {
+    const bench::Commit commit = bench::FindCommit(o_.commit, o_.dirty);
+    FILE* f = std::fopen(bench::UserPath(o_.json).c_str(), "w");
+    if (f == nullptr) return false;
+    std::fprintf(f, "{\n  \"benchmark\": \"runtime\",\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n",
+                 bench::JsonString(device).c_str(), bench::JsonString(commit.sha).c_str(),
+                 commit.dirty ? "true" : "false");
+    std::fprintf(f, "  \"input\": %s,\n  \"results\": [\n",
+                 bench::JsonString(absl::StrCat("synthetic textured pair with noise, 8-bit 4:2:0; ", o_.seconds,
+                                                " s per GPU measurement, ", o_.cpu_seconds, " s per CPU one, median of ",
+                                                o_.reps))
+                     .c_str());
+    for (size_t i = 0; i < rows_.size(); ++i) {
+      std::fprintf(f, "    {\"name\": %s, \"value\": %.9g, \"unit\": %s}%s\n", bench::JsonString(rows_[i].name).c_str(),
+                   rows_[i].value, bench::JsonString(rows_[i].unit).c_str(), i + 1 < rows_.size() ? "," : "");
+    }
+    std::fprintf(f, "  ]\n}\n");
+    return std::fclose(f) == 0;
+  }
+
+  Options o_;
+  std::vector<Row> rows_;
+  bool all_ok_ = true;
+};
+
+}  // namespace
+}  // namespace exactq
+
+int main(int argc, char** argv) {
+  exactq::Options options;
+  if (!exactq::ParseArgs(argc, argv, &options)) return 2;
+  return exactq::Bench(options).Run();
+}
