@@ -101,18 +101,31 @@ bool ReadFirstFrame(const std::string& path, Frame* frame) {
 // ---------------------------------------------------------------------------------
 // A plain multi-stream driver, the same for both variants.
 
-// kExact is the production pipeline (three kernels and the walk); kExactFused its
-// one-kernel form of stages 1-3 with a look-back plan (ssim_cuda_pipeline.h).
-enum class Variant { kExact, kExactFused, kInexact };
+// kExact is the production pipeline (terms, then engine/exact's segment pipeline);
+// kExactEventWalk the previous one (terms, plan, summaries, event walk); kExactFused the
+// event walk with terms, plan and summaries in one kernel (ssim_cuda_pipeline.h).
+enum class Variant { kExact, kExactEventWalk, kExactFused, kInexact };
 const char* VariantName(Variant v) {
   switch (v) {
     case Variant::kExact: return "exact";
+    case Variant::kExactEventWalk: return "exact_event_walk";
     case Variant::kExactFused: return "exact_fused";
     case Variant::kInexact: return "inexact";
   }
   return "?";
 }
 bool IsExact(Variant v) { return v != Variant::kInexact; }
+
+gpu::SsimPipelineOptions PipelineOf(Variant v) {
+  gpu::SsimPipelineOptions options;
+  options.fused = v == Variant::kExactFused;
+  options.segments = v == Variant::kExact;
+  return options;
+}
+
+// Segment-pipeline results that needed the event walk (a refused check): counted, and
+// printed, because they cost a synchronous second pass.
+int64_t g_segment_refusals = 0;
 
 struct DeviceSlot {
   cudaStream_t stream = nullptr;
@@ -182,21 +195,25 @@ class Driver {
 
   void EnqueueKernels(DeviceSlot& s, Variant v, const gpu::SsimStageEvents* events = nullptr) {
     if (IsExact(v)) {
-      gpu::SsimPipelineOptions options;
-      options.fused = v == Variant::kExactFused;
-      CHECK_CUDA(gpu::EnqueueSsimTermSum(s.frame, options, s.stream, events));
+      CHECK_CUDA(gpu::EnqueueSsimTermSum(s.frame, PipelineOf(v), s.stream, events));
     } else {
       CHECK_CUDA(bench::EnqueueSsimInexactSum(s.frame, s.inexact_scratch, s.inexact_out, s.stream));
     }
   }
 
-  // The slot's last result (after its `done` event).
-  double Result(const DeviceSlot& s, Variant v) const {
+  // The slot's last result (after its `done` event). A refused segment pipeline gets the
+  // event walk here, synchronously, as SsimCuda::Collect does.
+  double Result(DeviceSlot& s, Variant v) const {
     if (IsExact(v)) {
-      const auto* r = static_cast<const gpu::SsimTermSumResult*>(s.host_result);
-      double x;
-      std::memcpy(&x, &r->sum_bits, sizeof x);
-      return x;
+      auto* r = static_cast<gpu::SsimTermSumResult*>(s.host_result);
+      if (gpu::NeedsEventWalk(*r, PipelineOf(v))) {
+        ++g_segment_refusals;
+        CHECK_CUDA(gpu::EnqueueSsimEventWalk(s.frame, PipelineOf(v), s.stream));
+        CHECK_CUDA(cudaMemcpyAsync(r, gpu::SsimTermSumResultOnDevice(s.frame), sizeof(gpu::SsimTermSumResult),
+                                   cudaMemcpyDeviceToHost, s.stream));
+        CHECK_CUDA(cudaStreamSynchronize(s.stream));
+      }
+      return gpu::SsimTermSum(*r, PipelineOf(v));
     }
     return *static_cast<const double*>(s.host_result);
   }
@@ -287,12 +304,20 @@ void ExactDeviceTime(Driver& d, const Inputs& in, const Options& o, Variant v, R
   if (v == Variant::kExactFused) {
     // Terms, plan and summaries are one kernel here.
     report.Add("device_ms_" + tag + "_stage_fused", Median(stage_ms[0]), "ms");
+    report.Add("device_ms_" + tag + "_stage_walk", Median(stage_ms[3]), "ms");
+  } else if (v == Variant::kExact) {
+    // Terms, then the segment pipeline (no plan or summaries stages).
+    report.Add("device_ms_" + tag + "_stage_terms", Median(stage_ms[0]), "ms");
+    report.Add("device_ms_" + tag + "_stage_segment_sum", Median(stage_ms[3]), "ms");
+    report.Add("segment_steps_" + in.label, static_cast<double>(last.segment_steps), "steps");
+    report.Add("segment_crossing_lanes_" + in.label, static_cast<double>(last.segment_crossing_lanes), "lanes");
+    report.Add("segment_accepted_" + in.label, last.segment_status == 0 ? 1 : 0, "bool");
   } else {
     const char* names[3] = {"terms", "plan", "summaries"};
     for (int k = 0; k < 3; ++k) report.Add("device_ms_" + tag + "_stage_" + names[k], Median(stage_ms[k]), "ms");
+    report.Add("device_ms_" + tag + "_stage_walk", Median(stage_ms[3]), "ms");
   }
-  report.Add("device_ms_" + tag + "_stage_walk", Median(stage_ms[3]), "ms");
-  if (v == Variant::kExact) {
+  if (v == Variant::kExactEventWalk) {
     report.Add("walk_chunks_refused_" + in.label, static_cast<double>(last.chunks_rejected), "chunks");
     report.Add("walk_subchunks_refused_" + in.label, static_cast<double>(last.subchunks_rejected), "subchunks");
     report.Add("walk_terms_one_by_one_" + in.label, static_cast<double>(last.terms_one_by_one), "terms");
@@ -307,6 +332,7 @@ void DeviceTimes(const Inputs& in, const Options& o, Report& report) {
   CHECK_CUDA(cudaMemcpy(const_cast<void*>(s.frame.ref), in.pinned_ref, plane, cudaMemcpyHostToDevice));
   CHECK_CUDA(cudaMemcpy(const_cast<void*>(s.frame.dis), in.pinned_dis, plane, cudaMemcpyHostToDevice));
   ExactDeviceTime(d, in, o, Variant::kExact, report);
+  ExactDeviceTime(d, in, o, Variant::kExactEventWalk, report);
   ExactDeviceTime(d, in, o, Variant::kExactFused, report);
 
   cudaEvent_t ev[2];
@@ -343,9 +369,9 @@ void DeviceTimes(const Inputs& in, const Options& o, Report& report) {
 void DeviceThroughput(const Inputs& in, const Options& o, Report& report) {
   constexpr int kStreams = 8;
   const size_t plane = in.ref.geometry().plane_bytes(0);
-  double per_frame[3] = {0, 0, 0};
-  const Variant variants[3] = {Variant::kExact, Variant::kExactFused, Variant::kInexact};
-  for (int k = 0; k < 3; ++k) {
+  double per_frame[4] = {0, 0, 0, 0};
+  const Variant variants[4] = {Variant::kExact, Variant::kExactEventWalk, Variant::kExactFused, Variant::kInexact};
+  for (int k = 0; k < 4; ++k) {
     const Variant v = variants[k];
     Driver d(in.ref.geometry(), kStreams);
     for (int i = 0; i < kStreams; ++i) {
@@ -372,8 +398,10 @@ void DeviceThroughput(const Inputs& in, const Options& o, Report& report) {
     }
     report.Add("device_ms_per_frame_" + std::string(VariantName(v)) + "_8streams_" + in.label, per_frame[k], "ms");
   }
-  report.Add("device_ratio_per_frame_exact_over_inexact_8streams_" + in.label, per_frame[0] / per_frame[2], "x");
-  report.Add("device_ratio_per_frame_exact_fused_over_inexact_8streams_" + in.label, per_frame[1] / per_frame[2], "x");
+  report.Add("device_ratio_per_frame_exact_over_inexact_8streams_" + in.label, per_frame[0] / per_frame[3], "x");
+  report.Add("device_ratio_per_frame_exact_event_walk_over_inexact_8streams_" + in.label, per_frame[1] / per_frame[3],
+             "x");
+  report.Add("device_ratio_per_frame_exact_fused_over_inexact_8streams_" + in.label, per_frame[2] / per_frame[3], "x");
 }
 
 // Latency (one frame alone) and throughput (several in flight) through the driver.
@@ -572,6 +600,7 @@ int Main(int argc, char** argv) {
   }
   PrintTable(report);
   std::printf("\nexact results %s the CPU reference's bits\n", g_all_exact ? "all equal" : "DO NOT ALL EQUAL");
+  std::printf("segment pipeline refusals (event walk ran): %lld\n", static_cast<long long>(g_segment_refusals));
 
   if (!json_path.empty()) {
     nlohmann::json j;

@@ -708,6 +708,38 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
   return cudaGetLastError();
 }
 
+// For callers whose own kernel already wrote the approximate chunk sums into
+// ws.chunk_sums (a metric summing terms it computed): the 32-chunk sums from them, one
+// warp each, in a fixed order; block 0 also starts the pools empty.
+template <int kThreads = 256>
+__global__ void __launch_bounds__(kThreads) SegmentSuperSums(int64_t chunks, SegmentWorkspace ws) {
+  if (blockIdx.x == 0 && threadIdx.x == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
+  const int lane = LaneId();
+  const int64_t super = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + (threadIdx.x >> 5);
+  if (super >= SuperCount(chunks)) return;
+  const int64_t c = super * 32 + lane;
+  const double v = WarpSumDouble(c < chunks ? ws.chunk_sums[c] : 0.0);
+  if (lane == 0) ws.super_sums[super] = v;
+}
+
+// EnqueueSegmentedSum without its first kernel: ws.chunk_sums must hold each chunk's
+// approximate sum (any order of adds) when the stream gets here.
+template <class TermSource>
+cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n, const SegmentWorkspace& ws,
+                                             PlanOptions options, cudaStream_t stream) {
+  const int64_t chunks = ChunkCount(n);
+  const int64_t groups = SegmentGroupCount(chunks);
+  if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
+  if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
+  const int64_t supers = SuperCount(chunks);
+  SegmentSuperSums<256><<<static_cast<unsigned>((supers + 7) / 8), 256, 0, stream>>>(chunks, ws);
+  SegmentChunkWarp<TermSource>
+      <<<WarpGrid(chunks, kSegmentWarps), kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options, ws);
+  SegmentGroups<kSegmentGroupChunks><<<static_cast<unsigned>(groups), kSegmentGroupChunks, 0, stream>>>(chunks, ws);
+  SegmentWalk<kSegmentWalkThreads><<<1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream>>>(chunks, ws);
+  return cudaGetLastError();
+}
+
 inline bool SegmentPipelineFits(size_t n) { return SegmentGroupCount(ChunkCount(n)) <= kSegmentMaxGroups; }
 
 }  // namespace gpu

@@ -108,6 +108,16 @@ absl::Status GrowPinned(void*& buffer, size_t& capacity, size_t bytes) {
   return absl::OkStatus();
 }
 
+gpu::SsimPipelineOptions PipelineOptionsOf(const SsimCudaOptions& o) {
+  gpu::SsimPipelineOptions pipeline;
+  pipeline.plan_mode = o.plan_mode;
+  pipeline.fixed_frame = o.fixed_frame;
+  pipeline.force_general_summaries = o.force_general_summaries;
+  pipeline.fused = o.fused_pipeline;
+  pipeline.segments = o.segment_pipeline;
+  return pipeline;
+}
+
 }  // namespace
 
 SsimCuda::SsimCuda(const SsimCudaOptions& options) : options_(options) {}
@@ -186,11 +196,7 @@ absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dis
   f.bit_depth = g.format.bit_depth;
   f.terms = static_cast<double*>(slot.terms);
   f.workspace = slot.workspace;
-  gpu::SsimPipelineOptions pipeline;
-  pipeline.plan_mode = options_.plan_mode;
-  pipeline.fixed_frame = options_.fixed_frame;
-  pipeline.force_general_summaries = options_.force_general_summaries;
-  pipeline.fused = options_.fused_pipeline;
+  const gpu::SsimPipelineOptions pipeline = PipelineOptionsOf(options_);
 
   const auto enqueue = [&]() -> absl::Status {
     SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
@@ -242,10 +248,26 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
   SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   SSIM_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done));
 
-  const gpu::SsimTermSumResult& r = *slot.result;
   const FrameGeometry& g = slot.geometry;
+  const gpu::SsimPipelineOptions pipeline = PipelineOptionsOf(options_);
+  if (gpu::NeedsEventWalk(*slot.result, pipeline)) {
+    // A check of the segment pipeline refused a step: the event walk sums the terms the
+    // slot still holds (nothing else uses the slot until this returns).
+    gpu::SsimDeviceFrame f;
+    f.width = g.width;
+    f.height = g.height;
+    f.bit_depth = g.format.bit_depth;
+    f.terms = static_cast<double*>(slot.terms);
+    f.workspace = slot.workspace;
+    SSIM_CUDA_RETURN_IF_ERROR(gpu::EnqueueSsimEventWalk(f, pipeline, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
+                                              sizeof(gpu::SsimTermSumResult), cudaMemcpyDeviceToHost, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.done, slot.stream));
+    SSIM_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done));
+  }
+  const gpu::SsimTermSumResult& r = *slot.result;
   SsimCudaFrame frame;
-  frame.sums.term_sum = exact::DoubleOf(r.sum_bits);
+  frame.sums.term_sum = gpu::SsimTermSum(r, pipeline);
   frame.sums.weight_sum = SsimWeightSum(g.width, g.height);
   frame.sum_stats.terms = static_cast<int64_t>(g.width) * g.height;
   frame.sum_stats.chunks = gpu::SsimChunkCount(frame.sum_stats.terms);
@@ -253,6 +275,16 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
   frame.sum_stats.subchunks_rejected = r.subchunks_rejected;
   frame.sum_stats.terms_one_by_one = r.terms_one_by_one;
   frame.sum_stats.walk_windows = r.walk_windows;
+  if (pipeline.segments && !pipeline.fused) {
+    frame.sum_stats.segment_accepted = r.segment_status == 0 ? 1 : 0;
+    frame.sum_stats.segment_steps = r.segment_steps;
+    frame.sum_stats.segment_crossing_lanes = r.segment_crossing_lanes;
+  }
+  if (frame.sum_stats.segment_accepted) {
+    // The event walk did not run: its part of the result is stale.
+    frame.sum_stats.chunks_rejected = frame.sum_stats.subchunks_rejected = 0;
+    frame.sum_stats.terms_one_by_one = frame.sum_stats.walk_windows = 0;
+  }
   SSIM_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&frame.upload_ms, slot.start, slot.uploaded));
   SSIM_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&frame.compute_ms, slot.uploaded, slot.done));
   absl::StatusOr<FrameScores> scores = SsimOutputs(frame.sums, g, options_.outputs);

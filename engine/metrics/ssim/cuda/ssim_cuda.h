@@ -46,19 +46,21 @@ struct SsimCudaOptions {
   int frames_in_flight = 4;  // Submit calls allowed before a Collect (>= 1)
   SsimOptions outputs;       // enable_db, clip_db
   // Test knobs: a wrong plan only costs time (the result's bits do not change), the
-  // general summary path is what the tie-free one must equal, and the fused pipeline is
-  // a one-kernel form of stages 1-3 (ssim_cuda_pipeline.h). Production: defaults.
+  // general summary path is what the tie-free one must equal, the fused pipeline is a
+  // one-kernel form of the event walk's first stages, and segment_pipeline = false skips
+  // the segment pipeline (ssim_cuda_pipeline.h). Production: defaults.
   exact::PlanMode plan_mode = exact::PlanMode::kApproximatePrefix;
   int fixed_frame = 0;
   bool force_general_summaries = false;
   bool fused_pipeline = false;
+  bool segment_pipeline = true;
 };
 
 // One collected frame.
 struct SsimCudaFrame {
   FrameScores scores;               // SsimOutputs order: ssim, then ssim_db with enable_db
   SsimSums sums;                    // bit for bit ReferenceSums()
-  exact::OrderedSumStats sum_stats; // what the device walk did the slow way
+  exact::OrderedSumStats sum_stats; // what the device sum did: segment steps, or the event walk's fallbacks
   float upload_ms = 0;              // device time of the two plane copies
   float compute_ms = 0;             // device time from the end of the copies to the result
 };

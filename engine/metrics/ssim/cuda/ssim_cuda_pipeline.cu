@@ -11,6 +11,7 @@
 #include "engine/exact/ordered_sum_algebra.h"
 #include "engine/exact/ordered_sum_block.cuh"
 #include "engine/exact/ordered_sum_kernels.cuh"
+#include "engine/exact/ordered_sum_segments.cuh"
 #include "engine/metrics/ssim/cuda/chunk_lookback.cuh"
 #include "engine/metrics/ssim/cuda/ssim_cuda_summaries.cuh"
 #include "engine/metrics/ssim/cuda/ssim_cuda_terms.cuh"
@@ -22,13 +23,27 @@ namespace gpu {
 
 namespace xg = exact::gpu;
 
-static_assert(sizeof(SsimTermSumResult) == sizeof(xg::WalkOutput) &&
-                  offsetof(SsimTermSumResult, sum_bits) == offsetof(xg::WalkOutput, sum_bits) &&
-                  offsetof(SsimTermSumResult, chunks_rejected) == offsetof(xg::WalkOutput, chunks_rejected) &&
-                  offsetof(SsimTermSumResult, subchunks_rejected) == offsetof(xg::WalkOutput, subchunks_rejected) &&
-                  offsetof(SsimTermSumResult, terms_one_by_one) == offsetof(xg::WalkOutput, terms_one_by_one) &&
-                  offsetof(SsimTermSumResult, walk_windows) == offsetof(xg::WalkOutput, walk_windows),
-              "SsimTermSumResult mirrors exact::gpu::WalkOutput");
+// SsimTermSumResult = [segment part: SegmentOutput][walk part: WalkOutput].
+constexpr size_t kWalkPart = offsetof(SsimTermSumResult, sum_bits);
+static_assert(kWalkPart == sizeof(xg::SegmentOutput) && sizeof(SsimTermSumResult) == kWalkPart + sizeof(xg::WalkOutput),
+              "SsimTermSumResult is a SegmentOutput followed by a WalkOutput");
+static_assert(offsetof(SsimTermSumResult, segment_sum_bits) == offsetof(xg::SegmentOutput, sum_bits) &&
+                  offsetof(SsimTermSumResult, segment_status) == offsetof(xg::SegmentOutput, status) &&
+                  offsetof(SsimTermSumResult, segment_steps) == offsetof(xg::SegmentOutput, steps) &&
+                  offsetof(SsimTermSumResult, segment_crossing_lanes) == offsetof(xg::SegmentOutput, crossing_lanes) &&
+                  offsetof(SsimTermSumResult, segment_refused_step) == offsetof(xg::SegmentOutput, refused_step) &&
+                  offsetof(SsimTermSumResult, segment_terms_one_by_one) ==
+                      offsetof(xg::SegmentOutput, terms_one_by_one) &&
+                  offsetof(SsimTermSumResult, segment_cycles) == offsetof(xg::SegmentOutput, cycles_total),
+              "the segment part mirrors exact::gpu::SegmentOutput");
+static_assert(offsetof(SsimTermSumResult, sum_bits) - kWalkPart == offsetof(xg::WalkOutput, sum_bits) &&
+                  offsetof(SsimTermSumResult, chunks_rejected) - kWalkPart == offsetof(xg::WalkOutput, chunks_rejected) &&
+                  offsetof(SsimTermSumResult, subchunks_rejected) - kWalkPart ==
+                      offsetof(xg::WalkOutput, subchunks_rejected) &&
+                  offsetof(SsimTermSumResult, terms_one_by_one) - kWalkPart ==
+                      offsetof(xg::WalkOutput, terms_one_by_one) &&
+                  offsetof(SsimTermSumResult, walk_windows) - kWalkPart == offsetof(xg::WalkOutput, walk_windows),
+              "the walk part mirrors exact::gpu::WalkOutput");
 
 namespace {
 
@@ -242,8 +257,10 @@ cudaError_t Record(cudaEvent_t event, cudaStream_t stream) {
 
 int64_t Pixels(const SsimDeviceFrame& f) { return static_cast<int64_t>(f.width) * f.height; }
 
-// The workspace: engine/exact's (chunk sums, plan, summaries, walk output), then the
-// look-back state of the fused stage (flags and ticket, then the two value arrays).
+// The workspace: engine/exact's event-walk workspace (chunk sums, plan, summaries, its
+// own output unused), the look-back state of the fused stage (flags and ticket, then the
+// two value arrays), the result, then engine/exact's segment workspace (whose chunk sums
+// are the event-walk workspace's: the terms stage writes them once for both).
 size_t LookbackBytes(int64_t chunks) {
   const size_t c = static_cast<size_t>(chunks);
   return xg::AlignUp((c + 1) * sizeof(unsigned)) + 2 * xg::AlignUp(c * sizeof(double));
@@ -262,6 +279,55 @@ LookbackState CarveLookback(void* workspace, int64_t chunks) {
   return lb;
 }
 
+SsimTermSumResult* ResultIn(void* workspace, int64_t chunks) {
+  return reinterpret_cast<SsimTermSumResult*>(static_cast<char*>(workspace) + xg::WorkspaceBytes(chunks) +
+                                              LookbackBytes(chunks));
+}
+
+struct Workspaces {
+  xg::Workspace walk;
+  xg::SegmentWorkspace segments;
+};
+
+Workspaces CarveWorkspaces(void* workspace, int64_t chunks) {
+  Workspaces w;
+  w.walk = xg::CarveWorkspace(workspace, chunks);
+  SsimTermSumResult* result = ResultIn(workspace, chunks);
+  char* result_bytes = reinterpret_cast<char*>(result);
+  w.walk.output = reinterpret_cast<xg::WalkOutput*>(result_bytes + kWalkPart);
+  w.segments = xg::CarveSegmentWorkspace(result_bytes + xg::AlignUp(sizeof(SsimTermSumResult)), chunks);
+  w.segments.chunk_sums = w.walk.chunk_sums;
+  w.segments.output = reinterpret_cast<xg::SegmentOutput*>(result_bytes);
+  return w;
+}
+
+xg::PlanOptions PlanOf(const SsimPipelineOptions& options) {
+  xg::PlanOptions plan;
+  plan.mode = options.plan_mode;
+  plan.fixed_frame = options.fixed_frame;
+  return plan;
+}
+
+// Plan, summaries and walk over the stored terms and chunk sums.
+cudaError_t EnqueueEventWalkStages(const SsimDeviceFrame& f, const SsimPipelineOptions& options, const Workspaces& w,
+                                   cudaStream_t stream, const SsimStageEvents& ev) {
+  const int64_t n = Pixels(f);
+  const int64_t chunks = SsimChunkCount(n);
+  SsimPlanKernel<<<1, kPlanThreads, 0, stream>>>(w.walk.chunk_sums, chunks, PlanOf(options), w.walk.plan);
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = Record(ev.plan_done, stream);
+  if (err == cudaSuccess) {
+    err = LaunchSummaries(f, n, chunks, w.walk.plan, options.force_general_summaries, w.walk.summaries, nullptr, stream);
+  }
+  if (err == cudaSuccess) err = Record(ev.summaries_done, stream);
+  if (err == cudaSuccess) {
+    xg::OrderedWalk<xg::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
+        xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
+    err = cudaGetLastError();
+  }
+  return err;
+}
+
 }  // namespace
 
 int64_t SsimChunkCount(int64_t pixels) { return xg::ChunkCount(static_cast<size_t>(pixels)); }
@@ -270,12 +336,28 @@ size_t SsimTermBytes(int64_t pixels) { return static_cast<size_t>(pixels) * size
 
 size_t SsimWorkspaceBytes(int64_t pixels) {
   const int64_t chunks = SsimChunkCount(pixels);
-  return xg::WorkspaceBytes(chunks) + LookbackBytes(chunks);
+  return xg::WorkspaceBytes(chunks) + LookbackBytes(chunks) + xg::AlignUp(sizeof(SsimTermSumResult)) +
+         xg::SegmentWorkspaceBytes(chunks);
 }
 
 const SsimTermSumResult* SsimTermSumResultOnDevice(const SsimDeviceFrame& f) {
-  const xg::Workspace ws = xg::CarveWorkspace(f.workspace, SsimChunkCount(Pixels(f)));
-  return reinterpret_cast<const SsimTermSumResult*>(ws.output);
+  return ResultIn(f.workspace, SsimChunkCount(Pixels(f)));
+}
+
+bool NeedsEventWalk(const SsimTermSumResult& r, const SsimPipelineOptions& options) {
+  // -1: the frame was too large for the segment pipeline and the event walk already ran.
+  return options.segments && !options.fused && r.segment_status > xg::kSegmentAccepted;
+}
+
+double SsimTermSum(const SsimTermSumResult& r, const SsimPipelineOptions& options) {
+  const bool segments = options.segments && !options.fused && r.segment_status == xg::kSegmentAccepted;
+  return exact::DoubleOf(segments ? r.segment_sum_bits : r.sum_bits);
+}
+
+cudaError_t EnqueueSsimEventWalk(const SsimDeviceFrame& f, const SsimPipelineOptions& options, cudaStream_t stream) {
+  const int64_t n = Pixels(f);
+  if (n < 1 || f.terms == nullptr || f.workspace == nullptr) return cudaErrorInvalidValue;
+  return EnqueueEventWalkStages(f, options, CarveWorkspaces(f.workspace, SsimChunkCount(n)), stream, SsimStageEvents{});
 }
 
 cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptions& options, cudaStream_t stream,
@@ -285,7 +367,7 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
     return cudaErrorInvalidValue;
   }
   const int64_t chunks = SsimChunkCount(n);
-  const xg::Workspace ws = xg::CarveWorkspace(f.workspace, chunks);
+  const Workspaces w = CarveWorkspaces(f.workspace, chunks);
   const SsimStageEvents no_events;
   const SsimStageEvents& ev = events != nullptr ? *events : no_events;
   cudaError_t err = cudaSuccess;
@@ -293,30 +375,34 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
     const LookbackState lb = CarveLookback(f.workspace, chunks);
     // Flags and ticket start at zero for every frame (chunk_lookback.cuh).
     err = cudaMemsetAsync(lb.flags, 0, static_cast<size_t>(chunks + 1) * sizeof(unsigned), stream);
-    if (err == cudaSuccess) err = LaunchFusedForDepth(f, chunks, ws, lb, options, stream);
+    if (err == cudaSuccess) err = LaunchFusedForDepth(f, chunks, w.walk, lb, options, stream);
     for (cudaEvent_t e : {ev.terms_done, ev.plan_done, ev.summaries_done}) {
       if (err == cudaSuccess) err = Record(e, stream);
     }
-  } else {
-    err = LaunchTermsForDepth(f, chunks, ws, stream);
-    if (err == cudaSuccess) err = Record(ev.terms_done, stream);
     if (err == cudaSuccess) {
-      xg::PlanOptions plan;
-      plan.mode = options.plan_mode;
-      plan.fixed_frame = options.fixed_frame;
-      SsimPlanKernel<<<1, kPlanThreads, 0, stream>>>(ws.chunk_sums, chunks, plan, ws.plan);
+      xg::OrderedWalk<xg::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
+          xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
       err = cudaGetLastError();
     }
-    if (err == cudaSuccess) err = Record(ev.plan_done, stream);
+  } else {
+    err = LaunchTermsForDepth(f, chunks, w.walk, stream);
+    if (err == cudaSuccess) err = Record(ev.terms_done, stream);
     if (err == cudaSuccess) {
-      err = LaunchSummaries(f, n, chunks, ws.plan, options.force_general_summaries, ws.summaries, nullptr, stream);
+      if (options.segments && xg::SegmentPipelineFits(static_cast<size_t>(n))) {
+        // No plan or summaries stages here: their events mark the end of the terms.
+        for (cudaEvent_t e : {ev.plan_done, ev.summaries_done}) {
+          if (err == cudaSuccess) err = Record(e, stream);
+        }
+        if (err == cudaSuccess) err = xg::EnqueueSegmentedSumFromChunkSums(xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), w.segments,
+                                                   PlanOf(options), stream);
+      } else {
+        // A segment status that is not "accepted" sends callers to the event walk's result.
+        if (options.segments) {
+          err = cudaMemsetAsync(&w.segments.output->status, 0xff, sizeof(int32_t), stream);
+        }
+        if (err == cudaSuccess) err = EnqueueEventWalkStages(f, options, w, stream, ev);
+      }
     }
-    if (err == cudaSuccess) err = Record(ev.summaries_done, stream);
-  }
-  if (err == cudaSuccess) {
-    xg::OrderedWalk<xg::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
-        xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, ws.plan, ws.summaries, ws.output);
-    err = cudaGetLastError();
   }
   if (err == cudaSuccess) err = Record(ev.walk_done, stream);
   return err;

@@ -391,17 +391,24 @@ TEST_F(SsimCudaTest, WrongPlansAndTheGeneralPathGiveTheSameBits) {
     int fixed_frame;
     bool force_general;
     bool fused;
+    bool segments;
   };
+  // Under a wrong plan the segment pipeline refuses and the event walk runs (with the
+  // same wrong plan): both refusals must cost time only.
   const Variant variants[] = {
-      {"one binade high, fused", exact::PlanMode::kOneBinadeHigh, 0, false, true},
-      {"all zero, fused", exact::PlanMode::kAllZero, 0, false, true},
-      {"fixed 16, fused", exact::PlanMode::kFixedFrame, 16, false, true},
-      {"all term by term, fused", exact::PlanMode::kAllTermByTerm, 0, false, true},
-      {"random, fused", exact::PlanMode::kRandom, 0, false, true},
-      {"general summaries, fused", exact::PlanMode::kApproximatePrefix, 0, true, true},
-      {"one binade high, three kernels", exact::PlanMode::kOneBinadeHigh, 0, false, false},
-      {"all term by term, three kernels", exact::PlanMode::kAllTermByTerm, 0, false, false},
-      {"general summaries, three kernels", exact::PlanMode::kApproximatePrefix, 0, true, false},
+      {"one binade high, fused", exact::PlanMode::kOneBinadeHigh, 0, false, true, false},
+      {"all zero, fused", exact::PlanMode::kAllZero, 0, false, true, false},
+      {"fixed 16, fused", exact::PlanMode::kFixedFrame, 16, false, true, false},
+      {"all term by term, fused", exact::PlanMode::kAllTermByTerm, 0, false, true, false},
+      {"random, fused", exact::PlanMode::kRandom, 0, false, true, false},
+      {"general summaries, fused", exact::PlanMode::kApproximatePrefix, 0, true, true, false},
+      {"one binade high, three kernels", exact::PlanMode::kOneBinadeHigh, 0, false, false, false},
+      {"all term by term, three kernels", exact::PlanMode::kAllTermByTerm, 0, false, false, false},
+      {"general summaries, three kernels", exact::PlanMode::kApproximatePrefix, 0, true, false, false},
+      {"one binade high, segments then event walk", exact::PlanMode::kOneBinadeHigh, 0, false, false, true},
+      {"all zero, segments then event walk", exact::PlanMode::kAllZero, 0, false, false, true},
+      {"fixed 16, segments then event walk", exact::PlanMode::kFixedFrame, 16, false, false, true},
+      {"random, segments then event walk", exact::PlanMode::kRandom, 0, false, false, true},
   };
   const Pair pairs[] = {MakePair(200, 150, 8, ChromaLayout::k420, Kind::kHalfInverted, 31),
                         MakePair(97, 61, 10, ChromaLayout::k420, Kind::kInverted, 32),
@@ -413,12 +420,35 @@ TEST_F(SsimCudaTest, WrongPlansAndTheGeneralPathGiveTheSameBits) {
     o.fixed_frame = v.fixed_frame;
     o.force_general_summaries = v.force_general;
     o.fused_pipeline = v.fused;
+    o.segment_pipeline = v.segments;
     std::unique_ptr<SsimCuda> gpu = MakeGpu(o);
     ASSERT_NE(gpu, nullptr);
     for (const Pair& p : pairs) {
       ASSERT_TRUE(gpu->Submit(p.ref, p.dis).ok());
       ExpectReferenceBits(p.ref, p.dis, o.outputs, gpu->Collect(), std::string(v.name) + " plan, " + p.what);
     }
+  }
+}
+
+// The segment pipeline must be the path on frames like real ones (else its speed is not
+// the twin's): the result comes from it, not from the event walk.
+TEST_F(SsimCudaTest, SegmentPipelineGivesTheResultOnRealisticFrames) {
+  const Pair pairs[] = {MakePair(3840, 2160, 8, ChromaLayout::k420, Kind::kCorrelated, 51),
+                        MakePair(3840, 2160, 10, ChromaLayout::k420, Kind::kHalfInverted, 52),
+                        MakePair(1920, 1080, 12, ChromaLayout::k422, Kind::kInverted, 53),
+                        MakePair(640, 360, 16, ChromaLayout::k444, Kind::kCorrelated, 54),
+                        MakePair(1920, 1080, 8, ChromaLayout::k420, Kind::kIdentical, 55)};
+  std::unique_ptr<SsimCuda> gpu = MakeGpu(OptionsWith(true, false, 1));
+  ASSERT_NE(gpu, nullptr);
+  for (const Pair& p : pairs) {
+    ASSERT_TRUE(gpu->Submit(p.ref, p.dis).ok());
+    absl::StatusOr<SsimCudaFrame> got = gpu->Collect();
+    ExpectReferenceBits(p.ref, p.dis, SsimOptions{true, false}, got, "segments, " + p.what);
+    if (!got.ok()) continue;
+    EXPECT_EQ(got->sum_stats.segment_accepted, 1) << p.what;
+    std::printf("%s: segment steps %lld, crossing lanes %lld\n", p.what.c_str(),
+                static_cast<long long>(got->sum_stats.segment_steps),
+                static_cast<long long>(got->sum_stats.segment_crossing_lanes));
   }
 }
 
@@ -475,6 +505,7 @@ TEST_F(SsimCudaTest, TieFreeSummariesEqualTheGeneralOnes) {
       DeviceFrame d(p);
       gpu::SsimPipelineOptions options;
       options.fused = fused;
+      options.segments = false;  // the summaries compared here are the event walk's
       ASSERT_EQ(gpu::EnqueueSsimTermSum(d.frame, options, nullptr, nullptr), cudaSuccess);
       int64_t mismatches = -1;
       int64_t tie_free = -1;
