@@ -48,6 +48,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include <cuda_pipeline.h>
+
 #include <cub/block/block_scan.cuh>
 
 #include "engine/exact/ordered_sum_algebra.h"
@@ -253,8 +255,44 @@ __device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws
   return WarpSumDouble(acc);
 }
 
+// A chunk's terms into the warp's tile, row k = sub-chunk k (zeros past the end). From a
+// TermSource: through registers. From an array in device memory: asynchronous copies
+// (cp.async) straight into shared memory, which keeps 64 registers free (the kernel
+// then fits 6 blocks per SM).
 template <class TermSource>
-__global__ void __launch_bounds__(kSegmentWarps * 32, 5)  // 5 blocks: 20 warps per SM
+__device__ inline void StartChunkLoad(const TermSource& source, size_t base, int count,
+                                      double (*rows)[kSubchunkTerms + 1], int lane) {
+  double x[32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const int k = i * 32 + lane;
+    x[i] = k < count ? source(base + static_cast<size_t>(k)) : 0.0;
+  }
+#pragma unroll
+  for (int i = 0; i < 32; ++i) rows[i][lane] = x[i];
+}
+template <class TermSource>
+__device__ inline void FinishChunkLoad(const TermSource&, double (*)[kSubchunkTerms + 1], int) {}
+
+__device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t base, int count,
+                                      double (*rows)[kSubchunkTerms + 1], int lane) {
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const int k = i * 32 + lane;
+    if (k < count) {
+      __pipeline_memcpy_async(&rows[i][lane], source.terms + base + static_cast<size_t>(k), sizeof(double));
+    } else {
+      rows[i][lane] = 0.0;
+    }
+  }
+  __pipeline_commit();
+}
+__device__ inline void FinishChunkLoad(const DeviceArrayTerms&, double (*)[kSubchunkTerms + 1], int) {
+  __pipeline_wait_prior(0);
+}
+
+template <class TermSource>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps per SM
     SegmentChunkWarp(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
   __shared__ double tile[kSegmentWarps][kSubchunks][kSubchunkTerms + 1];  // +1: no bank conflicts
   const int lane = LaneId();
@@ -265,16 +303,10 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 5)  // 5 blocks: 20 warps 
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
     // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
-    double x[32];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const int k = i * 32 + lane;
-      x[i] = k < count ? source(base + static_cast<size_t>(k)) : 0.0;
-    }
-    const double before = ApproximatePrefix(c, ws);  // its loads overlap the terms'
     __syncwarp();  // the previous chunk's readers are done with the tile
-#pragma unroll
-    for (int i = 0; i < 32; ++i) rows[i][lane] = x[i];
+    StartChunkLoad(source, base, count, rows, lane);
+    const double before = ApproximatePrefix(c, ws);  // its loads overlap the terms'
+    FinishChunkLoad(source, rows, lane);
     __syncwarp();
     const double* row = rows[lane];
     const int len = ClampLen(count - lane * 32);
@@ -298,9 +330,11 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 5)  // 5 blocks: 20 warps 
         const int shift = chunk_frame - 52;
         const int64_t lo = chunk_run.lo[0] < chunk_run.lo[1] ? chunk_run.lo[0] : chunk_run.lo[1];
         const int64_t hi = chunk_run.hi[0] > chunk_run.hi[1] ? chunk_run.hi[0] : chunk_run.hi[1];
-        s = scalbn(Int64ToDouble(chunk_run.d[0]), shift);
-        low = fmin(0.0, scalbn(Int64ToDouble(lo), shift));
-        high = fmax(0.0, scalbn(Int64ToDouble(hi), shift));
+        // x * 2^shift: one exact multiply unless the power is below the normal range.
+        const auto scale = [shift](double x) { return shift >= -1022 ? x * Pow2(shift) : scalbn(x, shift); };
+        s = scale(Int64ToDouble(chunk_run.d[0]));
+        low = fmin(0.0, scale(Int64ToDouble(lo)));
+        high = fmax(0.0, scale(Int64ToDouble(hi)));
       }
     } else {
 #pragma unroll 4
@@ -440,14 +474,20 @@ __global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, Segmen
   int32_t middle_count = 0;
   RunSummary out_run = IdentityRun();
   if (valid) {
+    // Every field loaded at once (one round trip), then chosen.
     const ChunkRecord& rec = ws.records[c];
     mixed = rec.mixed;
     head_frame = rec.head.frame;
-    out_frame = mixed ? rec.tail.frame : head_frame;
-    if (out_frame != kNoRunFrame) out_run = mixed ? rec.tail.run : rec.head.run;
+    const int32_t tail_frame = rec.tail.frame;
+    const RunSummary head_run = rec.head.run;
+    const RunSummary tail_run = rec.tail.run;
+    const int32_t base = rec.middle_base;
+    const int32_t count = rec.middle_count;
+    out_frame = mixed ? tail_frame : head_frame;
+    if (out_frame != kNoRunFrame) out_run = mixed ? tail_run : head_run;
     if (mixed) {
-      middle_base = rec.middle_base;
-      middle_count = rec.middle_count;
+      middle_base = base;
+      middle_count = count;
     }
   }
   // What the chunk hands on starts a segment unless it continues the previous chunk's run.
@@ -637,12 +677,31 @@ __global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentW
       if (b + 1 < batches) StageSegmentBatch(sm, ws, groups, total, b + 1, buffer ^ 1, tid - 32, kThreads - 32);
     } else if (tid == 0) {
       const int in_batch = total - b * kSegmentBatch < kSegmentBatch ? total - b * kSegmentBatch : kSegmentBatch;
+      // Each step is copied to registers one step ahead, so its shared-memory loads are not
+      // on the chain of dependent operations through `sum`.
+      SegmentStep next;
+      CopyStep(&next, &sm.steps[buffer][0]);
       for (int k = 0; k < in_batch; ++k) {
-        const SegmentStep& step = sm.steps[buffer][k];
+        const SegmentStep step = next;
+        if (k + 1 < in_batch) CopyStep(&next, &sm.steps[buffer][k + 1]);
         if (step.lane_terms >= 0) {
           const double* t = sm.terms[buffer][k];
           const int count = step.frame;
-          for (int i = 0; i < count; ++i) sum = __dadd_rn(sum, t[i]);
+          if (count == 32) {
+            // A whole lane: all 32 loads first, then the chain of dependent adds.
+            double x[32];
+            const double2* t2 = reinterpret_cast<const double2*>(t);
+#pragma unroll
+            for (int i = 0; i < 16; ++i) {
+              const double2 v = t2[i];
+              x[2 * i] = v.x;
+              x[2 * i + 1] = v.y;
+            }
+#pragma unroll
+            for (int i = 0; i < 32; ++i) sum = __dadd_rn(sum, x[i]);
+          } else {
+            for (int i = 0; i < count; ++i) sum = __dadd_rn(sum, t[i]);
+          }
           ++crossing_lanes;
           terms_one_by_one += count;
         } else {
