@@ -257,6 +257,28 @@ TEST_F(OrderedSumCudaTest, RunsOnAnyStream) {
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ(BitsOf(*got), BitsOf(OrderedSumReference::Loop(terms.data(), terms.size())));
   }
+  {
+    // One instance on a stream of its own, terms and lengths changing and repeating (the
+    // workspace grows once, then is reused): every result from the segment pipeline.
+    OrderedSumCuda sum(stream);
+    const std::vector<double> a = MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 9);
+    const std::vector<double> b = MakeFixture(FixtureKind::kUniform, 300000, 10);
+    DeviceTerms da(a);
+    DeviceTerms db(b);
+    const struct {
+      const DeviceTerms* terms;
+      const std::vector<double>* host;
+      size_t n;
+    } calls[] = {{&db, &b, b.size()}, {&db, &b, b.size()}, {&db, &b, 1025}, {&da, &a, a.size()},
+                 {&da, &a, a.size()}, {&db, &b, b.size()}, {&da, &a, 77777}};
+    for (const auto& call : calls) {
+      OrderedSumStats stats;
+      absl::StatusOr<double> got = sum.Sum(call.terms->data(), call.n, &stats);
+      ASSERT_TRUE(got.ok()) << got.status();
+      EXPECT_EQ(BitsOf(*got), BitsOf(OrderedSumReference::Loop(call.host->data(), call.n))) << "n=" << call.n;
+      EXPECT_EQ(stats.segment_accepted, 1) << "n=" << call.n;
+    }
+  }
   cudaStreamDestroy(stream);
 }
 
