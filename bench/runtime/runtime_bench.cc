@@ -7,7 +7,9 @@
 //   engine   FrameScorer under `auto`, frames in ordinary (pageable) host memory: what
 //            a server session does;
 //   kernels  the metric twins directly (CreateGpuScorer), frames in pinned host memory
-//            (cudaHostRegister): the kernels' own throughput with their copies;
+//            (cudaHostRegister): the kernels' own throughput with their copies (the
+//            psnr twin sees the pages are locked and copies them to the device
+//            directly, without its staging);
 //   ratio    engine / kernels (issue 6 asks >= 0.85);
 //   direct   at 1 stream also the direct scorer on the pageable frames, so that
 //            engine / direct is what FrameScorer and `auto` cost over the backend.
