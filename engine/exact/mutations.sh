@@ -1,8 +1,9 @@
 #!/bin/bash
-# Mutation check of the ordered-sum algebra (see mutations.md): applies each of seven
-# deliberate bugs to a COPY of ordered_sum_algebra.h in a temporary tree (the working tree
-# is never touched, so a concurrent commit cannot pick up a mutant), builds the host tests
-# (algebra, fast increments, sums) from that copy with plain g++, and requires that they FAIL.
+# Mutation check of the ordered-sum algebra (see mutations.md): applies each of nine
+# deliberate bugs to a COPY of ordered_sum_algebra.h or ordered_sum_fast.h in a temporary
+# tree (the working tree is never touched, so a concurrent commit cannot pick up a
+# mutant), builds the host tests (algebra, fast increments and summaries, sums) from that
+# copy with plain g++, and requires that they FAIL. CI runs it (.ci/run).
 #
 #   engine/exact/mutations.sh            # from anywhere; exit 0 = every mutation caught
 set -u
@@ -11,8 +12,8 @@ WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/src/engine/exact"
 cp engine/exact/*.h engine/exact/*.cc "$WORK/src/engine/exact/"
-HEADER=$WORK/src/engine/exact/ordered_sum_algebra.h
-cp "$HEADER" "$WORK/original.h"
+cp engine/exact/ordered_sum_algebra.h "$WORK/original_algebra.h"
+cp engine/exact/ordered_sum_fast.h "$WORK/original_fast.h"
 
 CXX="g++ -std=c++17 -O2 -ffp-contract=off -I$WORK/src"
 ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -labsl_cord -labsl_cord_internal \
@@ -21,7 +22,8 @@ ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -l
 -labsl_time -labsl_time_zone -labsl_stacktrace -labsl_symbolize -labsl_malloc_internal -labsl_debugging_internal \
 -labsl_demangle_internal -labsl_graphcycles_internal -labsl_exponential_biased -labsl_cordz_sample_token"
 
-# name | exact text in the header | replacement
+# name | exact text in the header | replacement (ordered_sum_algebra.h unless the name
+# starts with "fast_": ordered_sum_fast.h)
 MUTATIONS=(
   "round_ties_up|      r_even = whole + (whole & 1);
       r_odd = whole + 1 - (whole & 1);|      r_even = r_odd = whole + 1;"
@@ -33,6 +35,10 @@ MUTATIONS=(
   "no_lower_margin|kLowestInnerSignificand = (int64_t{1} << 52) + 1;|kLowestInnerSignificand = (int64_t{1} << 52);"
   "extremes_from_wrong_parity_path|    const int64_t b_lo = a.d[p] + AtParity(b.lo, q);|    const int64_t b_lo = a.d[p] + AtParity(b.lo, p);"
   "zero_result_keeps_sign|    s_bits = n1 == 0 ? 0 :|    s_bits = n1 == 0 ? (s & kSignBit) :"
+  # The binary64 lane summary of the segment pipeline: its hand-over bound, and ties.
+  "fast_binary64_bound_inclusive|(lo > -0x1p53 && hi < 0x1p53)|(lo >= -0x1p53 && hi <= 0x1p53)"
+  # (Mutation texts cannot contain "|", the field separator.)
+  "fast_binary64_ignores_ties|    const double diff = SubRn(t, r);|    const double diff = 0.0 * SubRn(t, r);"
 )
 
 caught=0
@@ -41,7 +47,10 @@ for entry in "${MUTATIONS[@]}"; do
   rest=${entry#*|}
   from=${rest%%|*}
   to=${rest#*|}
-  cp "$WORK/original.h" "$HEADER"
+  cp "$WORK/original_algebra.h" "$WORK/src/engine/exact/ordered_sum_algebra.h"
+  cp "$WORK/original_fast.h" "$WORK/src/engine/exact/ordered_sum_fast.h"
+  HEADER=$WORK/src/engine/exact/ordered_sum_algebra.h
+  [[ $name == fast_* ]] && HEADER=$WORK/src/engine/exact/ordered_sum_fast.h
   if ! FROM="$from" TO="$to" python3 - "$HEADER" <<'EOF'
 import os, sys
 path = sys.argv[1]

@@ -94,6 +94,40 @@ int FrameFor(Rng& rng) {
   }
 }
 
+// The host's two-add rounding against the library's, on ties, near-ties, the edges of its
+// range (2^51) and beyond, signs, zeros and specials. (Values compare with ==: for t in
+// (-1/2, 0] the two-add form gives +0 where nearbyint gives -0; both callers only use
+// the value.)
+TEST(OrderedSumFast, RoundHalfEvenEqualsNearbyint) {
+  Rng rng{4};
+  std::vector<double> ts = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0x1p51, -0x1p51, 0x1p51 - 0.5, -0x1p51 + 0.5,
+                            0x1p51 + 1, 0x1p52, 0x1p52 + 1, 0x1p53, 0x1p54, -0x1p54, 0x1.fffffffffffffp50,
+                            std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::denorm_min(), -std::numeric_limits<double>::denorm_min()};
+  for (int i = 0; i < 2000000; ++i) {
+    const double sign = (rng.Next() & 1) ? -1.0 : 1.0;
+    switch (rng.Range(0, 3)) {
+      case 0:  // a tie k + 1/2 of any size up to 2^52
+        ts.push_back(sign * (static_cast<double>(rng.Range(0, int64_t{1} << rng.Range(0, 51))) + 0.5));
+        break;
+      case 1:  // a full mantissa at magnitudes 2^-3 .. 2^55
+        ts.push_back(sign * std::ldexp(static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52)),
+                                       static_cast<int>(rng.Range(-55, 3))));
+        break;
+      case 2: {  // the neighbours of a tie
+        const double t = static_cast<double>(rng.Range(0, int64_t{1} << 40)) + 0.5;
+        ts.push_back(sign * ((rng.Next() & 1) ? std::nextafter(t, 0.0) : std::nextafter(t, 1e300)));
+        break;
+      }
+      default:  // near the edge of the two-add range
+        ts.push_back(sign * (0x1p51 + static_cast<double>(rng.Range(-64, 64)) * 0.25));
+        break;
+    }
+  }
+  for (double t : ts) ASSERT_EQ(RoundHalfEven(t), std::nearbyint(t)) << std::hexfloat << t;
+  EXPECT_TRUE(std::isnan(RoundHalfEven(std::numeric_limits<double>::quiet_NaN())));
+}
+
 TEST(OrderedSumFast, IncrementEqualsTheIntegerRule) {
   Rng rng{1};
   int64_t ties = 0;
