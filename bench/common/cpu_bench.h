@@ -223,6 +223,41 @@ inline int ParseBool(const std::string& v) {
   return -1;
 }
 
+// The flags every benchmark takes for its output: --json=FILE, --commit=SHA,
+// --dirty=true|false.
+struct OutputFlags {
+  std::string json;
+  std::string commit;
+  int dirty = -1;  // -1: ask git
+  // True when arg is one of them (and records it).
+  bool Parse(const char* arg) {
+    std::string v;
+    if (Flag(arg, "--json", &v)) {
+      json = v;
+    } else if (Flag(arg, "--commit", &v)) {
+      commit = v;
+    } else if (Flag(arg, "--dirty", &v)) {
+      dirty = ParseBool(v);
+    } else {
+      return false;
+    }
+    return true;
+  }
+};
+
+// The end of every benchmark: the load average, the JSON file if asked for, and the exit
+// status (1 when a path's bits differed from `reference`, or the file cannot be written).
+inline int Finish(const Results& results, const OutputFlags& flags, const Commit& commit, bool bits_ok,
+                  const char* reference) {
+  std::printf("\nload average (1, 5, 15 min) at the end: %s\n", LoadAverage().c_str());
+  if (!flags.json.empty() && !results.WriteJson(flags.json, commit)) {
+    std::fprintf(stderr, "cannot write %s\n", flags.json.c_str());
+    return 1;
+  }
+  if (!bits_ok) std::printf("BITS DIFFER from the %s\n", reference);
+  return bits_ok ? 0 : 1;
+}
+
 }  // namespace bench
 }  // namespace exactq
 

@@ -100,9 +100,7 @@ int Main(int argc, char** argv) {
   int reps = 51;
   std::vector<int> threads = {1, bench::HardwareThreads()};
   if (threads[1] == 1) threads.pop_back();
-  std::string json;
-  std::string commit;
-  int dirty = -1;
+  bench::OutputFlags output;
   for (int i = 1; i < argc; ++i) {
     std::string v;
     if (bench::Flag(argv[i], "--n", &v)) {
@@ -121,12 +119,7 @@ int Main(int argc, char** argv) {
         threads.push_back(t);
         pos = comma + 1;
       }
-    } else if (bench::Flag(argv[i], "--json", &v)) {
-      json = v;
-    } else if (bench::Flag(argv[i], "--commit", &v)) {
-      commit = v;
-    } else if (bench::Flag(argv[i], "--dirty", &v)) {
-      dirty = bench::ParseBool(v);
+    } else if (output.Parse(argv[i])) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--n=8294400] [--reps=51] [--threads=1,2] [--json=FILE] "
@@ -136,7 +129,7 @@ int Main(int argc, char** argv) {
     }
   }
   if (n == 0 || reps < 1 || threads.empty()) return 2;
-  const bench::Commit c = bench::FindCommit(commit, dirty);
+  const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
   std::printf("ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
               bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
               bench::LoadAverage().c_str());
@@ -147,13 +140,7 @@ int Main(int argc, char** argv) {
   for (ex::FixtureKind kind : {ex::FixtureKind::kUniform, ex::FixtureKind::kSsimLikeCrossingZero}) {
     ok = RunFixture(kind, n, reps, threads, &results) && ok;
   }
-  std::printf("\nload average (1, 5, 15 min) at the end: %s\n", bench::LoadAverage().c_str());
-  if (!json.empty() && !results.WriteJson(json, c)) {
-    std::fprintf(stderr, "cannot write %s\n", json.c_str());
-    return 1;
-  }
-  if (!ok) std::printf("BITS DIFFER from the loop\n");
-  return ok ? 0 : 1;
+  return bench::Finish(results, output, c, ok, "loop");
 }
 
 }  // namespace

@@ -152,9 +152,7 @@ int Main(int argc, char** argv) {
   std::vector<int> depths = {8, 10};
   SsimIsa isa = SsimIsa::kAuto;
   std::string corpus = std::getenv("EXACTQ_CORPUS") ? std::getenv("EXACTQ_CORPUS") : "";
-  std::string json;
-  std::string commit;
-  int dirty = -1;
+  bench::OutputFlags output;
   for (int i = 1; i < argc; ++i) {
     std::string v;
     if (bench::Flag(argv[i], "--reps", &v)) {
@@ -174,12 +172,7 @@ int Main(int argc, char** argv) {
       else return 2;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
       corpus = v;
-    } else if (bench::Flag(argv[i], "--json", &v)) {
-      json = v;
-    } else if (bench::Flag(argv[i], "--commit", &v)) {
-      commit = v;
-    } else if (bench::Flag(argv[i], "--dirty", &v)) {
-      dirty = bench::ParseBool(v);
+    } else if (output.Parse(argv[i])) {
     } else {
       std::fprintf(stderr,
                    "usage: %s [--reps=11] [--reference_reps=5] [--depths=8,10] [--max_threads=N] "
@@ -193,7 +186,7 @@ int Main(int argc, char** argv) {
   for (int t = 2; t <= max_threads; t *= 2) thread_counts.push_back(t);
   if (thread_counts.back() != max_threads && max_threads > 1) thread_counts.push_back(max_threads);
 
-  const bench::Commit c = bench::FindCommit(commit, dirty);
+  const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
   std::printf("ssim_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
               bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
               std::min(reps, reference_reps),
@@ -231,13 +224,7 @@ int Main(int argc, char** argv) {
                   isa, &results) && ok;
   }
   results.set_input(inputs);
-  std::printf("\nload average (1, 5, 15 min) at the end: %s\n", bench::LoadAverage().c_str());
-  if (!json.empty() && !results.WriteJson(json, c)) {
-    std::fprintf(stderr, "cannot write %s\n", json.c_str());
-    return 1;
-  }
-  if (!ok) std::printf("BITS DIFFER from the reference\n");
-  return ok ? 0 : 1;
+  return bench::Finish(results, output, c, ok, "reference");
 }
 
 }  // namespace

@@ -159,9 +159,7 @@ int Main(int argc, char** argv) {
   std::vector<int> sizes = {1080, 2160};
   Ssimulacra2Isa isa = Ssimulacra2Isa::kAuto;
   std::string corpus = std::getenv("EXACTQ_CORPUS") ? std::getenv("EXACTQ_CORPUS") : "";
-  std::string json;
-  std::string commit;
-  int dirty = -1;
+  bench::OutputFlags output;
   auto parse_list = [](const std::string& v, std::vector<int>* out) {
     out->clear();
     for (absl::string_view t : absl::StrSplit(v, ',')) {
@@ -189,12 +187,7 @@ int Main(int argc, char** argv) {
       else good = false;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
       corpus = v;
-    } else if (bench::Flag(argv[i], "--json", &v)) {
-      json = v;
-    } else if (bench::Flag(argv[i], "--commit", &v)) {
-      commit = v;
-    } else if (bench::Flag(argv[i], "--dirty", &v)) {
-      dirty = bench::ParseBool(v);
+    } else if (output.Parse(argv[i])) {
     } else {
       good = false;
     }
@@ -207,7 +200,7 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
-  const bench::Commit c = bench::FindCommit(commit, dirty);
+  const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
   std::printf("ssimulacra2_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
               bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
               std::min(reps, reference_reps),
@@ -228,13 +221,7 @@ int Main(int argc, char** argv) {
                  &inputs) && ok;
   }
   results.set_input(inputs);
-  std::printf("\nload average (1, 5, 15 min) at the end: %s\n", bench::LoadAverage().c_str());
-  if (!json.empty() && !results.WriteJson(json, c)) {
-    std::fprintf(stderr, "cannot write %s\n", json.c_str());
-    return 1;
-  }
-  if (!ok) std::printf("BITS DIFFER from the reference\n");
-  return ok ? 0 : 1;
+  return bench::Finish(results, output, c, ok, "reference");
 }
 
 }  // namespace
