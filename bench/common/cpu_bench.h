@@ -178,6 +178,8 @@ class Results {
     rows_.push_back({name, value, unit});
   }
   void set_input(const std::string& input) { input_ = input; }
+  // The machine measured, when it is not this CPU (a GPU benchmark names its device).
+  void set_device(const std::string& device) { device_ = device; }
 
   bool WriteJson(const std::string& path, const Commit& commit) const {
     FILE* f = std::fopen(UserPath(path).c_str(), "w");
@@ -185,7 +187,7 @@ class Results {
     std::fprintf(f,
                  "{\n  \"benchmark\": %s,\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n"
                  "  \"input\": %s,\n  \"results\": [\n",
-                 JsonString(benchmark_).c_str(), JsonString(CpuDescription()).c_str(),
+                 JsonString(benchmark_).c_str(), JsonString(device_.empty() ? CpuDescription() : device_).c_str(),
                  JsonString(commit.sha).c_str(), commit.dirty ? "true" : "false",
                  JsonString(input_).c_str());
     for (size_t i = 0; i < rows_.size(); ++i) {
@@ -205,6 +207,7 @@ class Results {
   };
   std::string benchmark_;
   std::string input_;
+  std::string device_;
   std::vector<Row> rows_;
 };
 

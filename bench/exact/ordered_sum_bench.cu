@@ -1,9 +1,8 @@
 // Benchmark: the exact ordered sum on the GPU against an inexact CUB DeviceReduce::Sum
 // baseline, in the same run, on 4K-frame-sized term arrays already in device memory; and
-// the host's threaded exact sum against the plain loop on 1 and all cores.
+// the host's threaded exact sum is measured by ordered_sum_cpu_bench (a CPU program).
 //
-//   ordered_sum_bench [--n=8294400] [--reps=50] [--host_reps=5] [--json=FILE]
-//                     [--commit=SHA] [--dirty=true|false]
+//   ordered_sum_bench [--n=8294400] [--reps=50] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // For each fixture it prints medians over --reps repetitions (after warm-up) of:
 //   exact_ms     OrderedSumCuda::Sum, host wall time: launches + device work + the small
@@ -26,11 +25,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <cub/device/device_reduce.cuh>
 
+#include "bench/common/cpu_bench.h"
 #include "engine/exact/ordered_sum.h"
 #include "engine/exact/ordered_sum_cuda.h"
 #include "engine/exact/ordered_sum_fixtures.h"
@@ -38,6 +37,8 @@
 #include "engine/exact/ordered_sum_segments.cuh"
 
 namespace {
+
+using exactq::bench::Median;
 
 using exactq::exact::FixtureKind;
 
@@ -50,13 +51,6 @@ using exactq::exact::FixtureKind;
     }                                                                                               \
   } while (0)
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
-
 template <class Fn>
 double HostMs(const Fn& fn) {
   const auto start = std::chrono::steady_clock::now();
@@ -68,15 +62,9 @@ const char* BitsVerdict(double got, double want) {
   return exactq::exact::SameBitsOrBothNaN(got, want) ? "loop bits" : "OTHER BITS";
 }
 
-struct Result {
-  std::string name;
-  double value;
-  std::string unit;
-};
+exactq::bench::Results g_results("ordered_sum");
 
-std::vector<Result> g_results;
-
-void Add(const std::string& name, double value, const char* unit) { g_results.push_back({name, value, unit}); }
+void Add(const std::string& name, double value, const char* unit) { g_results.Add(name, value, unit); }
 
 constexpr int kStages = 5;
 const char* const kStageNames[kStages] = {"approximate_sums", "plan", "summaries", "prepare", "walk"};
@@ -265,91 +253,17 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   cudaStreamDestroy(stream);
 }
 
-// The host: the plain loop against OrderedSumThreads on 1 and on all hardware threads.
-void RunHost(FixtureKind kind, size_t n, int reps) {
-  namespace ex = exactq::exact;
-  const std::string fixture = ex::FixtureName(kind);
-  const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
-  const int all = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  double want = 0;
-  std::vector<double> loop_ms;
-  std::vector<double> one_ms;
-  std::vector<double> all_ms;
-  bool same = true;
-  ex::OrderedSumThreads one(1);
-  ex::OrderedSumThreads many(all);
-  for (int r = -1; r < reps; ++r) {
-    const double a = HostMs([&] { want = ex::OrderedSumReference::Loop(terms.data(), n); });
-    double got1 = 0;
-    double got_all = 0;
-    const double b = HostMs([&] { got1 = *one.Sum(terms.data(), n, nullptr); });
-    const double c = HostMs([&] { got_all = *many.Sum(terms.data(), n, nullptr); });
-    same = same && ex::SameBitsOrBothNaN(got1, want) && ex::SameBitsOrBothNaN(got_all, want);
-    if (r < 0) continue;
-    loop_ms.push_back(a);
-    one_ms.push_back(b);
-    all_ms.push_back(c);
-  }
-  std::printf("host %-24s loop %8.3f ms | OrderedSumThreads 1 thread %8.3f ms | %d threads %8.3f ms (%s; speedup over the loop %.2fx)\n",
-              fixture.c_str(), Median(loop_ms), Median(one_ms), all, Median(all_ms), same ? "loop bits" : "OTHER BITS",
-              Median(loop_ms) / Median(all_ms));
-  Add("host/" + fixture + "/loop_ms", Median(loop_ms), "ms");
-  Add("host/" + fixture + "/threads_1_ms", Median(one_ms), "ms");
-  Add("host/" + fixture + "/threads_all_ms", Median(all_ms), "ms");
-  Add("host/" + fixture + "/threads_all_count", all, "threads");
-  Add("host/" + fixture + "/speedup_threads_all_over_loop", Median(loop_ms) / Median(all_ms), "ratio");
-  Add("host/" + fixture + "/threads_bits_equal_loop", same ? 1 : 0, "bool");
-}
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (static_cast<unsigned char>(ch) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", ch);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
-}
-
-bool WriteJson(const std::string& path, const std::string& device, const std::string& commit, bool dirty) {
-  FILE* f = std::fopen(path.c_str(), "w");
-  if (f == nullptr) return false;
-  std::fprintf(f, "{\n  \"benchmark\": \"ordered_sum\",\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n  \"results\": [\n",
-               JsonString(device).c_str(), JsonString(commit).c_str(), dirty ? "true" : "false");
-  for (size_t i = 0; i < g_results.size(); ++i) {
-    const Result& r = g_results[i];
-    std::fprintf(f, "    {\"name\": %s, \"value\": %.9g, \"unit\": %s}%s\n", JsonString(r.name).c_str(), r.value,
-                 JsonString(r.unit).c_str(), i + 1 < g_results.size() ? "," : "");
-  }
-  std::fprintf(f, "  ]\n}\n");
-  return std::fclose(f) == 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   size_t n = 3840 * 2160;
   int reps = 50;
-  int host_reps = 5;
-  std::string json;
-  std::string commit = "unknown";
-  bool dirty = false;
+  exactq::bench::OutputFlags output;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::strtoull(argv[i] + 4, nullptr, 10);
     else if (std::strncmp(argv[i], "--reps=", 7) == 0) reps = std::atoi(argv[i] + 7);
-    else if (std::strncmp(argv[i], "--host_reps=", 12) == 0) host_reps = std::atoi(argv[i] + 12);
-    else if (std::strncmp(argv[i], "--json=", 7) == 0) json = argv[i] + 7;
-    else if (std::strncmp(argv[i], "--commit=", 9) == 0) commit = argv[i] + 9;
-    else if (std::strncmp(argv[i], "--dirty=", 8) == 0) dirty = std::strcmp(argv[i] + 8, "true") == 0 || std::strcmp(argv[i] + 8, "1") == 0;
-    else {
-      std::fprintf(stderr, "usage: %s [--n=8294400] [--reps=50] [--host_reps=5] [--json=FILE] [--commit=SHA] [--dirty=true|false]\n", argv[0]);
+    else if (!output.Parse(argv[i])) {
+      std::fprintf(stderr, "usage: %s [--n=8294400] [--reps=50] [--json=FILE] [--commit=SHA] [--dirty=true|false]\n", argv[0]);
       return 2;
     }
   }
@@ -362,19 +276,18 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CHECK_CUDA(cudaGetDeviceProperties(&prop, 0));
   std::printf("device: %s (sm_%d%d)\n", prop.name, prop.major, prop.minor);
+  g_results.set_device(prop.name);
   for (FixtureKind kind : {FixtureKind::kSsimLikeCrossingZero, FixtureKind::kUniform, FixtureKind::kTieHeavy,
                            FixtureKind::kFourthPowers, FixtureKind::kMixedWalk}) {
     RunFixture(kind, n, reps);
   }
-  if (host_reps > 0) {
-    for (FixtureKind kind : {FixtureKind::kUniform, FixtureKind::kSsimLikeCrossingZero}) RunHost(kind, n, host_reps);
-  }
-  if (!json.empty()) {
-    if (!WriteJson(json, prop.name, commit, dirty)) {
-      std::fprintf(stderr, "ordered_sum_bench: cannot write %s\n", json.c_str());
+  const exactq::bench::Commit commit = exactq::bench::FindCommit(output.commit, output.dirty);
+  if (!output.json.empty()) {
+    if (!g_results.WriteJson(output.json, commit)) {
+      std::fprintf(stderr, "ordered_sum_bench: cannot write %s\n", output.json.c_str());
       return 1;
     }
-    std::printf("wrote %s\n", json.c_str());
+    std::printf("wrote %s\n", output.json.c_str());
   }
   return 0;
 }
