@@ -11,7 +11,8 @@
 //   event_walk_ms  the same with the event walk alone (the previous pipeline, the fallback);
 //   cub_ms       cub::DeviceReduce::Sum + result copy + sync, timed the same way (INEXACT:
 //                a tree order, other bits than the loop);
-//   stage times  each pipeline's five kernels alone, from CUDA events;
+//   the same two with L2 flushed before each repetition (outside the timing);
+//   stage times  each pipeline's kernels alone, from CUDA events;
 // and whether each result has the loop's bits. Then the host: the plain loop, and
 // OrderedSumThreads with 1 and with all hardware threads (same bits, checked).
 // --json=FILE also writes {"benchmark", "device", "commit", "dirty", "results": [{"name",
@@ -64,6 +65,24 @@ const char* BitsVerdict(double got, double want) {
 
 exactq::bench::Results g_results("ordered_sum");
 
+// Evicts the terms from L2 (50 MB on an H200) by writing a larger buffer, then waits; used
+// before each "cold" repetition, outside its timing, so that neither the exact sum nor CUB
+// starts with terms that the previous repetition left in L2.
+class L2Flusher {
+ public:
+  L2Flusher() { CHECK_CUDA(cudaMalloc(&buffer_, kBytes)); }
+  ~L2Flusher() { cudaFree(buffer_); }
+  void Flush(cudaStream_t stream) {
+    CHECK_CUDA(cudaMemsetAsync(buffer_, ++value_ & 0xff, kBytes, stream));
+    CHECK_CUDA(cudaStreamSynchronize(stream));
+  }
+
+ private:
+  static constexpr size_t kBytes = size_t{256} << 20;
+  void* buffer_ = nullptr;
+  int value_ = 0;
+};
+
 void Add(const std::string& name, double value, const char* unit) { g_results.Add(name, value, unit); }
 
 constexpr int kStages = 5;
@@ -102,8 +121,10 @@ void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vect
 }
 
 // Host wall time of OrderedSumCuda::Sum with `pipeline`, median of reps; checks the bits.
+// `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
 double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePipeline pipeline, const double* d_terms,
-                 size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits) {
+                 size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits,
+                 L2Flusher* flusher = nullptr) {
   namespace ex = exactq::exact;
   ex::OrderedSumOptions options;
   options.device_pipeline = pipeline;
@@ -112,6 +133,7 @@ double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePi
   std::vector<double> ms_list;
   for (int r = -3; r < reps; ++r) {
     double result = 0;
+    if (flusher != nullptr) flusher->Flush(stream);
     const double ms = HostMs([&] {
       absl::StatusOr<double> got = exact.Sum(d_terms, n, &stats);
       if (!got.ok()) {
@@ -159,15 +181,30 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   CHECK_CUDA(cub::DeviceReduce::Sum(nullptr, temp_bytes, d_terms, d_out, n, stream));
   void* d_temp = nullptr;
   CHECK_CUDA(cudaMalloc(&d_temp, temp_bytes));
-  std::vector<double> cub_ms;
-  for (int r = -3; r < reps; ++r) {
-    const double ms = HostMs([&] {
-      CHECK_CUDA(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_terms, d_out, n, stream));
-      CHECK_CUDA(cudaMemcpyAsync(h_out, d_out, sizeof(double), cudaMemcpyDeviceToHost, stream));
-      CHECK_CUDA(cudaStreamSynchronize(stream));
-    });
-    if (r >= 0) cub_ms.push_back(ms);
-  }
+  const auto time_cub = [&](L2Flusher* flusher) {
+    std::vector<double> ms_list;
+    for (int r = -3; r < reps; ++r) {
+      if (flusher != nullptr) flusher->Flush(stream);
+      const double ms = HostMs([&] {
+        CHECK_CUDA(cub::DeviceReduce::Sum(d_temp, temp_bytes, d_terms, d_out, n, stream));
+        CHECK_CUDA(cudaMemcpyAsync(h_out, d_out, sizeof(double), cudaMemcpyDeviceToHost, stream));
+        CHECK_CUDA(cudaStreamSynchronize(stream));
+      });
+      if (r >= 0) ms_list.push_back(ms);
+    }
+    return ms_list;
+  };
+  const std::vector<double> cub_ms = time_cub(nullptr);
+
+  // The same two with L2 flushed before each repetition (a sum whose terms were not just
+  // touched): the exact sum's second pass reads chunks in reverse to reuse what its first
+  // pass left in L2, and back to back it may also find what its previous run left there.
+  L2Flusher flusher;
+  ex::OrderedSumStats cold_stats;
+  bool cold_same_bits = true;
+  const double exact_cold_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps,
+                                             cold_stats, cold_same_bits, &flusher);
+  const double cub_cold_median = Median(time_cub(&flusher));
 
   // Each pipeline's stages, each bracketed by events.
   const int64_t chunks = gpu::ChunkCount(n);
@@ -207,6 +244,8 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
               static_cast<long long>(walk_stats.walk_windows));
   std::printf("  cub_ms    %8.4f  (%s; inexact baseline)\n", cub_median, BitsVerdict(*h_out, want));
   std::printf("  ratio     %8.2f\n", exact_median / cub_median);
+  std::printf("  L2 flushed before each: exact_ms %.4f (%s), cub_ms %.4f, ratio %.2f\n", exact_cold_median,
+              cold_same_bits ? "loop bits" : "OTHER BITS", cub_cold_median, exact_cold_median / cub_cold_median);
   std::printf("  segment stages_ms");
   for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(seg_stage_ms[s]));
   std::printf(" (device total %.4f)\n", Median(seg_total_ms));
@@ -221,6 +260,10 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   Add(fixture + "/cub_ms", cub_median, "ms");
   Add(fixture + "/ratio_exact_over_cub", exact_median / cub_median, "ratio");
   Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/exact_l2_flushed_ms", exact_cold_median, "ms");
+  Add(fixture + "/cub_l2_flushed_ms", cub_cold_median, "ms");
+  Add(fixture + "/ratio_exact_over_cub_l2_flushed", exact_cold_median / cub_cold_median, "ratio");
+  Add(fixture + "/exact_l2_flushed_bits_equal_loop", cold_same_bits ? 1 : 0, "bool");
   Add(fixture + "/segments_accepted", static_cast<double>(stats.segment_accepted), "bool");
   Add(fixture + "/segment_steps", static_cast<double>(stats.segment_steps), "count");
   Add(fixture + "/segment_crossing_lanes", static_cast<double>(stats.segment_crossing_lanes), "count");
