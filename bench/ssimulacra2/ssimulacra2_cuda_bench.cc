@@ -1,99 +1,380 @@
-// Benchmark of the ssimulacra2 CUDA twin (engine/metrics/ssimulacra2/cuda): one frame at
-// a time (Score waits for the frame), median over --reps of the wall time per frame and
-// of the device time (CUDA events from the upload's start to the read-back's end), at
-// 3840x2160 and 1920x1080 8-bit 4:2:0. The 4K pair is the corpus's ($EXACTQ_CORPUS) when
-// present, synthetic otherwise; 1080p is the corpus's p1080 pair or synthetic. The first
-// frame of each size (buffer allocation and graph capture) is not timed.
+// Benchmark of the ssimulacra2 CUDA twin (engine/metrics/ssimulacra2/cuda) in each of its
+// sum modes, at 1920x1080 and 3840x2160 8-bit 4:2:0:
+//   exact_segments    the default: the segment pipeline per sum, sums concurrent (exact);
+//   exact_event_walk  the event walk per sum, same concurrency (exact);
+//   inexact_tree      cub::DeviceReduce::Sum per sum, same concurrency (NOT exact: the
+//                     cost baseline only).
+// For each size and mode:
+//   latency      one frame at a time through Sums (upload from pinned staging, the
+//                graph, the read-back): median over --reps of the host wall time and of
+//                the device time (CUDA events from the upload's start to the read-back's
+//                end); the first frame (allocation, graph capture) is not timed;
+//   throughput   N instances (N in --instances, default 1,2,4), each on its own host
+//                thread with its own CUDA streams, each scoring --frames frames through
+//                Score: frames/s over all of them (wall time from a common start to the
+//                last frame);
+// and the ratios exact/inexact (device latency and time per frame in flight, so > 1 is
+// the price of exactness). Every exact result is compared with the CPU reference's bits
+// (ReferenceSums, once per size; --check=0 skips it); the inexact one's largest relative
+// difference is printed. The 4K pair is the corpus's p4k_x265_crf26 frame and the 1080p
+// pair its p1080_x264_crf27 frame when $EXACTQ_CORPUS (or --corpus=DIR) has them;
+// synthetic textured pairs otherwise.
 //
-//   bazel run -c opt //bench/ssimulacra2:ssimulacra2_cuda_bench -- [--reps=5] [--graph=1]
+//   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
+//   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
+//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--graph=1] [--check=1]
+//       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
+//
+// Exits 2 without a GPU, 1 when an exact result differs from the reference.
+#include <cuda_runtime_api.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
-#include "engine/io/y4m_reader.h"
+#include "absl/status/statusor.h"
+#include "bench/common/bench_frames.h"
+#include "bench/common/cpu_bench.h"
+#include "engine/format/frame.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
+#include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
 
+namespace exactq {
+namespace ssimulacra2 {
 namespace {
 
-using exactq::Frame;
-using exactq::FrameGeometry;
-using exactq::ssimulacra2::Ssimulacra2Cuda;
+using Clock = std::chrono::steady_clock;
 
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 == 1 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+double MsSince(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
+
+bool SameBits(double a, double b) { return (std::isnan(a) && std::isnan(b)) || std::memcmp(&a, &b, sizeof a) == 0; }
+
+struct Flags {
+  int reps = 20;
+  int frames = 60;
+  bool graph = true;
+  bool check = true;
+  std::string corpus;
+  std::vector<int> instances = {1, 2, 4};
+  std::vector<Ssimulacra2SumMode> modes = {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
+                                           Ssimulacra2SumMode::kInexactTree};
+  bench::OutputFlags output;
+};
+
+bool ParseMode(const std::string& name, Ssimulacra2SumMode* mode) {
+  for (Ssimulacra2SumMode m : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
+                               Ssimulacra2SumMode::kInexactTree}) {
+    if (name == Ssimulacra2SumModeName(m)) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
 }
 
-// The first frame of a corpus pair, or false.
-bool LoadCorpusPair(const char* ref_name, const char* dis_name, Frame* ref, Frame* dis) {
-  const char* dir = std::getenv("EXACTQ_CORPUS");
-  if (dir == nullptr || dir[0] == '\0') return false;
-  auto r = exactq::Y4mReader::Open(std::string(dir) + "/" + ref_name);
-  auto d = exactq::Y4mReader::Open(std::string(dir) + "/" + dis_name);
-  if (!r.ok() || !d.ok()) return false;
-  auto mr = r->ReadFrame(ref);
-  auto md = d->ReadFrame(dis);
-  return mr.ok() && md.ok() && *mr && *md;
+std::vector<std::string> SplitComma(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t comma = s.find(',', start);
+    const size_t end = comma == std::string::npos ? s.size() : comma;
+    if (end > start) out.push_back(s.substr(start, end - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return out;
 }
 
-int Run(Ssimulacra2Cuda& gpu, int width, int height, const char* ref_name, const char* dis_name, int reps) {
+bool ParseFlags(int argc, char** argv, Flags* f) {
+  const char* env = std::getenv("EXACTQ_CORPUS");
+  if (env != nullptr) f->corpus = env;
+  for (int i = 1; i < argc; ++i) {
+    std::string v;
+    if (f->output.Parse(argv[i])) continue;
+    if (bench::Flag(argv[i], "--reps", &v)) {
+      f->reps = std::max(1, std::atoi(v.c_str()));
+    } else if (bench::Flag(argv[i], "--frames", &v)) {
+      f->frames = std::max(1, std::atoi(v.c_str()));
+    } else if (bench::Flag(argv[i], "--graph", &v)) {
+      f->graph = bench::ParseBool(v) != 0;
+    } else if (bench::Flag(argv[i], "--check", &v)) {
+      f->check = bench::ParseBool(v) != 0;
+    } else if (bench::Flag(argv[i], "--corpus", &v)) {
+      f->corpus = v;
+    } else if (bench::Flag(argv[i], "--instances", &v)) {
+      f->instances.clear();
+      for (const std::string& n : SplitComma(v)) f->instances.push_back(std::max(1, std::atoi(n.c_str())));
+    } else if (bench::Flag(argv[i], "--modes", &v)) {
+      f->modes.clear();
+      for (const std::string& name : SplitComma(v)) {
+        Ssimulacra2SumMode mode;
+        if (!ParseMode(name, &mode)) {
+          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, inexact_tree)\n", name.c_str());
+          return false;
+        }
+        f->modes.push_back(mode);
+      }
+    } else {
+      std::fprintf(stderr, "unknown flag %s\n", argv[i]);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string DeviceName() {
+  int device = 0;
+  cudaDeviceProp prop;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    return "unknown CUDA device";
+  }
+  int runtime = 0;
+  int driver = 0;
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  return std::string(prop.name) + ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ", " +
+         std::to_string(prop.multiProcessorCount) + " SMs, CUDA runtime " + std::to_string(runtime) + ", driver " +
+         std::to_string(driver);
+}
+
+struct Input {
+  const char* label;  // "1080p", "4k"
+  int width;
+  int height;
+  const char* ref_name;
+  const char* dis_name;
   Frame ref;
   Frame dis;
-  std::string source = "corpus";
-  if (!LoadCorpusPair(ref_name, dis_name, &ref, &dis)) {
-    const FrameGeometry g{width, height, {exactq::ChromaLayout::k420, 8}};
-    ref = exactq::ssimulacra2::testing_frames::MakeTestFrame(g, 1);
-    dis = exactq::ssimulacra2::testing_frames::MakeTestFrame(g, 1, {8, 0});
-    source = "synthetic";
+  std::string source;  // "corpus" or "synthetic"
+  bool have_cpu = false;
+  FrameSums cpu;
+};
+
+void LoadInput(const Flags& flags, Input* in) {
+  std::string why;
+  if (!flags.corpus.empty() &&
+      bench::ReadCorpusPair(flags.corpus, in->ref_name, in->dis_name, &in->ref, &in->dis, &why) &&
+      in->ref.geometry().width == in->width && in->ref.geometry().height == in->height) {
+    in->source = std::string("corpus ") + in->dis_name;
+    return;
   }
-  auto first = gpu.Score(ref, dis);  // allocation and graph capture: not timed
-  if (!first.ok()) {
-    std::fprintf(stderr, "%s\n", first.status().ToString().c_str());
-    return 1;
+  const FrameGeometry g{in->width, in->height, {ChromaLayout::k420, 8}};
+  in->ref = testing_frames::MakeTestFrame(g, 1);
+  in->dis = testing_frames::MakeTestFrame(g, 1, testing_frames::Noise{8, 0});
+  in->source = "synthetic (MakeTestFrame seed 1, noise 8)";
+}
+
+std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, bool graph) {
+  Ssimulacra2CudaOptions options;
+  options.use_graph = graph;
+  options.sum_mode = mode;
+  absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
+  if (!twin.ok()) {
+    std::fprintf(stderr, "Ssimulacra2Cuda::Create: %s\n", twin.status().ToString().c_str());
+    std::exit(1);
   }
-  std::vector<double> wall;
-  std::vector<double> device;
-  double score = 0.0;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    auto s = gpu.Score(ref, dis);
-    const auto t1 = std::chrono::steady_clock::now();
-    if (!s.ok()) {
-      std::fprintf(stderr, "%s\n", s.status().ToString().c_str());
-      return 1;
+  return *std::move(twin);
+}
+
+struct ModeResult {
+  bool ran = false;
+  double latency_wall_ms = 0;
+  double latency_device_ms = 0;
+  std::vector<double> fps;  // per flags.instances
+};
+
+// Compares a result with the reference: true when every bit is equal (exact modes must
+// be); prints the largest relative difference otherwise.
+bool CompareWithReference(const Input& in, const FrameSums& got, Ssimulacra2SumMode mode) {
+  if (!in.have_cpu) return true;
+  int differ = 0;
+  double max_rel = 0.0;
+  for (int s = 0; s < kMaxScales; ++s) {
+    for (int c = 0; c < kChannels; ++c) {
+      for (int k = 0; k < kSumsPerChannel; ++k) {
+        const double a = got.sums[s][c][k];
+        const double b = in.cpu.sums[s][c][k];
+        if (SameBits(a, b)) continue;
+        ++differ;
+        if (b != 0.0) max_rel = std::max(max_rel, std::fabs(a - b) / std::fabs(b));
+      }
     }
-    score = (*s)[0].value;
-    wall.push_back(std::chrono::duration<double, std::milli>(t1 - t0).count());
-    device.push_back(gpu.last_device_ms());
   }
-  std::printf("ssimulacra2_cuda %dx%d 8-bit 4:2:0 (%s pair): median of %d: wall %.3f ms/frame (%.1f fps), device "
-              "%.3f ms; min wall %.3f ms; score %.17g; graph %d\n",
-              ref.geometry().width, ref.geometry().height, source.c_str(), reps, Median(wall), 1000.0 / Median(wall),
-              Median(device), *std::min_element(wall.begin(), wall.end()), score, gpu.options().use_graph ? 1 : 0);
-  return 0;
+  const bool exact = mode != Ssimulacra2SumMode::kInexactTree;
+  std::printf("  %-16s vs CPU reference: %d of 108 sums differ%s", Ssimulacra2SumModeName(mode), differ,
+              differ > 0 ? "" : " (bit-identical)");
+  if (differ > 0) std::printf(", largest relative difference %.3g", max_rel);
+  std::printf("%s\n", exact && differ > 0 ? "  <-- EXACT MODE DIFFERS" : "");
+  return !exact || differ == 0;
+}
+
+ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode, bool* bits_ok) {
+  ModeResult r;
+  const char* name = Ssimulacra2SumModeName(mode);
+  {
+    std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph);
+    absl::StatusOr<FrameSums> first = twin->Sums(in.ref, in.dis);  // allocation, graph capture: not timed
+    if (!first.ok()) {
+      std::fprintf(stderr, "%s %s: %s\n", in.label, name, first.status().ToString().c_str());
+      std::exit(1);
+    }
+    if (!CompareWithReference(in, *first, mode)) *bits_ok = false;
+    std::vector<double> wall;
+    std::vector<double> device;
+    FrameSums last = *first;
+    for (int i = 0; i < flags.reps; ++i) {
+      const Clock::time_point t0 = Clock::now();
+      absl::StatusOr<FrameSums> sums = twin->Sums(in.ref, in.dis);
+      wall.push_back(MsSince(t0));
+      if (!sums.ok()) {
+        std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
+        std::exit(1);
+      }
+      device.push_back(twin->last_device_ms());
+      if (mode != Ssimulacra2SumMode::kInexactTree) {
+        for (int s = 0; s < kMaxScales; ++s) {
+          for (int c = 0; c < kChannels; ++c) {
+            for (int k = 0; k < kSumsPerChannel; ++k) {
+              if (!SameBits(sums->sums[s][c][k], first->sums[s][c][k])) *bits_ok = false;
+            }
+          }
+        }
+      }
+      last = *sums;
+    }
+    r.latency_wall_ms = bench::Median(wall);
+    r.latency_device_ms = bench::Median(device);
+    absl::StatusOr<double> score = ScoreFromSums(last);
+    std::printf("  %-16s latency: wall %.3f ms (%.1f frames/s), device %.3f ms (median of %d; min wall %.3f); "
+                "score %.17g; %lld of %lld frames redone with the event walk\n",
+                name, r.latency_wall_ms, 1000.0 / r.latency_wall_ms, r.latency_device_ms, flags.reps,
+                bench::Min(wall), score.ok() ? *score : std::nan(""),
+                static_cast<long long>(twin->stats().frames_redone_event_walk),
+                static_cast<long long>(twin->stats().frames));
+  }
+  for (int n : flags.instances) {
+    std::vector<std::unique_ptr<Ssimulacra2Cuda>> twins;
+    for (int i = 0; i < n; ++i) {
+      twins.push_back(MakeTwin(mode, flags.graph));
+      absl::StatusOr<FrameScores> warm = twins.back()->Score(in.ref, in.dis);  // allocation, capture
+      if (!warm.ok()) {
+        std::fprintf(stderr, "%s %s x%d: %s\n", in.label, name, n, warm.status().ToString().c_str());
+        std::exit(1);
+      }
+    }
+    std::atomic<int> ready{0};
+    std::atomic<bool> go{false};
+    std::atomic<int> failures{0};
+    std::vector<std::thread> threads;
+    for (int i = 0; i < n; ++i) {
+      threads.emplace_back([&, i] {
+        ready.fetch_add(1);
+        while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
+        for (int f = 0; f < flags.frames; ++f) {
+          if (!twins[static_cast<size_t>(i)]->Score(in.ref, in.dis).ok()) failures.fetch_add(1);
+        }
+      });
+    }
+    while (ready.load() < n) std::this_thread::yield();
+    const Clock::time_point t0 = Clock::now();
+    go.store(true, std::memory_order_release);
+    for (std::thread& t : threads) t.join();
+    const double ms = MsSince(t0);
+    if (failures.load() != 0) {
+      std::fprintf(stderr, "%s %s x%d: %d frames failed\n", in.label, name, n, failures.load());
+      std::exit(1);
+    }
+    const double fps = 1000.0 * n * flags.frames / ms;
+    r.fps.push_back(fps);
+    int64_t redone = 0;
+    for (const auto& t : twins) redone += t->stats().frames_redone_event_walk;
+    std::printf("  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone\n",
+                name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone));
+  }
+  r.ran = true;
+  return r;
+}
+
+int Main(int argc, char** argv) {
+  Flags flags;
+  if (!ParseFlags(argc, argv, &flags)) return 2;
+  std::string reason;
+  if (!Ssimulacra2CudaAvailable(&reason)) {
+    std::fprintf(stderr, "no usable GPU: %s\n", reason.c_str());
+    return 2;
+  }
+  const std::string device = DeviceName();
+  std::printf("ssimulacra2_cuda_bench on %s; graph %d, %d reps, %d frames per instance\n", device.c_str(),
+              flags.graph ? 1 : 0, flags.reps, flags.frames);
+  bench::Results results("ssimulacra2_cuda");
+  results.set_device(device);
+  bool bits_ok = true;
+  Input inputs[] = {{"1080p", 1920, 1080, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m", {}, {}, "", false, {}},
+                    {"4k", 3840, 2160, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", {}, {}, "", false, {}}};
+  std::string input_description;
+  for (Input& in : inputs) {
+    LoadInput(flags, &in);
+    input_description += std::string(input_description.empty() ? "" : "; ") + in.label + ": " + in.source;
+    std::printf("\n%dx%d 8-bit 4:2:0, %s\n", in.width, in.height, in.source.c_str());
+    if (flags.check) {
+      const Clock::time_point t0 = Clock::now();
+      absl::StatusOr<FrameSums> cpu = ReferenceSums(in.ref, in.dis, YuvMatrix::kBt709Limited);
+      if (!cpu.ok()) {
+        std::fprintf(stderr, "ReferenceSums: %s\n", cpu.status().ToString().c_str());
+        return 1;
+      }
+      in.cpu = *cpu;
+      in.have_cpu = true;
+      std::printf("  CPU reference sums in %.0f ms\n", MsSince(t0));
+    }
+    ModeResult by_mode[3];
+    for (Ssimulacra2SumMode mode : flags.modes) {
+      ModeResult r = RunMode(flags, in, mode, &bits_ok);
+      const std::string prefix = std::string(in.label) + "/" + Ssimulacra2SumModeName(mode) + "/";
+      results.Add(prefix + "latency_wall_ms", r.latency_wall_ms, "ms");
+      results.Add(prefix + "latency_device_ms", r.latency_device_ms, "ms");
+      for (size_t i = 0; i < flags.instances.size(); ++i) {
+        results.Add(prefix + "in_flight_" + std::to_string(flags.instances[i]) + "_fps", r.fps[i], "frames/s");
+      }
+      by_mode[static_cast<int>(mode)] = std::move(r);
+    }
+    const ModeResult& tree = by_mode[static_cast<int>(Ssimulacra2SumMode::kInexactTree)];
+    for (Ssimulacra2SumMode mode : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk}) {
+      const ModeResult& exact = by_mode[static_cast<int>(mode)];
+      if (!exact.ran || !tree.ran) continue;
+      const std::string prefix = std::string(in.label) + "/ratio_" + Ssimulacra2SumModeName(mode) + "_over_inexact/";
+      const double device_ratio = exact.latency_device_ms / tree.latency_device_ms;
+      const double wall_ratio = exact.latency_wall_ms / tree.latency_wall_ms;
+      results.Add(prefix + "latency_device", device_ratio, "x");
+      results.Add(prefix + "latency_wall", wall_ratio, "x");
+      std::printf("  %s / inexact_tree: latency device %.2fx, wall %.2fx", Ssimulacra2SumModeName(mode), device_ratio,
+                  wall_ratio);
+      for (size_t i = 0; i < flags.instances.size(); ++i) {
+        const double ratio = tree.fps[i] / exact.fps[i];  // time per frame, exact over inexact
+        results.Add(prefix + "in_flight_" + std::to_string(flags.instances[i]), ratio, "x");
+        std::printf(", %d in flight %.2fx", flags.instances[i], ratio);
+      }
+      std::printf("\n");
+    }
+  }
+  results.set_input(input_description);
+  const bench::Commit commit = bench::FindCommit(flags.output.commit, flags.output.dirty);
+  return bench::Finish(results, flags.output, commit, bits_ok, "CPU reference (an exact mode)");
 }
 
 }  // namespace
+}  // namespace ssimulacra2
+}  // namespace exactq
 
-int main(int argc, char** argv) {
-  int reps = 5;
-  bool graph = true;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--reps=", 7) == 0) reps = std::max(1, std::atoi(argv[i] + 7));
-    if (std::strncmp(argv[i], "--graph=", 8) == 0) graph = std::atoi(argv[i] + 8) != 0;
-  }
-  exactq::ssimulacra2::Ssimulacra2CudaOptions options;
-  options.use_graph = graph;
-  auto gpu = Ssimulacra2Cuda::Create(options);
-  if (!gpu.ok()) {
-    std::fprintf(stderr, "no GPU: %s\n", gpu.status().ToString().c_str());
-    return 1;
-  }
-  if (int rc = Run(**gpu, 3840, 2160, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", reps); rc != 0) return rc;
-  return Run(**gpu, 1920, 1080, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m", reps);
-}
+int main(int argc, char** argv) { return exactq::ssimulacra2::Main(argc, argv); }

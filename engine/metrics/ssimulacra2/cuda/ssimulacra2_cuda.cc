@@ -37,11 +37,39 @@ bool Ssimulacra2CudaAvailable(std::string* reason) {
   return exact::CudaDeviceAvailable(reason);  // one definition of "usable"
 }
 
-// Device and pinned memory, the stream, events and the captured graph. Buffers are sized
+const char* Ssimulacra2SumModeName(Ssimulacra2SumMode mode) {
+  switch (mode) {
+    case Ssimulacra2SumMode::kExactSegments: return "exact_segments";
+    case Ssimulacra2SumMode::kExactEventWalk: return "exact_event_walk";
+    case Ssimulacra2SumMode::kInexactTree: return "inexact_tree";
+  }
+  return "?";
+}
+
+size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry) {
+  return 2 * geometry.frame_bytes() + gpu::ScratchBytes(geometry.width, geometry.height) + sizeof(gpu::SumResults) +
+         sizeof(kSrgbEotfTable);
+}
+
+namespace {
+
+gpu::SumPath PathOf(Ssimulacra2SumMode mode) {
+  switch (mode) {
+    case Ssimulacra2SumMode::kExactEventWalk: return gpu::SumPath::kEventWalk;
+    case Ssimulacra2SumMode::kInexactTree: return gpu::SumPath::kInexactTree;
+    case Ssimulacra2SumMode::kExactSegments: break;
+  }
+  return gpu::SumPath::kSegments;
+}
+
+}  // namespace
+
+// Device and pinned memory, the streams, events and the captured graph. Buffers are sized
 // for `geometry`; a new geometry frees and reallocates them (and drops the graph, whose
 // nodes hold their addresses and sizes).
 struct Ssimulacra2Cuda::State {
-  cudaStream_t stream = nullptr;
+  cudaStream_t stream = nullptr;  // the main stream (pipeline.main)
+  gpu::PipelineStreams pipeline;  // the 18 sum streams and the fork/join events
   cudaEvent_t start = nullptr;
   cudaEvent_t done = nullptr;
   float* eotf_table = nullptr;  // device: kSrgbEotfTable
@@ -49,12 +77,22 @@ struct Ssimulacra2Cuda::State {
   void* frames = nullptr;       // device: ref frame bytes, then dist
   void* staging = nullptr;      // pinned: the same
   size_t frame_bytes = 0;
-  void* scratch = nullptr;  // device: gpu::ScratchBytes
-  double* sums = nullptr;   // device: gpu::kSumCount
-  double* result = nullptr; // pinned: gpu::kSumCount
+  void* scratch = nullptr;              // device: gpu::ScratchBytes
+  gpu::SumResults* results = nullptr;   // device
+  gpu::SumResults* readback = nullptr;  // pinned
   cudaGraph_t graph = nullptr;
   cudaGraphExec_t graph_exec = nullptr;
 
+  // Waits for everything enqueued on the main and the sum streams (errors ignored: used
+  // on error paths and at destruction).
+  void Drain() {
+    if (stream != nullptr) cudaStreamSynchronize(stream);
+    for (auto& channel : pipeline.sums) {
+      for (cudaStream_t s : channel) {
+        if (s != nullptr) cudaStreamSynchronize(s);
+      }
+    }
+  }
   void DropGraph() {
     if (graph_exec != nullptr) cudaGraphExecDestroy(graph_exec);
     if (graph != nullptr) cudaGraphDestroy(graph);
@@ -74,13 +112,14 @@ struct Ssimulacra2Cuda::State {
   }
   ~State() {
     // Destruction cannot report errors; the device may already be gone.
-    if (stream != nullptr) cudaStreamSynchronize(stream);
+    Drain();
     FreeFrameBuffers();
     cudaFree(eotf_table);
-    cudaFree(sums);
-    cudaFreeHost(result);
+    cudaFree(results);
+    cudaFreeHost(readback);
     if (start != nullptr) cudaEventDestroy(start);
     if (done != nullptr) cudaEventDestroy(done);
+    gpu::DestroyPipelineStreams(&pipeline);
     if (stream != nullptr) cudaStreamDestroy(stream);
   }
 };
@@ -97,6 +136,14 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
   const int matrix = static_cast<int>(options.yuv_matrix);
   if (matrix < 0 || matrix > 3) {
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: yuv_matrix must be 0..3, got ", matrix));
+  }
+  const int mode = static_cast<int>(options.sum_mode);
+  if (mode < 0 || mode > static_cast<int>(Ssimulacra2SumMode::kInexactTree)) {
+    return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: unknown sum_mode ", mode));
+  }
+  if (options.testing_segment_plan_mode < 0 || options.testing_segment_plan_mode > 5) {
+    return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: testing_segment_plan_mode must be 0..5, got ",
+                                                   options.testing_segment_plan_mode));
   }
   std::string reason;
   if (!Ssimulacra2CudaAvailable(&reason)) {
@@ -117,6 +164,7 @@ absl::Status Ssimulacra2Cuda::Init() {
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+  SS2_CUDA_RETURN_IF_ERROR(gpu::CreatePipelineStreams(st.stream, &st.pipeline));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.start));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.done));
   void* table = nullptr;
@@ -124,12 +172,12 @@ absl::Status Ssimulacra2Cuda::Init() {
   st.eotf_table = static_cast<float*>(table);
   SS2_CUDA_RETURN_IF_ERROR(
       cudaMemcpy(st.eotf_table, kSrgbEotfTable, sizeof(kSrgbEotfTable), cudaMemcpyHostToDevice));
-  void* sums = nullptr;
-  SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&sums, gpu::kSumCount * sizeof(double)));
-  st.sums = static_cast<double*>(sums);
-  void* result = nullptr;
-  SS2_CUDA_RETURN_IF_ERROR(cudaMallocHost(&result, gpu::kSumCount * sizeof(double)));
-  st.result = static_cast<double*>(result);
+  void* results = nullptr;
+  SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&results, sizeof(gpu::SumResults)));
+  st.results = static_cast<gpu::SumResults*>(results);
+  void* readback = nullptr;
+  SS2_CUDA_RETURN_IF_ERROR(cudaMallocHost(&readback, sizeof(gpu::SumResults)));
+  st.readback = static_cast<gpu::SumResults*>(readback);
   SS2_CUDA_RETURN_IF_ERROR(gpu::PreparePipeline());
   return absl::OkStatus();
 }
@@ -137,19 +185,24 @@ absl::Status Ssimulacra2Cuda::Init() {
 absl::Status Ssimulacra2Cuda::Reserve(const FrameGeometry& geometry) {
   State& st = *state_;
   if (st.geometry == geometry && st.frames != nullptr) return absl::OkStatus();
+  st.Drain();
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
   st.FreeFrameBuffers();
   const size_t frame_bytes = geometry.frame_bytes();
   SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&st.frames, 2 * frame_bytes));
   SS2_CUDA_RETURN_IF_ERROR(cudaMallocHost(&st.staging, 2 * frame_bytes));
   SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&st.scratch, gpu::ScratchBytes(geometry.width, geometry.height)));
+  // The segment workspaces start zeroed once; each segment walk leaves them so.
+  SS2_CUDA_RETURN_IF_ERROR(gpu::PrepareScratch(st.scratch, geometry.width, geometry.height, st.stream));
+  SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
   st.frame_bytes = frame_bytes;
   st.geometry = geometry;
   return absl::OkStatus();
 }
 
-// Upload from staging, the pipeline, the read-back: the frame's whole launch sequence.
-absl::Status Ssimulacra2Cuda::Enqueue() {
+// Upload from staging, the pipeline (forked onto the sum streams and joined back), the
+// read-back: the frame's whole launch sequence, on the main stream.
+absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   State& st = *state_;
   const FrameGeometry& g = st.geometry;
   gpu::DeviceFrame f;
@@ -165,11 +218,11 @@ absl::Status Ssimulacra2Cuda::Enqueue() {
   f.cube_root_of_bias = CubeRootOfOpsinBias();
   f.eotf_table = st.eotf_table;
   f.scratch = st.scratch;
-  f.sums = st.sums;
+  f.results = st.results;
   SS2_CUDA_RETURN_IF_ERROR(
       cudaMemcpyAsync(st.frames, st.staging, 2 * st.frame_bytes, cudaMemcpyHostToDevice, st.stream));
-  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, st.stream));
-  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.result, st.sums, gpu::kSumCount * sizeof(double),
+  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode));
+  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();
 }
@@ -177,7 +230,7 @@ absl::Status Ssimulacra2Cuda::Enqueue() {
 absl::Status Ssimulacra2Cuda::BuildGraph() {
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(st.stream, cudaStreamCaptureModeThreadLocal));
-  const absl::Status enqueued = Enqueue();
+  const absl::Status enqueued = Enqueue(options_.sum_mode);
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(st.stream, &graph);
   if (!enqueued.ok()) {
@@ -190,38 +243,82 @@ absl::Status Ssimulacra2Cuda::BuildGraph() {
   return absl::OkStatus();
 }
 
+void Ssimulacra2Cuda::DrainStreams() { state_->Drain(); }
+
+void Ssimulacra2Cuda::SetTestingSegmentPlanModeForTests(int mode) {
+  options_.testing_segment_plan_mode = mode;
+  state_->DropGraph();  // the streams are idle between calls
+}
+
+// One run of the frame in staging: the graph (captured on first use) or the direct
+// launches; waits for the read-back.
+absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph, float* device_ms) {
+  State& st = *state_;
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
+  if (graph) {
+    if (st.graph_exec == nullptr) {
+      if (absl::Status s = BuildGraph(); !s.ok()) {
+        st.DropGraph();
+        DrainStreams();
+        return s;
+      }
+    }
+    SS2_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(st.graph_exec, st.stream));
+  } else if (absl::Status s = Enqueue(mode); !s.ok()) {
+    DrainStreams();
+    return s;
+  }
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.done, st.stream));
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(device_ms, st.start, st.done));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& dist) {
   if (absl::Status s = CheckSsimulacra2Pair(ref, dist); !s.ok()) return s;
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   if (absl::Status s = Reserve(ref.geometry()); !s.ok()) return s;
-  // The stream is idle here (every call waits for its frame), so staging is free.
+  // The streams are idle here (every call waits for its frame), so staging is free.
   std::memcpy(st.staging, ref.bytes(), st.frame_bytes);
   std::memcpy(static_cast<char*>(st.staging) + st.frame_bytes, dist.bytes(), st.frame_bytes);
 
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
-  if (options_.use_graph) {
-    if (st.graph_exec == nullptr) {
-      if (absl::Status s = BuildGraph(); !s.ok()) {
-        st.DropGraph();
+  float device_ms = 0.0f;
+  if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph, &device_ms); !s.ok()) return s;
+  if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments) {
+    int refused = 0;
+    int overflowed = 0;
+    for (int32_t status : st.readback->status) {
+      refused += status == gpu::kSumRefused ? 1 : 0;
+      overflowed += status != gpu::kSumAccepted && status != gpu::kSumRefused ? 1 : 0;  // kSumOverflow
+    }
+    if (refused + overflowed > 0) {
+      // A segment pipeline refused a sum: the whole frame again (staging still holds it)
+      // with the event walk, which never refuses, directly on the same streams. Its
+      // workspaces share memory with the segment pipeline's, so the segment state is
+      // zeroed again afterwards.
+      ++stats_.frames_redone_event_walk;
+      stats_.sums_refused += refused;
+      stats_.sums_overflowed += overflowed;
+      float redo_ms = 0.0f;
+      if (absl::Status s = RunFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false, &redo_ms); !s.ok()) {
         return s;
       }
+      device_ms += redo_ms;
+      SS2_CUDA_RETURN_IF_ERROR(
+          gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));
+      SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
     }
-    SS2_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(st.graph_exec, st.stream));
-  } else if (absl::Status s = Enqueue(); !s.ok()) {
-    cudaStreamSynchronize(st.stream);
-    return s;
   }
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.done, st.stream));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&last_device_ms_, st.start, st.done));
+  last_device_ms_ = device_ms;
+  ++stats_.frames;
 
   FrameSums sums;
   sums.width = ref.geometry().width;
   sums.height = ref.geometry().height;
   sums.num_scales = ScaleCount(sums.width, sums.height);
-  static_assert(sizeof(sums.sums) == gpu::kSumCount * sizeof(double), "FrameSums::sums is 108 doubles");
-  std::memcpy(sums.sums, st.result, sizeof(sums.sums));
+  static_assert(sizeof(sums.sums) == sizeof(st.readback->sums), "FrameSums::sums is 108 doubles");
+  std::memcpy(sums.sums, st.readback->sums, sizeof(sums.sums));
   return sums;
 }
 

@@ -3,14 +3,21 @@
 // templates of ssimulacra2_math.h, device code without FMA contraction), the same blur
 // walk along every row and column, and each of the 108 raster-order double sums
 // reproduced exactly on the device by engine/exact's ordered sum. Both pictures' raw
-// planes go to the device once; 864 bytes (the sums) come back; the score is
-// ScoreFromSums, the host function every backend shares.
+// planes go to the device once; the sums and their statuses (1,296 bytes) come back; the
+// score is ScoreFromSums, the host function every backend shares.
+//
+// The 108 sums run concurrently: each scale forks onto 18 sum streams (one per channel
+// and sum) and joins back (ssimulacra2_cuda_pipeline.h). By default each sum is
+// engine/exact's segment pipeline; where it refuses a sum (a rare exact-check refusal or
+// a full pool) the frame is run again with the event walk, which never refuses: the bits
+// are the same either way (stats() counts such frames).
 //
 // Plain C++ (no device code), so g++ code can use it. One instance per worker thread and
-// device; not thread-safe. Device buffers are sized for the frame geometry in use (about
-// 290 bytes per pixel plus both frames: 2.4 GB at 3840x2160) and reallocated when the
-// geometry changes; with use_graph the frame's launch sequence (upload, about 100 launches
-// per scale, read-back) is captured once per geometry as a CUDA graph and replayed.
+// device; not thread-safe. Device buffers are sized for the frame geometry in use
+// (Ssimulacra2CudaDeviceBytes: about 370 bytes per pixel plus both frames, 3.1 GB at
+// 3840x2160, and at least about 100 MB for the 108 sum workspaces) and reallocated when the geometry changes; with use_graph the frame's launch
+// sequence (upload, the forked launches of every scale, read-back) is captured once per
+// geometry as a CUDA graph and replayed.
 //
 //   absl::StatusOr<std::unique_ptr<exactq::ssimulacra2::Ssimulacra2Cuda>> gpu =
 //       exactq::ssimulacra2::Ssimulacra2Cuda::Create({/*device=*/0, YuvMatrix::kBt709Limited});
@@ -23,6 +30,8 @@
 #ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_H_
 #define EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_H_
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -37,10 +46,38 @@
 namespace exactq {
 namespace ssimulacra2 {
 
+// How the twin forms its 108 sums. Both exact modes give the reference's bits.
+enum class Ssimulacra2SumMode {
+  // Exact (default): engine/exact's segment pipeline per sum, all sums of a scale
+  // concurrent; a frame with a refused sum is run again with kExactEventWalk.
+  kExactSegments,
+  // Exact: engine/exact's event-walk pipeline per sum (slower, never refuses), with the
+  // same concurrency.
+  kExactEventWalk,
+  // NOT EXACT: cub::DeviceReduce::Sum per sum (a tree: other bits than the reference's),
+  // same concurrency. Only for the cost comparison of the benchmark; its scores are not
+  // ExactQ's scores and the service never uses this mode.
+  kInexactTree,
+};
+
+const char* Ssimulacra2SumModeName(Ssimulacra2SumMode mode);  // "exact_segments", ...
+
 struct Ssimulacra2CudaOptions {
   int device = 0;                                // CUDA device ordinal
   YuvMatrix yuv_matrix = YuvMatrix::kBt709Limited;
   bool use_graph = true;  // replay a captured CUDA graph per geometry (same bits either way)
+  Ssimulacra2SumMode sum_mode = Ssimulacra2SumMode::kExactSegments;
+  // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
+  // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
+  int testing_segment_plan_mode = 0;
+};
+
+// Counts since Create.
+struct Ssimulacra2CudaStats {
+  int64_t frames = 0;                   // frames summed (Sums or Score calls that succeeded)
+  int64_t frames_redone_event_walk = 0; // kExactSegments: frames run again with the event walk
+  int64_t sums_refused = 0;             // of their sums, those the segment pipeline refused (a check)
+  int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
 };
 
 class Ssimulacra2Cuda {
@@ -61,26 +98,39 @@ class Ssimulacra2Cuda {
   absl::StatusOr<FrameScores> Score(const Frame& ref, const Frame& dist);
 
   // Device time of the last frame, from the start of the upload to the end of the
-  // read-back (CUDA events), in milliseconds.
+  // read-back (CUDA events), in milliseconds; a frame run again with the event walk
+  // counts both runs.
   float last_device_ms() const { return last_device_ms_; }
 
   const Ssimulacra2CudaOptions& options() const { return options_; }
+  const Ssimulacra2CudaStats& stats() const { return stats_; }
+
+  // Tests only: changes options().testing_segment_plan_mode (and drops the captured
+  // graph), so one instance can take the event-walk redo and then accept frames again.
+  void SetTestingSegmentPlanModeForTests(int mode);
 
  private:
   struct State;
   explicit Ssimulacra2Cuda(const Ssimulacra2CudaOptions& options);
   absl::Status Init();
   absl::Status Reserve(const FrameGeometry& geometry);
-  absl::Status Enqueue();
+  absl::Status Enqueue(Ssimulacra2SumMode mode);
   absl::Status BuildGraph();
+  absl::Status RunFrame(Ssimulacra2SumMode mode, bool graph, float* device_ms);
+  void DrainStreams();
 
   Ssimulacra2CudaOptions options_;
   std::unique_ptr<State> state_;
   float last_device_ms_ = 0.0f;
+  Ssimulacra2CudaStats stats_;
 };
 
 // Whether a CUDA device can be used; `reason` says why not (for skips and logs).
 bool Ssimulacra2CudaAvailable(std::string* reason);
+
+// Device memory one instance holds for frames of this geometry (both frames, the scratch
+// planes and workspaces, the results), without the CUDA context and the graph.
+size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry);
 
 }  // namespace ssimulacra2
 }  // namespace exactq

@@ -4,8 +4,12 @@
 // walk over the images (chroma indexing, the pyramid's ping-pong, blur lines, plane
 // strides, term planes, sum order) on machines without a GPU; the device itself adds the
 // launch geometry and the exact ordered sum (ssimulacra2_cuda_test).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -26,6 +30,30 @@ namespace {
 
 using testing_frames::MakeTestFrame;
 using testing_frames::Noise;
+
+// BlurRowsTiledKernel on the host: per block (32 rows of one line), the warp's phases in
+// order, each phase for every lane. The tiles start as NaN, so a read of a slot the
+// kernel never wrote shows in the sums.
+void EmulateTiledRows(const Planes& p, int w, int h) {
+  auto tiles = std::make_unique<BlurRowTiles>();
+  for (int line = 0; line < kBlurLines; ++line) {
+    for (int row0 = 0; row0 < h; row0 += kBlurTile) {
+      float* raw = &tiles->in[0][0][0];
+      std::fill(raw, raw + sizeof(BlurRowTiles) / sizeof(float), std::numeric_limits<float>::quiet_NaN());
+      BlurState<float> states[kBlurTile];
+      for (BlurState<float>& state : states) state = ZeroBlurState(0.0f);
+      const int groups = BlurRowGroups(w);
+      for (int b = 0; b < groups; ++b) {
+        for (int lane = 0; lane < kBlurTile; ++lane) BlurTileLoad(p, w, h, line, row0, b, lane, *tiles);
+        for (int lane = 0; lane < kBlurTile; ++lane) BlurTileWalk(w, h, row0, b, lane, *tiles, states[lane]);
+        if (b > 0) {
+          for (int lane = 0; lane < kBlurTile; ++lane) BlurTileStore(p, w, h, line, row0, b - 1, lane, *tiles);
+        }
+      }
+      for (int lane = 0; lane < kBlurTile; ++lane) BlurTileStore(p, w, h, line, row0, groups - 1, lane, *tiles);
+    }
+  }
+}
 
 // The pipeline on the host: every "thread" of every launch, launches in stream order.
 FrameSums Emulate(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
@@ -78,14 +106,18 @@ FrameSums Emulate(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
         for (int x = 0; x < w + 2; ++x) XybAt(p, cur, w, h, f.cube_root_of_bias, x, y, image);
       }
     }
-    for (int64_t t = 0; t < int64_t{h} * kBlurLines + 7; ++t) BlurRowAt(p, w, h, t);
+    EmulateTiledRows(p, w, h);  // what the device runs (BlurRowsTiledKernel)
     for (int64_t t = 0; t < int64_t{w} * kBlurLines + 7; ++t) BlurColumnAt(p, w, h, t);
     const size_t n = static_cast<size_t>(w) * h;
+    // All three channels' terms first (on the device they are in flight together, each
+    // channel in its own six planes), then the sums.
     for (int c = 0; c < kImageChannels; ++c) {
       for (size_t i = 0; i < n + 9; ++i) TermsAt(p, n, c, i);
+    }
+    for (int c = 0; c < kImageChannels; ++c) {
       for (int k = 0; k < kSumsPerChannel; ++k) {
         double sum = 0.0;
-        for (size_t i = 0; i < n; ++i) sum += p.terms[k * p.plane + i];
+        for (size_t i = 0; i < n; ++i) sum += TermPlane(p, c, k)[i];
         sums.sums[s][c][k] = sum;
       }
     }
@@ -135,6 +167,39 @@ TEST(Ssimulacra2CudaEmulationTest, KernelBodiesGiveTheReferenceBits) {
         }
         ++seed;
       }
+    }
+  }
+}
+
+// The tiled horizontal pass writes exactly what the plain one (one thread per row) does,
+// bit for bit, on every row of every line; widths around the tile size and the lead.
+TEST(Ssimulacra2CudaEmulationTest, TiledRowBlurEqualsThePlainRowBlur) {
+  const int widths[] = {1, 5, 6, 10, 27, 28, 29, 31, 32, 33, 36, 60, 63, 64, 65, 100, 577};
+  const int heights[] = {1, 8, 31, 32, 33, 70};
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> any(-0.2f, 1.3f);
+  for (int w : widths) {
+    for (int h : heights) {
+      std::vector<uint64_t> scratch((CarvePlanes(nullptr, w, h).bytes + 7) / 8);
+      const Planes p = CarvePlanes(scratch.data(), w, h);
+      for (int image = 0; image < 2; ++image) {
+        for (size_t i = 0; i < kImageChannels * p.plane; ++i) p.xyb[image][i] = any(rng);
+      }
+      for (int64_t t = 0; t < int64_t{h} * kBlurLines; ++t) BlurRowAt(p, w, h, t);
+      const std::vector<float> plain(p.rows, p.rows + kBlurLines * p.plane);
+      std::fill(p.rows, p.rows + kBlurLines * p.plane, -1.0f);
+      EmulateTiledRows(p, w, h);
+      int differ = 0;
+      for (size_t i = 0; i < plain.size(); ++i) {
+        uint32_t a, b;
+        std::memcpy(&a, &plain[i], 4);
+        std::memcpy(&b, &p.rows[i], 4);
+        if (a != b && ++differ <= 3) {
+          ADD_FAILURE() << w << "x" << h << ": line " << i / p.plane << " row " << (i % p.plane) / w << " column "
+                        << (i % p.plane) % w << ": plain " << plain[i] << ", tiled " << p.rows[i];
+        }
+      }
+      EXPECT_EQ(differ, 0) << w << "x" << h;
     }
   }
 }

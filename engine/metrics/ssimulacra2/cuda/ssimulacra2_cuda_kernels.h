@@ -3,10 +3,12 @@
 //
 // The kernels of ssimulacra2_cuda_pipeline.cu are thin wrappers around these bodies; the
 // host-only ssimulacra2_cuda_emulation_test runs the same bodies in plain loops (every
-// thread, in any order: no body reads what another body of the same launch writes) and
-// sums the term planes with the plain loop, and must get ReferenceSums' bits. So the
-// walk over the images (indexing, chroma, pyramid, blur lines, term planes) is checked
-// on any machine; the device adds the launch geometry and the exact ordered sum.
+// thread, in any order: no body reads what another body of the same launch writes; the
+// tiled horizontal blur's phases, which share tiles within a warp, in the warp's order)
+// and sums the term planes with the plain loop, and must get ReferenceSums' bits. So the
+// walk over the images (indexing, chroma, pyramid, blur lines and tiles, term planes) is
+// checked on any machine; the device adds the launch geometry, the warp's
+// synchronisation, the streams and the exact ordered sum.
 //
 // Every body calls the shared templates of ssimulacra2_math.h on ScalarLanes, in the
 // reference's order (ssimulacra2_reference.cc), one IEEE operation each.
@@ -26,6 +28,16 @@ inline constexpr int kImageChannels = 3;  // X, Y, B (or R, G, B)
 inline constexpr int kSumCount = kMaxScales * kImageChannels * kSumsPerChannel;  // 108
 inline constexpr int kBlurKinds = 5;  // mu1, mu2, s11, s22, s12
 inline constexpr int kBlurLines = kImageChannels * kBlurKinds;
+inline constexpr int kTermPlanes = kImageChannels * kSumsPerChannel;  // 18: each channel its own six
+
+// What the device leaves for the host after a frame, read back in one copy: the 108 sums
+// (FrameSums::sums order, 0 for scales not computed) and, per sum, the status of its
+// segment pipeline (exact::gpu::kSegmentAccepted = 0; 0 too where no segment pipeline
+// ran: the event walk and the inexact tree sum have no refusals).
+struct SumResults {
+  double sums[kSumCount];
+  int32_t status[kSumCount];
+};
 
 // One frame pair on the device.
 struct DeviceFrame {
@@ -41,7 +53,7 @@ struct DeviceFrame {
   float cube_root_of_bias = 0.0f;       // CubeRootOfOpsinBias(), formed on the host
   const float* eotf_table = nullptr;    // device copy of kSrgbEotfTable
   void* scratch = nullptr;              // ScratchBytes(width, height) of device memory
-  double* sums = nullptr;               // device: kSumCount doubles, FrameSums::sums order
+  SumResults* results = nullptr;        // device: the 108 sums and their statuses
 };
 
 // Scale sides and count, as ScaleSide/ScaleCount (ssimulacra2_score.cc) define them:
@@ -69,7 +81,7 @@ struct Planes {
   float* xyb[2] = {};        // [image]: 3 planes
   float* rows = nullptr;     // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
   float* blurred = nullptr;  // kBlurLines planes: after the vertical pass
-  double* terms = nullptr;   // kSumsPerChannel planes of doubles (one channel at a time)
+  double* terms = nullptr;   // kTermPlanes planes of doubles: channel c's six at TermPlane(c, 0..5)
   size_t bytes = 0;          // from the start of the scratch
 };
 
@@ -91,9 +103,15 @@ inline Planes CarvePlanes(void* base, int width, int height) {
   for (float*& image : p.xyb) image = reinterpret_cast<float*>(take(image3));
   p.rows = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
   p.blurred = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
-  p.terms = reinterpret_cast<double*>(take(kSumsPerChannel * p.plane * sizeof(double)));
+  p.terms = reinterpret_cast<double*>(take(kTermPlanes * p.plane * sizeof(double)));
   p.bytes = offset;
   return p;
+}
+
+// Term plane k (kSumSsim .. kSumDetail4) of channel c: its own plane per channel, so the
+// three channels' terms and sums can be in flight at once.
+EXACTQ_HD inline double* TermPlane(const Planes& p, int c, int k) {
+  return p.terms + static_cast<size_t>(c * kSumsPerChannel + k) * p.plane;
 }
 
 // ---------------------------------------------------------------------------------
@@ -182,27 +200,117 @@ struct PlaneInput {
   EXACTQ_HD float operator()(size_t i) const { return p[i]; }
 };
 
-// B.6 along one line: ssimulacra2_reference.cc BlurLine, operation for operation.
-template <class Input>
-EXACTQ_HD inline void BlurLineAt(const Input& in, float* out, int length, size_t stride) {
-  BlurState<float> state = ZeroBlurState(0.0f);
-  for (int n = -kBlurRadius + 1; n < length; ++n) {
+// B.6 along one line: ssimulacra2_reference.cc BlurLine, operation for operation, steps
+// n_begin .. n_end - 1 of it (the whole line is n = -kBlurRadius + 1 .. length - 1, from
+// ZeroBlurState), carrying `state`. in(j) is the line's input at position j (0 <= j <
+// length); out(n, o) receives output n.
+template <class Input, class Output>
+EXACTQ_HD inline void BlurLineSteps(const Input& in, const Output& out, int length, int n_begin, int n_end,
+                                    BlurState<float>& state) {
+  for (int n = n_begin; n < n_end; ++n) {
     const int left = n - kBlurRadius - 1;
     const int right = n + kBlurRadius - 1;
-    const float left_value = left >= 0 ? in(static_cast<size_t>(left) * stride) : 0.0f;
-    const float right_value = right < length ? in(static_cast<size_t>(right) * stride) : 0.0f;
+    const float left_value = left >= 0 ? in(left) : 0.0f;
+    const float right_value = right < length ? in(right) : 0.0f;
     const float o = BlurStep(state, left_value, right_value);
-    if (n >= 0) out[static_cast<size_t>(n) * stride] = o;
+    if (n >= 0) out(n, o);
   }
 }
 
-// The horizontal pass, thread t = line * h + row, of xyb (w x h) into rows.
+// A line of a plane: position j at j * stride.
+template <class Input>
+struct StridedInput {
+  Input in;
+  size_t stride;
+  EXACTQ_HD float operator()(int j) const { return in(static_cast<size_t>(j) * stride); }
+};
+
+struct StridedOutput {
+  float* p;
+  size_t stride;
+  EXACTQ_HD void operator()(int n, float o) const { p[static_cast<size_t>(n) * stride] = o; }
+};
+
+// The whole line, one thread walking it start to end.
+template <class Input>
+EXACTQ_HD inline void BlurLineAt(const Input& in, float* out, int length, size_t stride) {
+  BlurState<float> state = ZeroBlurState(0.0f);
+  BlurLineSteps(StridedInput<Input>{in, stride}, StridedOutput{out, stride}, length, -kBlurRadius + 1, length, state);
+}
+
+// The horizontal pass, thread t = line * h + row, of xyb (w x h) into rows. (The device
+// runs the tiled form below; this one is the plain form it is tested against.)
 EXACTQ_HD inline void BlurRowAt(const Planes& p, int w, int h, int64_t t) {
   if (t >= static_cast<int64_t>(h) * kBlurLines) return;
   const int row = static_cast<int>(t % h);
   const int line = static_cast<int>(t / h);
   const size_t start = static_cast<size_t>(row) * w;
   BlurLineAt(BlurInputFor(p, line, start), p.rows + line * p.plane + start, w, 1);
+}
+
+// The horizontal pass, tiled: a warp takes 32 rows of one blur line (lane = row - row0)
+// and goes along them in tiles of 32 columns. Each input tile is loaded coalesced (for
+// each of the 32 rows, lane = column) into shared memory, each lane walks its own row
+// through it with BlurLineSteps (the same steps, in the same order, as BlurLineAt; the
+// filter state carried from tile to tile in registers), and each finished output tile is
+// stored coalesced. Group b is the steps whose right input lies in tile b: n = 32b - 4 ..
+// 32b + 27; they read tiles b - 1 and b (left inputs lag by 10) and write outputs in tiles
+// b - 1 and b, so two of each are resident (slot = tile % 2). Per group, with the warp
+// in step between phases (__syncwarp on the device):
+//   BlurTileLoad(b)   input tile b into slot b % 2 (tile b - 2 is no longer read);
+//   BlurTileWalk(b)   every lane: the group's steps of its row;
+//   BlurTileStore(b - 1)  output tile b - 1 is complete: to rows.
+// then BlurTileStore(last group). Rows >= h and columns >= w load 0 and are not stored.
+inline constexpr int kBlurTile = 32;
+inline constexpr int kBlurStepLead = kBlurRadius - 1;  // the right input is 4 ahead of the output
+
+struct BlurRowTiles {
+  float in[2][kBlurTile][kBlurTile + 1];   // [slot][row in warp][column in tile]; +1: no bank conflicts
+  float out[2][kBlurTile][kBlurTile + 1];
+};
+
+EXACTQ_HD inline int BlurRowGroups(int w) { return (w + kBlurStepLead + kBlurTile - 1) / kBlurTile; }
+
+EXACTQ_HD inline void BlurTileLoad(const Planes& p, int w, int h, int line, int row0, int b, int lane,
+                                   BlurRowTiles& t) {
+  const int column = b * kBlurTile + lane;
+  for (int r = 0; r < kBlurTile; ++r) {
+    const int row = row0 + r;
+    float v = 0.0f;
+    if (row < h && column < w) v = BlurInputFor(p, line, static_cast<size_t>(row) * w)(static_cast<size_t>(column));
+    t.in[b & 1][r][lane] = v;
+  }
+}
+
+struct TileInput {
+  const BlurRowTiles* t;
+  int lane;
+  EXACTQ_HD float operator()(int j) const { return t->in[(j / kBlurTile) & 1][lane][j % kBlurTile]; }
+};
+
+struct TileOutput {
+  BlurRowTiles* t;
+  int lane;
+  EXACTQ_HD void operator()(int n, float o) const { t->out[(n / kBlurTile) & 1][lane][n % kBlurTile] = o; }
+};
+
+EXACTQ_HD inline void BlurTileWalk(int w, int h, int row0, int b, int lane, BlurRowTiles& t,
+                                   BlurState<float>& state) {
+  if (row0 + lane >= h) return;
+  const int n_begin = b * kBlurTile - kBlurStepLead;
+  const int group_end = n_begin + kBlurTile;
+  BlurLineSteps(TileInput{&t, lane}, TileOutput{&t, lane}, w, n_begin, group_end < w ? group_end : w, state);
+}
+
+EXACTQ_HD inline void BlurTileStore(const Planes& p, int w, int h, int line, int row0, int tile, int lane,
+                                    const BlurRowTiles& t) {
+  const int column = tile * kBlurTile + lane;
+  if (column >= w) return;
+  for (int r = 0; r < kBlurTile; ++r) {
+    const int row = row0 + r;
+    if (row >= h) break;
+    p.rows[line * p.plane + static_cast<size_t>(row) * w + column] = t.out[tile & 1][r][lane];
+  }
 }
 
 // The vertical pass, thread t = line * w + column, of rows into blurred.
@@ -215,7 +323,7 @@ EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
 }
 
 // B.7-B.8 at pixel i (of n) of channel c: the six terms, as ChannelSums computes them,
-// into the six term planes.
+// into channel c's six term planes.
 EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
   if (i >= n) return;
   using L = ScalarLanes;
@@ -233,13 +341,12 @@ EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
   const double edge = EdgeDifference<L>(img1, mu1, img2, mu2);
   double artifact, detail;
   SplitEdgeDifference<L>(edge, artifact, detail);
-  double* t = p.terms;
-  t[kSumSsim * p.plane + i] = d;
-  t[kSumSsim4 * p.plane + i] = Quartic(d);
-  t[kSumArtifact * p.plane + i] = artifact;
-  t[kSumArtifact4 * p.plane + i] = Quartic(artifact);
-  t[kSumDetail * p.plane + i] = detail;
-  t[kSumDetail4 * p.plane + i] = Quartic(detail);
+  TermPlane(p, c, kSumSsim)[i] = d;
+  TermPlane(p, c, kSumSsim4)[i] = Quartic(d);
+  TermPlane(p, c, kSumArtifact)[i] = artifact;
+  TermPlane(p, c, kSumArtifact4)[i] = Quartic(artifact);
+  TermPlane(p, c, kSumDetail)[i] = detail;
+  TermPlane(p, c, kSumDetail4)[i] = Quartic(detail);
 }
 
 }  // namespace gpu

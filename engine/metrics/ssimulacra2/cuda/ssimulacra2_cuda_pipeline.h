@@ -4,25 +4,32 @@
 //
 // Plain C++ (no device code), so the host class compiled by g++ can include it. The
 // kernels (ssimulacra2_cuda_pipeline.cu, nvcc --fmad=false) run the bodies of
-// ssimulacra2_cuda_kernels.h, which call the shared functions of ssimulacra2_math.h:
+// ssimulacra2_cuda_kernels.h, which call the shared functions of ssimulacra2_math.h.
+// On the main stream:
 //   YuvToLinear   one thread per pixel of scale 0 and image: nearest chroma straight from
 //                 the raw planes, YuvToLinearRgb (B.2-B.3) with the uploaded EOTF table;
 //   per scale s (ScaleCount of the frame, at most 6):
 //     Downsample  (s > 0) one thread per output sample, image and channel (B.5);
-//     Xyb         one thread per pixel and image (B.4);
-//     BlurRows    one thread per (row, channel, kind): the horizontal recursive Gaussian
-//                 of mu1, mu2, s11, s22, s12 (kinds 0..4; the products rounded once on
-//                 load, as the reference's Multiply) walked along the row in the
-//                 reference's order (B.6);
+//     Xyb         one thread per pixel and image (B.4) (after the previous scale's Terms:
+//                 they read xyb and blurred);
+//     BlurRowsTiled  one warp per 32 rows of one (channel, kind): the horizontal
+//                 recursive Gaussian of mu1, mu2, s11, s22, s12 (kinds 0..4; the products
+//                 rounded once on load, as the reference's Multiply), each lane walking
+//                 its row in the reference's order (B.6) through 32x32 tiles that the
+//                 warp loads and stores coalesced (BlurTileLoad/Walk/Store);
 //     BlurColumns one thread per (column, channel, kind): the vertical pass down the
 //                 column (row-major planes: a warp's loads are coalesced);
-//     per channel: Terms  one thread per pixel: the six fp64 terms of B.8 written as six
-//                 planes of doubles; then six exact ordered sums (engine/exact,
-//                 EnqueueOrderedSum over the planes, raster order), each with its own
-//                 workspace;
-//   Gather        one thread per sum: the 108 results (0 for scales not computed) into one
-//                 array of doubles, FrameSums::sums order.
-// Nothing is copied to the host here; the caller copies the 864-byte result once.
+//     then a fork (event record + cudaStreamWaitEvent) onto 18 sum streams, one per
+//     (channel c, sum k): stream (c, 0) runs Terms for channel c (one thread per pixel:
+//     the six fp64 terms of B.8 into channel c's own six term planes), and each stream
+//     (c, k), once those terms are written, runs sum k of channel c over its plane in
+//     raster order, with its own workspace (`SumPath` says how). Terms of scale s + 1
+//     wait for the sums of scale s that read the same planes; the main stream goes on to
+//     the next scale meanwhile;
+//   join: the main stream waits for the 18 sum streams' last sums, then
+//   Gather        one thread per sum: the 108 results and their statuses into SumResults.
+// Inside a stream capture the fork and join become parallel branches of the graph.
+// Nothing is copied to the host here; the caller copies the SumResults once.
 #ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_PIPELINE_H_
 #define EXACTQ_ENGINE_METRICS_SSIMULACRA2_CUDA_SSIMULACRA2_CUDA_PIPELINE_H_
 
@@ -37,17 +44,63 @@ namespace exactq {
 namespace ssimulacra2 {
 namespace gpu {
 
+// How each of the 108 sums is formed.
+enum class SumPath {
+  // Exact: engine/exact's segment pipeline (EnqueueSegmentedSum, four kernels). A sum it
+  // refuses has a nonzero status in SumResults; the caller then runs the frame again
+  // with kEventWalk (same bits where both finish).
+  kSegments,
+  // Exact: engine/exact's event-walk pipeline (EnqueueOrderedSum, five kernels); never
+  // refuses.
+  kEventWalk,
+  // NOT EXACT: cub::DeviceReduce::Sum over each term plane (a tree, other bits). For the
+  // cost comparison only; never used by the service.
+  kInexactTree,
+};
+
+// SumResults::status values (engine/exact's kSegmentAccepted, kSegmentRefused,
+// kSegmentOverflow): accepted, a check refused a step, a pool or step list was full.
+inline constexpr int32_t kSumAccepted = 0;
+inline constexpr int32_t kSumRefused = 1;
+inline constexpr int32_t kSumOverflow = 2;
+
+// The streams and events of the fork/join. The caller creates them once
+// (CreatePipelineStreams: the main stream is the caller's; the 18 sum streams and the
+// events are made here, non-blocking, events without timing) and destroys them with
+// DestroyPipelineStreams after the last frame.
+struct PipelineStreams {
+  cudaStream_t main = nullptr;
+  cudaStream_t sums[kImageChannels][kSumsPerChannel] = {};
+  cudaEvent_t blurred[kMaxScales] = {};
+  cudaEvent_t terms[kMaxScales][kImageChannels] = {};
+  cudaEvent_t summed[kMaxScales][kImageChannels][kSumsPerChannel] = {};
+};
+cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams);
+void DestroyPipelineStreams(PipelineStreams* streams);
+
 // Device scratch for a frame of this size: the linear-RGB pyramid (ping-pong), XYB, the
-// blur planes, six term planes and 108 ordered-sum workspaces. About 290 bytes per pixel.
+// blur planes, 18 term planes of doubles, and per sum one workspace region big enough
+// for the segment pipeline, the event walk and the tree sum (the three share it: a frame
+// uses one of them per sum). 336 bytes per pixel for the planes, plus the workspaces
+// (the segment pipeline's: 249 MB at 3840x2160, at least about 0.9 MB per sum).
 size_t ScratchBytes(int width, int height);
 
+// Once after allocating `scratch` (and after any kEventWalk run in it, which overwrites
+// the segment workspaces): leaves every segment workspace in the state the segment
+// pipeline starts from (ZeroSegmentState). Enqueued on `stream`.
+cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t stream);
+
 // What must be done once per process and device before the pipeline can be captured in
-// a CUDA graph (the walk's shared-memory attribute). Idempotent.
+// a CUDA graph (the walks' shared-memory attributes). Idempotent.
 cudaError_t PreparePipeline();
 
-// Enqueues the whole frame on `stream`; f.sums holds the 108 sums when the stream gets
-// there. Returns the first launch error.
-cudaError_t EnqueuePipeline(const DeviceFrame& f, cudaStream_t stream);
+// Enqueues the whole frame: starts on streams.main, forks onto the sum streams and joins
+// back; f.results holds the 108 sums (and statuses) when streams.main gets there.
+// `segment_plan_mode` (tests only) is the engine/exact PlanMode of the segment pipeline:
+// 0 the real plan; 1 (one binade high) makes it refuse every sum that is not zero.
+// Returns the first launch error.
+cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& streams,
+                            int segment_plan_mode = 0);
 
 }  // namespace gpu
 }  // namespace ssimulacra2

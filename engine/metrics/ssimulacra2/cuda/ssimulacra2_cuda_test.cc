@@ -4,7 +4,10 @@
 // trimmed copy of the corpus works), random frames of 8x8, 9x17, 33x31, 577x323 and
 // 1921x1081 in 4:2:0, 4:2:2 and 4:4:4 at 8, 10, 12 and 16 bits with every yuv_matrix,
 // identical pairs (exactly 100), pairs distorted in the lower third only, the graph and
-// the direct launch path, repeated frames and changes of geometry.
+// the direct launch path, repeated frames and changes of geometry. Every case runs with
+// both exact sum modes (the segment pipeline, the default, and the event walk); a forced
+// refusal of the segment pipeline must take the event-walk redo and keep the bits; the
+// INEXACT tree-sum mode must run and be close to the reference, and is not exact.
 //
 // Without a usable GPU every test is skipped, with the reason printed.
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
@@ -17,6 +20,7 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <tuple>
 #include <memory>
 #include <random>
 #include <string>
@@ -79,15 +83,22 @@ Frame UniformRandomFrame(const FrameGeometry& g, uint64_t seed) {
   return f;
 }
 
-// One instance per (matrix, graph) for the whole test binary; null (after a failure)
-// when it cannot be created.
-Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true) {
-  static auto* instances = new std::map<std::pair<int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
-  std::unique_ptr<Ssimulacra2Cuda>& gpu = (*instances)[{static_cast<int>(matrix), use_graph}];
+constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments,
+                                               Ssimulacra2SumMode::kExactEventWalk};
+
+// One instance per (matrix, graph, sum mode, test plan) for the whole test binary; null
+// (after a failure) when it cannot be created.
+Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
+                     Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0) {
+  static auto* instances = new std::map<std::tuple<int, bool, int, int>, std::unique_ptr<Ssimulacra2Cuda>>;
+  std::unique_ptr<Ssimulacra2Cuda>& gpu =
+      (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode), segment_plan_mode}];
   if (gpu == nullptr) {
     Ssimulacra2CudaOptions options;
     options.yuv_matrix = matrix;
     options.use_graph = use_graph;
+    options.sum_mode = mode;
+    options.testing_segment_plan_mode = segment_plan_mode;
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) gpu = *std::move(created);
@@ -101,27 +112,24 @@ struct Parity {
   double cpu_score = 0.0;
 };
 
-// Scores one pair on both sides and checks every bit; `what` names the case in failures.
-Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what,
-                   bool use_graph = true) {
+// One GPU instance against the reference's sums `cpu`: every bit of the 108 sums and of
+// the score.
+Parity CheckOne(Ssimulacra2Cuda* gpu_engine, const Frame& ref, const Frame& dis, const FrameSums& cpu,
+                const std::string& what) {
   Parity out;
-  absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
-  EXPECT_TRUE(cpu.ok()) << what << ": " << cpu.status();
-  if (!cpu.ok()) return out;
-  Ssimulacra2Cuda* gpu_engine = Gpu(matrix, use_graph);
   if (gpu_engine == nullptr) return out;
   absl::StatusOr<FrameSums> gpu = gpu_engine->Sums(ref, dis);
   EXPECT_TRUE(gpu.ok()) << what << ": " << gpu.status();
   if (!gpu.ok()) return out;
-  EXPECT_EQ(gpu->num_scales, cpu->num_scales) << what;
-  EXPECT_EQ(gpu->width, cpu->width) << what;
-  EXPECT_EQ(gpu->height, cpu->height) << what;
+  EXPECT_EQ(gpu->num_scales, cpu.num_scales) << what;
+  EXPECT_EQ(gpu->width, cpu.width) << what;
+  EXPECT_EQ(gpu->height, cpu.height) << what;
   int mismatches = 0;
   for (int s = 0; s < kMaxScales; ++s) {
     for (int c = 0; c < kChannels; ++c) {
       for (int k = 0; k < kSumsPerChannel; ++k) {
         const double a = gpu->sums[s][c][k];
-        const double b = cpu->sums[s][c][k];
+        const double b = cpu.sums[s][c][k];
         if (!SameBits(a, b)) {
           if (++mismatches <= 5) {
             ADD_FAILURE() << what << ": sum [scale " << s << "][channel " << c << "][" << k << "]: gpu " << Value(a)
@@ -132,7 +140,7 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
     }
   }
   EXPECT_EQ(mismatches, 0) << what << ": " << mismatches << " of 108 sums differ";
-  absl::StatusOr<double> cpu_score = ScoreFromSums(*cpu);
+  absl::StatusOr<double> cpu_score = ScoreFromSums(cpu);
   absl::StatusOr<FrameScores> gpu_scores = gpu_engine->Score(ref, dis);
   EXPECT_TRUE(cpu_score.ok()) << what << ": " << cpu_score.status();
   EXPECT_TRUE(gpu_scores.ok()) << what << ": " << gpu_scores.status();
@@ -145,6 +153,26 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   out.equal = mismatches == 0 && SameBits(gpu_score, *cpu_score);
   out.gpu_score = gpu_score;
   out.cpu_score = *cpu_score;
+  return out;
+}
+
+// Scores one pair on the CPU and with both exact sum modes (segments, the default, and
+// the event walk), checking every bit; `what` names the case in failures. The result is
+// the default mode's, `equal` only if both modes are.
+Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what,
+                   bool use_graph = true) {
+  absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
+  EXPECT_TRUE(cpu.ok()) << what << ": " << cpu.status();
+  if (!cpu.ok()) return Parity{};
+  Parity out;
+  bool all_equal = true;
+  for (Ssimulacra2SumMode mode : kExactModes) {
+    const Parity p = CheckOne(Gpu(matrix, use_graph, mode), ref, dis, *cpu,
+                              what + " [" + Ssimulacra2SumModeName(mode) + "]");
+    if (mode == Ssimulacra2SumMode::kExactSegments) out = p;
+    all_equal = all_equal && p.equal;
+  }
+  out.equal = all_equal;
   return out;
 }
 
@@ -194,6 +222,13 @@ TEST_F(Ssimulacra2CudaTest, EveryCorpusFrame) {
   }
   std::printf("corpus: %d of %d frames bit-identical (%d cases run, %zu absent here)\n", equal, frames, cases_run,
               skipped.size());
+  if (const Ssimulacra2Cuda* gpu = Gpu(YuvMatrix::kBt709Limited)) {
+    const Ssimulacra2CudaStats& st = gpu->stats();
+    std::printf("default (segments) instance so far: %lld frames, %lld redone with the event walk (%lld sums refused, "
+                "%lld overflowed)\n",
+                static_cast<long long>(st.frames), static_cast<long long>(st.frames_redone_event_walk),
+                static_cast<long long>(st.sums_refused), static_cast<long long>(st.sums_overflowed));
+  }
   for (const std::string& id : skipped) std::printf("  absent: %s\n", id.c_str());
   if (cases_run == 0) GTEST_SKIP() << "no corpus case has its files in " << *dir;
   EXPECT_EQ(equal, frames);
@@ -315,6 +350,92 @@ TEST_F(Ssimulacra2CudaTest, GraphDirectReplayAndGeometryChanges) {
   }
 }
 
+// The segment pipeline's fallback: under a wrong plan (one binade high) it refuses every
+// nonzero sum, so every frame is run again with the event walk, with the reference's
+// bits; the stats count it. Then the same instance with the real plan accepts again
+// (the redo zeroed the segment workspaces it shares memory with) and keeps the bits.
+TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
+  const FrameGeometry sizes[] = {Geometry(131, 67, ChromaLayout::k420, 10), Geometry(577, 323, ChromaLayout::k444, 8),
+                                 Geometry(1921, 1081, ChromaLayout::k420, 8)};
+  for (bool graph : {true, false}) {
+    Ssimulacra2CudaOptions options;
+    options.use_graph = graph;
+    options.testing_segment_plan_mode = 1;  // exact::PlanMode::kOneBinadeHigh
+    absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
+    ASSERT_TRUE(created.ok()) << created.status();
+    Ssimulacra2Cuda& gpu = **created;
+    uint32_t seed = 40;
+    for (const FrameGeometry& g : sizes) {
+      const Frame ref = MakeTestFrame(g, seed);
+      const Frame dis = MakeTestFrame(g, seed, Noise{10, 0});
+      ++seed;
+      absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
+      ASSERT_TRUE(cpu.ok()) << cpu.status();
+      const std::string what = absl::StrFormat("%dx%d graph %d", g.width, g.height, graph);
+      gpu.SetTestingSegmentPlanModeForTests(1);
+      const int64_t redone = gpu.stats().frames_redone_event_walk;
+      EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " wrong plan").equal);
+      EXPECT_EQ(gpu.stats().frames_redone_event_walk, redone + 2) << what << ": Sums and Score both redone";
+      gpu.SetTestingSegmentPlanModeForTests(0);
+      EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " real plan after the redo").equal);
+    }
+    std::printf("graph %d: %lld frames, %lld redone with the event walk (%lld sums refused, %lld overflowed)\n",
+                graph, static_cast<long long>(gpu.stats().frames),
+                static_cast<long long>(gpu.stats().frames_redone_event_walk),
+                static_cast<long long>(gpu.stats().sums_refused), static_cast<long long>(gpu.stats().sums_overflowed));
+    EXPECT_GT(gpu.stats().sums_refused, 0);
+  }
+}
+
+// The INEXACT mode (cub::DeviceReduce::Sum per plane, for the benchmark's cost
+// comparison): it runs, graph and direct, and its sums are close to the reference's
+// (every term is >= 0, so a relative bound holds) but not its bits.
+TEST_F(Ssimulacra2CudaTest, InexactTreeModeRunsAndIsCloseButNotExact) {
+  struct Case {
+    FrameGeometry g;
+    bool must_differ;  // a frame large enough that some of its 108 tree sums differ
+  };
+  const Case cases[] = {{Geometry(577, 323, ChromaLayout::k420, 10), false},
+                        {Geometry(1921, 1081, ChromaLayout::k420, 8), true}};
+  for (bool graph : {true, false}) {
+    Ssimulacra2Cuda* gpu = Gpu(YuvMatrix::kBt709Limited, graph, Ssimulacra2SumMode::kInexactTree);
+    ASSERT_NE(gpu, nullptr);
+    uint32_t seed = 70;
+    for (const Case& c : cases) {
+      const Frame ref = MakeTestFrame(c.g, seed);
+      const Frame dis = MakeTestFrame(c.g, seed, Noise{8, 0});
+      ++seed;
+      const std::string what = absl::StrFormat("inexact %dx%d graph %d", c.g.width, c.g.height, graph);
+      absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
+      ASSERT_TRUE(cpu.ok()) << cpu.status();
+      absl::StatusOr<FrameSums> tree = gpu->Sums(ref, dis);
+      ASSERT_TRUE(tree.ok()) << what << ": " << tree.status();
+      EXPECT_EQ(tree->num_scales, cpu->num_scales) << what;
+      int differ = 0;
+      for (int s = 0; s < kMaxScales; ++s) {
+        for (int ch = 0; ch < kChannels; ++ch) {
+          for (int k = 0; k < kSumsPerChannel; ++k) {
+            const double a = tree->sums[s][ch][k];
+            const double b = cpu->sums[s][ch][k];
+            if (!SameBits(a, b)) ++differ;
+            EXPECT_LE(std::fabs(a - b), 1e-8 * std::fabs(b))
+                << what << ": sum [" << s << "][" << ch << "][" << k << "]: tree " << Value(a) << ", cpu " << Value(b);
+          }
+        }
+      }
+      absl::StatusOr<double> cpu_score = ScoreFromSums(*cpu);
+      absl::StatusOr<double> tree_score = ScoreFromSums(*tree);
+      ASSERT_TRUE(cpu_score.ok() && tree_score.ok()) << what;
+      EXPECT_NEAR(*tree_score, *cpu_score, 1e-6) << what;
+      std::printf("%s: %d of 108 sums differ from the reference's bits; score %.17g vs %.17g\n", what.c_str(), differ,
+                  *tree_score, *cpu_score);
+      if (c.must_differ) {
+        EXPECT_GT(differ, 0) << what << ": the tree sum is not expected to be exact";
+      }
+    }
+  }
+}
+
 TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
   Ssimulacra2Cuda* engine = Gpu(YuvMatrix::kBt709Limited);
   ASSERT_NE(engine, nullptr);
@@ -329,6 +450,9 @@ TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
   Ssimulacra2CudaOptions bad;
   bad.device = 999;
   EXPECT_EQ(Ssimulacra2Cuda::Create(bad).status().code(), absl::StatusCode::kInvalidArgument);
+  Ssimulacra2CudaOptions bad_mode;
+  bad_mode.sum_mode = static_cast<Ssimulacra2SumMode>(7);
+  EXPECT_EQ(Ssimulacra2Cuda::Create(bad_mode).status().code(), absl::StatusCode::kInvalidArgument);
   // A valid frame still works afterwards.
   const FrameGeometry g = Geometry(16, 16, ChromaLayout::k420, 8);
   CheckParity(MakeTestFrame(g, 3), MakeTestFrame(g, 3, Noise{5, 0}), YuvMatrix::kBt709Limited, "16x16 after errors");
