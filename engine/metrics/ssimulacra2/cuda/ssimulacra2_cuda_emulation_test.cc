@@ -43,8 +43,13 @@ void EmulateTiledRows(const Planes& p, int w, int h) {
       BlurState<float> states[kBlurTile];
       for (BlurState<float>& state : states) state = ZeroBlurState(0.0f);
       const int groups = BlurRowGroups(w);
+      BlurTileRegs next[kBlurTile];  // each lane's registers
+      for (int lane = 0; lane < kBlurTile; ++lane) BlurTileFetch(p, w, h, line, row0, 0, lane, next[lane]);
       for (int b = 0; b < groups; ++b) {
-        for (int lane = 0; lane < kBlurTile; ++lane) BlurTileLoad(p, w, h, line, row0, b, lane, *tiles);
+        for (int lane = 0; lane < kBlurTile; ++lane) BlurTilePut(b, lane, next[lane], *tiles);
+        if (b + 1 < groups) {
+          for (int lane = 0; lane < kBlurTile; ++lane) BlurTileFetch(p, w, h, line, row0, b + 1, lane, next[lane]);
+        }
         for (int lane = 0; lane < kBlurTile; ++lane) BlurTileWalk(w, h, row0, b, lane, *tiles, states[lane]);
         if (b > 0) {
           for (int lane = 0; lane < kBlurTile; ++lane) BlurTileStore(p, w, h, line, row0, b - 1, lane, *tiles);

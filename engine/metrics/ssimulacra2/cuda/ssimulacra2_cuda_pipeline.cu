@@ -104,9 +104,12 @@ __global__ void __launch_bounds__(kBlurTile) BlurRowsTiledKernel(Planes p, int w
   const int line = static_cast<int>(blockIdx.y);
   BlurState<float> state = ZeroBlurState(0.0f);
   const int groups = BlurRowGroups(w);
+  BlurTileRegs next;
+  BlurTileFetch(p, w, h, line, row0, 0, lane, next);
   for (int b = 0; b < groups; ++b) {
-    BlurTileLoad(p, w, h, line, row0, b, lane, tiles);
+    BlurTilePut(b, lane, next, tiles);
     __syncwarp();
+    if (b + 1 < groups) BlurTileFetch(p, w, h, line, row0, b + 1, lane, next);
     BlurTileWalk(w, h, row0, b, lane, tiles, state);
     __syncwarp();
     if (b > 0) {
