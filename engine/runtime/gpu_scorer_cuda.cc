@@ -151,8 +151,9 @@ uint64_t EstimateDeviceBytes(const FrameGeometry& g, const std::vector<GpuMetric
   for (const GpuMetricRequest& m : metrics) {
     if (m.name == "psnr") bytes += 2 * static_cast<uint64_t>(g.frame_bytes());
     if (m.name == "ssim") bytes += 2 * static_cast<uint64_t>(g.plane_bytes(0)) + 8 * pixels + pixels + (1u << 20);
-    // Measured: about 2.1 GB at 3840x2160 (image pyramids, term planes, sum workspaces).
-    if (m.name == "ssimulacra2") bytes += 2 * static_cast<uint64_t>(g.frame_bytes()) + 256 * pixels + (16u << 20);
+    // The twin's own count (about 3.1 GB at 3840x2160: pyramids, 18 term planes, 108 sum
+    // workspaces), plus room for the CUDA graph and the streams.
+    if (m.name == "ssimulacra2") bytes += ssimulacra2::Ssimulacra2CudaDeviceBytes(g) + (16u << 20);
   }
   return bytes;
 }
