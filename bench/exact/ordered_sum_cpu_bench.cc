@@ -4,7 +4,7 @@
 //
 //   bazel build //bench/exact:ordered_sum_cpu_bench
 //   bazel-bin/bench/exact/ordered_sum_cpu_bench [--n=8294400] [--reps=51] [--threads=1,2]
-//       [--json=FILE] [--commit=SHA] [--dirty=true|false]
+//       [--kernels=auto|generic|scalar] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Fixtures (engine/exact/ordered_sum_fixtures.h, seed 1): `uniform` (unsigned terms in
 // [0,1), SSIMULACRA2-like) and `ssim_like_crossing_zero` (signed SSIM-like terms whose
@@ -12,7 +12,9 @@
 // machine load hits all of them alike), after one warm-up round:
 //   loop       OrderedSumReference::Loop, the definition (one thread);
 //   threads=N  OrderedSumThreads(N), for each N of --threads (default 1 and every
-//              hardware thread).
+//              hardware thread), with the host kernels of --kernels (default auto: AVX2
+//              where the CPU has it; generic = the SSE2 build; scalar = one chunk at a
+//              time, the kernels' definition). Every choice gives the same bits and stats.
 // Printed per path: median and best wall ms, median process CPU ms, its speedup over the
 // loop (loop ms / path ms; below 1: slower) and over OrderedSumThreads(1), and whether
 // every result had the loop's bits (it exits 1 if any did not). The ordered sum's stats
@@ -32,13 +34,13 @@ namespace {
 namespace ex = exact;
 
 bool RunFixture(ex::FixtureKind kind, size_t n, int reps, const std::vector<int>& threads,
-                bench::Results* results) {
+                const ex::OrderedSumOptions& options, bench::Results* results) {
   const std::string fixture = ex::FixtureName(kind);
   const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
   const double want = ex::OrderedSumReference::Loop(terms.data(), n);
 
   std::vector<ex::OrderedSumThreads> sums;
-  for (int t : threads) sums.emplace_back(t);
+  for (int t : threads) sums.emplace_back(t, options);
   bench::Samples loop;
   std::vector<bench::Samples> timed(threads.size());
   std::vector<ex::OrderedSumStats> stats(threads.size());
@@ -99,6 +101,8 @@ int Main(int argc, char** argv) {
   size_t n = size_t{3840} * 2160;
   int reps = 51;
   std::vector<int> threads = {1, bench::HardwareThreads()};
+  ex::OrderedSumOptions options;
+  std::string kernels = "auto";
   if (threads[1] == 1) threads.pop_back();
   bench::OutputFlags output;
   for (int i = 1; i < argc; ++i) {
@@ -119,10 +123,23 @@ int Main(int argc, char** argv) {
         threads.push_back(t);
         pos = comma + 1;
       }
+    } else if (bench::Flag(argv[i], "--kernels", &v)) {
+      kernels = v;
+      if (v == "auto") {
+        options.host_kernels = ex::OrderedSumOptions::HostKernels::kAuto;
+      } else if (v == "generic") {
+        options.host_kernels = ex::OrderedSumOptions::HostKernels::kGeneric;
+      } else if (v == "scalar") {
+        options.host_kernels = ex::OrderedSumOptions::HostKernels::kScalar;
+      } else {
+        std::fprintf(stderr, "bad --kernels (auto, generic or scalar)\n");
+        return 2;
+      }
     } else if (output.Parse(argv[i])) {
     } else {
       std::fprintf(stderr,
-                   "usage: %s [--n=8294400] [--reps=51] [--threads=1,2] [--json=FILE] "
+                   "usage: %s [--n=8294400] [--reps=51] [--threads=1,2] "
+                   "[--kernels=auto|generic|scalar] [--json=FILE] "
                    "[--commit=SHA] [--dirty=true|false]\n",
                    argv[0]);
       return 2;
@@ -130,15 +147,16 @@ int Main(int argc, char** argv) {
   }
   if (n == 0 || reps < 1 || threads.empty()) return 2;
   const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
-  std::printf("ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
-              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
-              bench::LoadAverage().c_str());
+  const char* kernels_used = ex::OrderedSumThreads(1, options).kernels();
+  std::printf("ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nhost kernels: %s (--kernels=%s)\nload average (1, 5, 15 min) at the start: %s\n",
+              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps, kernels_used,
+              kernels.c_str(), bench::LoadAverage().c_str());
   bench::Results results("ordered_sum_cpu");
   results.set_input(std::to_string(n) + " terms (a 3840x2160 plane), ordered_sum_fixtures.h seed 1: "
-                    "uniform (unsigned) and ssim_like_crossing_zero (signed)");
+                    "uniform (unsigned) and ssim_like_crossing_zero (signed); host kernels " + kernels_used);
   bool ok = true;
   for (ex::FixtureKind kind : {ex::FixtureKind::kUniform, ex::FixtureKind::kSsimLikeCrossingZero}) {
-    ok = RunFixture(kind, n, reps, threads, &results) && ok;
+    ok = RunFixture(kind, n, reps, threads, options, &results) && ok;
   }
   return bench::Finish(results, output, c, ok, "loop");
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
-# Mutation check of the ordered-sum algebra (see mutations.md): applies each of nine
-# deliberate bugs to a COPY of ordered_sum_algebra.h or ordered_sum_fast.h in a temporary
+# Mutation check of the ordered-sum algebra (see mutations.md): applies each of thirteen
+# deliberate bugs to a COPY of ordered_sum_algebra.h, ordered_sum_fast.h or
+# ordered_sum_cpu_kernels.inc (the host kernels, both instruction sets) in a temporary
 # tree (the working tree is never touched, so a concurrent commit cannot pick up a
-# mutant), builds the host tests (algebra, fast increments and summaries, sums) from that
+# mutant), builds the host tests (algebra, fast increments and summaries, kernels, sums) from that
 # copy with plain g++, and requires that they FAIL. CI runs it (.ci/run).
 #
 #   engine/exact/mutations.sh            # from anywhere; exit 0 = every mutation caught
@@ -11,9 +12,10 @@ cd "$(dirname "$0")/../.."
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/src/engine/exact"
-cp engine/exact/*.h engine/exact/*.cc "$WORK/src/engine/exact/"
+cp engine/exact/*.h engine/exact/*.cc engine/exact/*.inc "$WORK/src/engine/exact/"
 cp engine/exact/ordered_sum_algebra.h "$WORK/original_algebra.h"
 cp engine/exact/ordered_sum_fast.h "$WORK/original_fast.h"
+cp engine/exact/ordered_sum_cpu_kernels.inc "$WORK/original_kernels.inc"
 
 CXX="g++ -std=c++17 -O2 -ffp-contract=off -I$WORK/src"
 ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -labsl_cord -labsl_cord_internal \
@@ -23,7 +25,7 @@ ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -l
 -labsl_demangle_internal -labsl_graphcycles_internal -labsl_exponential_biased -labsl_cordz_sample_token"
 
 # name | exact text in the header | replacement (ordered_sum_algebra.h unless the name
-# starts with "fast_": ordered_sum_fast.h)
+# starts with "fast_": ordered_sum_fast.h, or "cpu_": ordered_sum_cpu_kernels.inc)
 MUTATIONS=(
   "round_ties_up|      r_even = whole + (whole & 1);
       r_odd = whole + 1 - (whole & 1);|      r_even = r_odd = whole + 1;"
@@ -39,6 +41,11 @@ MUTATIONS=(
   "fast_binary64_bound_inclusive|(lo > -0x1p53 && hi < 0x1p53)|(lo >= -0x1p53 && hi <= 0x1p53)"
   # (Mutation texts cannot contain "|", the field separator.)
   "fast_binary64_ignores_ties|    const double diff = SubRn(t, r);|    const double diff = 0.0 * SubRn(t, r);"
+  # The host kernels of OrderedSumThreads (AVX2 and generic tables from one source).
+  "cpu_kernel_ignores_ties|Lanes::Equal(magnitude, Lanes::Splat(0.5))|Lanes::Equal(magnitude, Lanes::Splat(0.75))"
+  "cpu_kernel_bound_inclusive|f.lo[j] > -0x1p53 && f.hi[j] < 0x1p53|f.lo[j] >= -0x1p53 && f.hi[j] <= 0x1p53"
+  "cpu_kernel_negative_zero_counts|    if ((f.bits[j] & static_cast<int64_t>(~kSignBit)) == 0) {|    if (f.bits[j] == 0) {"
+  "cpu_generic_rint_without_range|    const L small = (L)_mm_cmplt_pd((__m128d)magnitude, (__m128d)two52);|    const L small = SplatL(-1);"
 )
 
 caught=0
@@ -49,8 +56,10 @@ for entry in "${MUTATIONS[@]}"; do
   to=${rest#*|}
   cp "$WORK/original_algebra.h" "$WORK/src/engine/exact/ordered_sum_algebra.h"
   cp "$WORK/original_fast.h" "$WORK/src/engine/exact/ordered_sum_fast.h"
+  cp "$WORK/original_kernels.inc" "$WORK/src/engine/exact/ordered_sum_cpu_kernels.inc"
   HEADER=$WORK/src/engine/exact/ordered_sum_algebra.h
   [[ $name == fast_* ]] && HEADER=$WORK/src/engine/exact/ordered_sum_fast.h
+  [[ $name == cpu_* ]] && HEADER=$WORK/src/engine/exact/ordered_sum_cpu_kernels.inc
   if ! FROM="$from" TO="$to" python3 - "$HEADER" <<'EOF'
 import os, sys
 path = sys.argv[1]
@@ -64,14 +73,19 @@ EOF
     exit 2
   fi
   E=$WORK/src/engine/exact
+  KERNELS="$WORK/kernels_avx2.o $WORK/kernels_generic.o"
   if ! $CXX $E/ordered_sum_algebra_test.cc -o "$WORK/algebra_test" -lgtest -lgtest_main -pthread ||
      ! $CXX $E/ordered_sum_fast_test.cc -o "$WORK/fast_test" -lgtest -lgtest_main -pthread ||
+     ! $CXX -mavx2 -mno-fma -Wno-psabi -c $E/ordered_sum_cpu_kernels_avx2.cc -o "$WORK/kernels_avx2.o" ||
+     ! $CXX -Wno-psabi -c $E/ordered_sum_cpu_kernels_generic.cc -o "$WORK/kernels_generic.o" ||
+     ! $CXX $E/ordered_sum_cpu_kernels_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $KERNELS \
+         -o "$WORK/kernels_test" -lgtest -lgtest_main -pthread $ABSL ||
      ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $E/ordered_sum_device_model.cc \
-         -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
+         $KERNELS -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
     echo "MUTATION $name: does not compile"
     exit 2
   fi
-  failed=$( { "$WORK/algebra_test"; "$WORK/fast_test"; "$WORK/sum_test"; } 2>&1 | grep -E '^\[  FAILED  \] [A-Za-z]+\.' | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | tr '\n' ' ')
+  failed=$( { "$WORK/algebra_test"; "$WORK/fast_test"; "$WORK/kernels_test"; "$WORK/sum_test"; } 2>&1 | grep -E '^\[  FAILED  \] [A-Za-z]+\.' | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | tr '\n' ' ')
   if [ -n "$failed" ]; then
     echo "MUTATION $name: caught by $failed"
     caught=$((caught + 1))

@@ -1,13 +1,18 @@
 #include "engine/exact/ordered_sum.h"
 
 #include <algorithm>
+#include <atomic>
+#include <condition_variable>
 #include <cfloat>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <system_error>
 #include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "engine/exact/ordered_sum_cpu_kernels.h"
 #include "engine/exact/ordered_sum_fast.h"
 
 // The loop is the definition, and the fallback adds must be the same binary64 adds: no
@@ -50,20 +55,6 @@ RunSummary SummarizeFast(const double* terms, size_t n, int frame) {
   return SummarizeTermsBinary64(terms, static_cast<int>(n), frame);
 }
 
-// An approximate sum in a fixed order: four interleaved partial sums, then their sum.
-double ApproximateSum(const double* x, size_t n) {
-  double a[4] = {0.0, 0.0, 0.0, 0.0};
-  size_t i = 0;
-  for (; i + 4 <= n; i += 4) {
-    a[0] = a[0] + x[i];
-    a[1] = a[1] + x[i + 1];
-    a[2] = a[2] + x[i + 2];
-    a[3] = a[3] + x[i + 3];
-  }
-  for (; i < n; ++i) a[0] = a[0] + x[i];
-  return (a[0] + a[1]) + (a[2] + a[3]);
-}
-
 }  // namespace
 
 void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s,
@@ -88,25 +79,65 @@ void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, dou
 
 namespace {
 
-// Runs fn(first_chunk, end_chunk) over contiguous ranges on up to num_threads threads.
-// If a thread cannot be started, the calling thread does its range: the result does not
-// depend on who computes which chunk.
-template <class Fn>
-void ParallelOverChunks(int64_t num_chunks, int num_threads, const Fn& fn) {
-  const int64_t workers = std::max<int64_t>(1, std::min<int64_t>(num_threads, num_chunks));
-  const auto range_begin = [&](int64_t w) { return num_chunks * w / workers; };
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(workers - 1));
-  int64_t started = 1;  // range 0 is the calling thread's
-  try {
-    for (; started < workers; ++started) {
-      threads.emplace_back([&fn, b = range_begin(started), e = range_begin(started + 1)] { fn(b, e); });
+// The kernels for this chunk size and choice, or null for the scalar code.
+const cpu::ChunkKernels* KernelsFor(OrderedSumOptions::HostKernels choice, int64_t chunk_terms) {
+  using HostKernels = OrderedSumOptions::HostKernels;
+  if (choice == HostKernels::kScalar || !cpu::KernelChunk(chunk_terms)) return nullptr;
+  if (choice == HostKernels::kAuto && cpu::Avx2Supported()) return &cpu::Avx2ChunkKernels();
+  return &cpu::GenericChunkKernels();
+}
+
+// Chunks per block: whole groups of four, about 256 KiB of terms (the block is read from
+// memory by the approximate pass and again, from L2, by the summaries).
+int64_t ChunksPerBlock(int64_t chunk_terms) {
+  constexpr int64_t kBlockTerms = 32 * 1024;
+  const int64_t chunks = std::max<int64_t>(1, kBlockTerms / chunk_terms);
+  return (chunks + 3) / 4 * 4;
+}
+
+// How many blocks have their plan folded (the approximate prefix after them is known).
+// A thread that needs the block before its own waits here: briefly spinning (the fold is
+// a few dozen adds), then asleep, so that a busy machine can run the thread it waits for.
+class PlanChain {
+ public:
+  void Publish(int64_t planned) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      planned_.store(planned, std::memory_order_release);
     }
-  } catch (const std::system_error&) {
-    // Fewer threads; the ranges from `started` on run below.
+    cv_.notify_all();
   }
-  fn(range_begin(0), range_begin(1));
-  for (int64_t w = started; w < workers; ++w) fn(range_begin(w), range_begin(w + 1));
+
+  void WaitFor(int64_t planned) {
+    for (int spin = 0; spin < 2000; ++spin) {
+      if (planned_.load(std::memory_order_acquire) >= planned) return;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#endif
+    }
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait(lock, [&] { return planned_.load(std::memory_order_acquire) >= planned; });
+  }
+
+ private:
+  std::atomic<int64_t> planned_{0};
+  std::mutex mu_;
+  std::condition_variable cv_;
+};
+
+// Runs fn() on the calling thread and on up to extra_threads more, and waits for all.
+// If a thread cannot be started, fewer run: fn takes its work from a shared counter, so
+// the result does not depend on who computes which block.
+template <class Fn>
+void RunOnThreads(int64_t extra_threads, const Fn& fn) {
+  std::vector<std::thread> threads;
+  threads.reserve(static_cast<size_t>(std::max<int64_t>(0, extra_threads)));
+  try {
+    for (int64_t t = 0; t < extra_threads; ++t) threads.emplace_back([&fn] { fn(); });
+  } catch (const std::system_error&) {
+    // Fewer threads.
+  }
+  fn();
   for (std::thread& t : threads) t.join();
 }
 
@@ -115,41 +146,95 @@ void ParallelOverChunks(int64_t num_chunks, int num_threads, const Fn& fn) {
 OrderedSumThreads::OrderedSumThreads(int num_threads, OrderedSumOptions options)
     : num_threads_(std::max(1, num_threads)), options_(options) {}
 
+const char* OrderedSumThreads::kernels() const {
+  const cpu::ChunkKernels* k = KernelsFor(options_.host_kernels, options_.chunk_terms);
+  return k == nullptr ? "scalar" : k->isa;
+}
+
 absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, OrderedSumStats* stats_out) {
   if (options_.chunk_terms < 1 || options_.subchunk_terms < 1) {
     return absl::InvalidArgumentError("OrderedSumThreads: chunk_terms and subchunk_terms must be >= 1");
   }
   const int64_t chunk = options_.chunk_terms;
-  const int64_t num_chunks = (static_cast<int64_t>(n) + chunk - 1) / chunk;
-  const auto chunk_length = [&](int64_t c) {
-    return static_cast<size_t>(std::min<int64_t>(chunk, static_cast<int64_t>(n) - c * chunk));
+  const int64_t total = static_cast<int64_t>(n);
+  const int64_t num_chunks = (total + chunk - 1) / chunk;
+  const auto chunk_length = [&](int64_t c) { return static_cast<size_t>(std::min<int64_t>(chunk, total - c * chunk)); };
+  const cpu::ChunkKernels* kernels = KernelsFor(options_.host_kernels, chunk);
+  const int64_t per_block = ChunksPerBlock(chunk);
+  const int64_t num_blocks = (num_chunks + per_block - 1) / per_block;
+
+  // Every entry is written before it is read (default-initialised: no pass to zero them).
+  std::unique_ptr<double[]> chunk_sums(new double[static_cast<size_t>(num_chunks)]);
+  std::unique_ptr<int[]> plan(new int[static_cast<size_t>(num_chunks)]);
+  std::unique_ptr<RunSummary[]> summaries(new RunSummary[static_cast<size_t>(num_chunks)]);
+  // block_prefix[b]: the approximate prefix before block b, valid once planned >= b.
+  std::unique_ptr<double[]> block_prefix(new double[static_cast<size_t>(num_blocks + 1)]);
+  block_prefix[0] = 0.0;
+  std::atomic<int64_t> next_block{0};
+  PlanChain chain;
+
+  // Groups of four whole chunks go to the kernels, the rest to the scalar code: the
+  // kernels take chunks [first, kernel_end_of(first)) of the block that starts at `first`.
+  const auto kernel_end_of = [&](int64_t first) {
+    const int64_t end = std::min(num_chunks, first + per_block);
+    int64_t kernel_end = first;
+    if (kernels != nullptr) {
+      while (kernel_end + 4 <= end && (kernel_end + 4) * chunk <= total) kernel_end += 4;
+    }
+    return kernel_end;
   };
 
-  // 1. Approximate chunk sums (any fixed order would do: they only feed the plan). Four
-  // interleaved partial sums: four independent chains of adds instead of one.
-  std::vector<double> chunk_sums(static_cast<size_t>(num_chunks));
-  ParallelOverChunks(num_chunks, num_threads_, [&](int64_t first, int64_t end) {
-    for (int64_t c = first; c < end; ++c) chunk_sums[c] = ApproximateSum(terms + c * chunk, chunk_length(c));
-  });
+  const auto work = [&] {
+    int64_t b = next_block.fetch_add(1, std::memory_order_relaxed);
+    while (b < num_blocks) {
+      const int64_t first = b * per_block;
+      const int64_t end = std::min(num_chunks, first + per_block);
+      const int64_t kernel_end = kernel_end_of(first);
 
-  // 2. The plan, from the approximate prefix before each chunk. Sequential: one add per
-  // chunk, and the same plan for every thread count.
-  std::vector<int> plan(static_cast<size_t>(num_chunks));
-  double prefix = 0.0;
-  for (int64_t c = 0; c < num_chunks; ++c) {
-    plan[c] = PlanFrame(prefix, options_.plan_mode, options_.fixed_frame, static_cast<uint64_t>(c));
-    prefix = prefix + chunk_sums[c];
-  }
+      // 1. Approximate chunk sums (any fixed order would do: they only feed the plan).
+      for (int64_t c = first; c < kernel_end; c += 4) kernels->approximate_sums4(terms + c * chunk, chunk, &chunk_sums[c]);
+      for (int64_t c = kernel_end; c < end; ++c) chunk_sums[c] = cpu::ApproximateChunkSum(terms + c * chunk, chunk_length(c));
 
-  // 3. Summaries under the plan: the parallel, integer-only part.
-  std::vector<RunSummary> summaries(static_cast<size_t>(num_chunks));
-  ParallelOverChunks(num_chunks, num_threads_, [&](int64_t first, int64_t end) {
-    for (int64_t c = first; c < end; ++c) summaries[c] = SummarizeFast(terms + c * chunk, chunk_length(c), plan[c]);
-  });
+      // 2. The plan, from the approximate prefix before each chunk, folded in chunk order
+      // across blocks: the same plan for every thread count.
+      chain.WaitFor(b);
+      double prefix = block_prefix[b];
+      for (int64_t c = first; c < end; ++c) {
+        plan[c] = PlanFrame(prefix, options_.plan_mode, options_.fixed_frame, static_cast<uint64_t>(c));
+        prefix = prefix + chunk_sums[c];
+      }
+      block_prefix[b + 1] = prefix;
+      chain.Publish(b + 1);
+
+      // 3. Summaries under the plan, from the block still in cache. This thread's next
+      // block is taken now, so that the kernels can ask for its lines meanwhile (memory
+      // and arithmetic overlap; the next block's approximate pass then reads the cache).
+      const int64_t next = next_block.fetch_add(1, std::memory_order_relaxed);
+      const int64_t next_first = next * per_block;
+      const int64_t next_kernel_end = next < num_blocks ? kernel_end_of(next_first) : next_first;
+      for (int64_t c = first; c < kernel_end; c += 4) {
+        const int* frames = &plan[c];
+        const int64_t prefetch_chunk = next_first + (c - first);
+        const double* prefetch = prefetch_chunk + 4 <= next_kernel_end ? terms + prefetch_chunk * chunk : nullptr;
+        if (FastFrame(frames[0]) && FastFrame(frames[1]) && FastFrame(frames[2]) && FastFrame(frames[3])) {
+          const int handed_over = kernels->summarize4(terms + c * chunk, chunk, frames, &summaries[c], prefetch);
+          for (int j = 0; j < 4; ++j) {
+            // What SummarizeTermsBinary64 does when it hands over.
+            if (handed_over & (1 << j)) summaries[c + j] = SummarizeTermsFast(terms + (c + j) * chunk, static_cast<int>(chunk), frames[j]);
+          }
+        } else {
+          for (int j = 0; j < 4; ++j) summaries[c + j] = SummarizeFast(terms + (c + j) * chunk, static_cast<size_t>(chunk), frames[j]);
+        }
+      }
+      for (int64_t c = kernel_end; c < end; ++c) summaries[c] = SummarizeFast(terms + c * chunk, chunk_length(c), plan[c]);
+      b = next;
+    }
+  };
+  RunOnThreads(std::min<int64_t>(num_threads_, num_blocks) - 1, work);
 
   // 4. The checked walk. One step per chunk on the host: cheap next to the summaries.
   OrderedSumStats stats;
-  stats.terms = static_cast<int64_t>(n);
+  stats.terms = total;
   stats.chunks = num_chunks;
   double s = 0.0;
   for (int64_t c = 0; c < num_chunks; ++c) {

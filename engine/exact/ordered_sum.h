@@ -89,6 +89,13 @@ struct OrderedSumOptions {
   // are for tests and benchmarks (kSegmentsOnly reports a refusal as FAILED_PRECONDITION).
   enum class DevicePipeline : int { kSegmentsThenEventWalk = 0, kEventWalkOnly = 1, kSegmentsOnly = 2 };
   DevicePipeline device_pipeline = DevicePipeline::kSegmentsThenEventWalk;
+  // Host only: how OrderedSumThreads forms approximate chunk sums and summaries. Every
+  // choice gives the same sums, summaries, plans, stats and bits (tests run them all):
+  // kAuto takes the AVX2 kernels where the CPU has AVX2 and the generic (SSE2) ones
+  // elsewhere; kGeneric forces the latter; kScalar is the one-chunk-at-a-time scalar code
+  // (the kernels' definition; also what chunk sizes the kernels do not take use).
+  enum class HostKernels : int { kAuto = 0, kGeneric = 1, kScalar = 2 };
+  HostKernels host_kernels = HostKernels::kAuto;
 };
 
 // The interface. `terms` must be readable by the implementation: host memory for the
@@ -111,6 +118,18 @@ class OrderedSumReference final : public OrderedSum {
 
 // Host threads. The chunk layout and the plan do not depend on the thread count, so
 // neither the result nor the stats do.
+//
+// One pass over memory: the terms are taken in blocks of chunks small enough to stay in
+// the core's L2 cache (256 KiB); a block's approximate chunk sums are formed first
+// (reading memory), then, once the plan of the block before it is known, the block's plan
+// is folded from the approximate prefix and its summaries are formed from the cache.
+// Threads take blocks in increasing order from a shared counter and hand the approximate
+// prefix on from block to block, so the plan is the sequential one whatever the thread
+// count. While a thread forms a block's summaries it asks for the lines of its next block,
+// so memory and arithmetic overlap. The chunk sums and summaries come from vectorised
+// kernels (ordered_sum_cpu_kernels.h: AVX2 where the CPU has it, SSE2 otherwise) that give
+// the scalar code's values bit for bit. The checked walk then runs over all chunks on the
+// calling thread.
 class OrderedSumThreads final : public OrderedSum {
  public:
   explicit OrderedSumThreads(int num_threads, OrderedSumOptions options = {});
@@ -119,6 +138,9 @@ class OrderedSumThreads final : public OrderedSum {
   const char* name() const override { return "threads"; }
 
   int num_threads() const { return num_threads_; }
+  // The host kernels this sum uses for its chunk size and options: "avx2", "generic" or
+  // "scalar" (for benchmarks and logs; the bits never depend on it).
+  const char* kernels() const;
 
  private:
   int num_threads_;

@@ -2,7 +2,9 @@
 // and thread count; and the fallback counts they report.
 #include "engine/exact/ordered_sum.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -252,6 +254,119 @@ TEST(OrderedSumDeviceModel, ComposesWholeRunsOfChunksPerWindow) {
               static_cast<long long>(stats.walk_windows), static_cast<long long>(stats.chunks_rejected),
               static_cast<long long>(stats.terms_one_by_one));
   EXPECT_LT(stats.walk_windows, stats.chunks / 10);
+}
+
+// The host kernels (AVX2, generic, scalar) give the same chunk sums and summaries, hence
+// the loop's bits and the same stats, on chunk sizes they take (multiples of 4) and one
+// they do not, under good and wrong plans, on one thread and several.
+TEST(OrderedSumThreads, EveryHostKernelGivesTheSameBitsAndStats) {
+  using HostKernels = OrderedSumOptions::HostKernels;
+  const PlanCase plans[] = {kPlans[0], kPlans[1], kPlans[5], kPlans[6]};
+  for (FixtureKind kind : AllFixtureKinds()) {
+    for (size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{1023}, size_t{1024}, size_t{1025}, size_t{4 * 1024 + 3},
+                     size_t{5 * 1024 + 333}, size_t{70000}}) {
+      const std::vector<double> t = MakeFixture(kind, n, 13);
+      const double want = OrderedSumReference::Loop(t.data(), t.size());
+      for (int64_t chunk : {4, 12, 1000, 1024}) {
+        for (const PlanCase& plan : plans) {
+          OrderedSumStats scalar;
+          for (HostKernels kernels : {HostKernels::kScalar, HostKernels::kGeneric, HostKernels::kAuto}) {
+            for (int threads : {1, 3}) {
+              OrderedSumOptions options;
+              options.chunk_terms = chunk;
+              options.plan_mode = plan.mode;
+              options.fixed_frame = plan.fixed_frame;
+              options.host_kernels = kernels;
+              OrderedSumThreads sum(threads, options);
+              OrderedSumStats stats;
+              const double got = SumWith(sum, t, &stats);
+              const std::string where = std::string(FixtureName(kind)) + " n=" + std::to_string(n) + " chunk=" +
+                                        std::to_string(chunk) + " plan=" + plan.name + " kernels=" +
+                                        std::to_string(static_cast<int>(kernels)) + " threads=" + std::to_string(threads);
+              ASSERT_TRUE(SameBitsOrBothNaN(got, want)) << where << ": got " << Hex(got) << " loop " << Hex(want);
+              if (kernels == HostKernels::kScalar && threads == 1) {
+                scalar = stats;
+                continue;
+              }
+              EXPECT_EQ(stats.chunks, scalar.chunks) << where;
+              EXPECT_EQ(stats.chunks_rejected, scalar.chunks_rejected) << where;
+              EXPECT_EQ(stats.subchunks_rejected, scalar.subchunks_rejected) << where;
+              EXPECT_EQ(stats.terms_one_by_one, scalar.terms_one_by_one) << where;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// Random signed sequences (drifts, zero crossings, ties, subnormals, huge steps, rare
+// specials) of random lengths, with random chunk and sub-chunk sizes, thread counts and
+// kernels: the loop's bits every time.
+TEST(OrderedSumThreads, RandomTermsEqualTheLoop) {
+  using HostKernels = OrderedSumOptions::HostKernels;
+  uint64_t state = 99;
+  const auto next = [&state] {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  const auto range = [&next](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1)); };
+  const int64_t chunks[] = {4, 8, 16, 20, 64, 256, 1024, 3};
+  for (int iter = 0; iter < 1500; ++iter) {
+    const size_t n = static_cast<size_t>(range(0, iter % 50 == 0 ? 200000 : 12000));
+    std::vector<double> t(n);
+    size_t i = 0;
+    while (i < n) {
+      const size_t run = std::min(n - i, static_cast<size_t>(range(1, 3000)));
+      const int kind = static_cast<int>(range(0, 6));
+      const int scale = static_cast<int>(range(-60, 60));
+      const double bias = static_cast<double>(range(-3, 3)) / 4.0;  // drift of either sign
+      for (size_t j = i; j < i + run; ++j) {
+        const double uniform = static_cast<double>(next() >> 11) * 0x1p-53;
+        switch (kind) {
+          case 0:  // drifting walk
+            t[j] = std::ldexp(uniform - 0.5 + bias, scale);
+            break;
+          case 1:  // ties near 1: multiples of 2^-53
+            t[j] = (j == i ? 1.0 : static_cast<double>(range(-9, 9)) * 0x1p-53);
+            break;
+          case 2:  // magnitudes over many binades, random signs
+            t[j] = ((next() & 1) ? -1.0 : 1.0) * std::ldexp(1.0 + uniform, static_cast<int>(range(-80, 80)));
+            break;
+          case 3:  // subnormals of either sign
+            t[j] = ((next() & 3) ? 1.0 : -1.0) * std::ldexp(static_cast<double>(range(0, 1 << 20)), -1074);
+            break;
+          case 4:  // zeros of either sign, and x, -x pairs
+            t[j] = (next() & 1) ? -0.0 : 0.0;
+            if (j > i && (next() & 1)) t[j] = -t[j - 1];
+            break;
+          case 5:  // quarter units of a power of two: exact steps and ties
+            t[j] = std::ldexp(static_cast<double>(range(-8, 8)), scale - 2);
+            break;
+          default:  // uniform, rarely a special value
+            t[j] = uniform;
+            if (next() % 20000 == 0) {
+              const double specials[] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                         std::numeric_limits<double>::quiet_NaN(), 1.7976931348623157e308};
+              t[j] = specials[next() % 4];
+            }
+            break;
+        }
+      }
+      i += run;
+    }
+    OrderedSumOptions options;
+    options.chunk_terms = chunks[next() % 8];
+    options.subchunk_terms = (next() & 1) ? 32 : range(1, 40);
+    options.host_kernels = static_cast<HostKernels>(range(0, 2));
+    OrderedSumThreads sum(static_cast<int>(range(1, 4)), options);
+    const double want = OrderedSumReference::Loop(t.data(), t.size());
+    const double got = SumWith(sum, t, nullptr);
+    ASSERT_TRUE(SameBitsOrBothNaN(got, want)) << "iter " << iter << " n=" << n << " chunk=" << options.chunk_terms
+                                              << ": got " << Hex(got) << " loop " << Hex(want);
+  }
 }
 
 TEST(OrderedSumThreads, RejectsBadOptions) {

@@ -1,0 +1,16 @@
+// The host kernels for any x86-64 CPU: the 4-lane vectors become pairs of SSE2 operations.
+
+#define EXACTQ_OS_KERNEL_NS generic
+#define EXACTQ_OS_KERNEL_TABLE_NAME GenericChunkKernels
+#define EXACTQ_OS_KERNEL_ISA_NAME "generic"
+#include "engine/exact/ordered_sum_cpu_kernels.inc"
+
+namespace exactq {
+namespace exact {
+namespace cpu {
+
+bool Avx2Supported() { return __builtin_cpu_supports("avx2"); }
+
+}  // namespace cpu
+}  // namespace exact
+}  // namespace exactq
