@@ -101,6 +101,11 @@ void FrameAssembler::Recycle(AssembledFrame&& frame) {
 
 AssembledFrame FrameAssembler::TakeFrame() {
   AssembledFrame frame = std::move(current_);
+  // A moved-from Frame keeps its geometry but not its buffer: empty pictures make Add
+  // allocate the next frame's unless Recycle hands buffers back first (with frames in
+  // flight the answered ones come back later).
+  current_.reference = Frame();
+  current_.distorted = Frame();
   StartFrame(frame.index + 1);
   return frame;
 }

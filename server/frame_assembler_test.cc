@@ -1,6 +1,7 @@
 #include "server/frame_assembler.h"
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -59,6 +60,26 @@ TEST(FrameAssemblerTest, RecycledBuffersCarryTheNextFrame) {
   EXPECT_EQ(second.reference.bytes(), reference_buffer);  // the same allocation, reused
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.reference.bytes()), 17), std::string(17, 'c'));
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.distorted.bytes()), 17), std::string(17, 'd'));
+}
+
+TEST(FrameAssemblerTest, FramesFollowEachOtherWithoutRecycling) {
+  // With frames in flight the taken frames are still being scored: the next frame
+  // gets buffers of its own, and the taken one keeps its bytes.
+  FrameAssembler a(Geometry3x3Yuv420(), 1 << 20);
+  const auto t = Clock::now();
+  std::vector<AssembledFrame> taken;
+  for (uint64_t i = 0; i < 3; ++i) {
+    const std::string ref(17, static_cast<char>(0x10 + i)), dist(17, static_cast<char>(0x20 + i));
+    ASSERT_TRUE(a.Add(Chunk(i, v1::PICTURE_REFERENCE, 0, ref, true), t).ok());
+    ASSERT_TRUE(a.Add(Chunk(i, v1::PICTURE_DISTORTED, 0, dist, true), t).ok());
+    ASSERT_TRUE(a.FrameReady());
+    taken.push_back(a.TakeFrame());
+  }
+  for (uint64_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(taken[i].index, i);
+    EXPECT_EQ(taken[i].reference.bytes()[16], 0x10 + i);
+    EXPECT_EQ(taken[i].distorted.bytes()[0], 0x20 + i);
+  }
 }
 
 TEST(FrameAssemblerTest, RejectsAGapInOffsets) {

@@ -53,6 +53,9 @@ ABSL_FLAG(uint32_t, max_height, 4320, "largest frame height accepted");
 ABSL_FLAG(uint32_t, max_streams, 64, "concurrent streams and unary calls, all peers");
 ABSL_FLAG(uint32_t, max_streams_per_peer, 16, "concurrent streams and unary calls per peer host");
 ABSL_FLAG(uint64_t, max_frames_per_stream, 0, "frames one stream may send; 0 = unlimited");
+ABSL_FLAG(uint32_t, frames_in_flight, 2,
+          "frames of one stream scored at once (each with its own GPU buffers); answers stay in frame "
+          "order; 1 = one frame at a time");
 ABSL_FLAG(uint64_t, max_message_bytes, 4 << 20, "largest gRPC message received, bytes");
 ABSL_FLAG(uint64_t, max_buffered_bytes, 4ull << 30,
           "host bytes held for frames in flight across all calls; a call over it gets RESOURCE_EXHAUSTED");
@@ -95,7 +98,7 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("max_unary_picture_bytes"), absl::FindCommandLineFlag("max_width"),
         absl::FindCommandLineFlag("max_height"), absl::FindCommandLineFlag("max_streams"),
         absl::FindCommandLineFlag("max_streams_per_peer"),
-        absl::FindCommandLineFlag("max_frames_per_stream"),
+        absl::FindCommandLineFlag("max_frames_per_stream"), absl::FindCommandLineFlag("frames_in_flight"),
         absl::FindCommandLineFlag("max_message_bytes"), absl::FindCommandLineFlag("max_buffered_bytes"),
         absl::FindCommandLineFlag("keepalive_time_seconds"), absl::FindCommandLineFlag("keepalive_timeout_seconds"),
         absl::FindCommandLineFlag("max_connection_age_seconds"),
@@ -167,6 +170,7 @@ ServerConfig ConfigFromFlags() {
   l.max_streams = absl::GetFlag(FLAGS_max_streams);
   l.max_streams_per_peer = absl::GetFlag(FLAGS_max_streams_per_peer);
   l.max_frames_per_stream = absl::GetFlag(FLAGS_max_frames_per_stream);
+  l.max_frames_in_flight_per_stream = absl::GetFlag(FLAGS_frames_in_flight);
   l.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   l.max_buffered_bytes = absl::GetFlag(FLAGS_max_buffered_bytes);
   l.max_cpu_streams = absl::GetFlag(FLAGS_max_cpu_streams);
@@ -192,6 +196,9 @@ absl::Status ConfigureRuntime() {
   runtime.max_device_bytes = absl::GetFlag(FLAGS_max_device_bytes);
   runtime.gpu_retry_seconds = absl::GetFlag(FLAGS_gpu_retry_seconds);
   if (runtime.gpu_retry_seconds < 0) return absl::InvalidArgumentError("--gpu_retry_seconds must be >= 0");
+  if (const uint32_t k = absl::GetFlag(FLAGS_frames_in_flight); k < 1 || k > 64) {
+    return absl::InvalidArgumentError(absl::StrCat("--frames_in_flight must be 1 to 64, got ", k));
+  }
   SetRuntimeConfig(runtime);
   // The pool is built now, from this configuration, before any stream asks for a GPU.
   const DevicePool& pool = GlobalDevicePool();

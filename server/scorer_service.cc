@@ -158,7 +158,7 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   limits->set_max_height(l.max_height);
   limits->set_max_streams(l.max_streams);
   limits->set_max_streams_per_peer(l.max_streams_per_peer);
-  limits->set_max_frames_in_flight_per_stream(1);
+  limits->set_max_frames_in_flight_per_stream(l.max_frames_in_flight_per_stream);
   limits->set_max_frames_per_stream(l.max_frames_per_stream);
   limits->set_max_buffered_bytes(l.max_buffered_bytes);
   limits->set_max_device_bytes(GetRuntimeConfig().max_device_bytes);

@@ -1,7 +1,9 @@
 #include "server/stream_session.h"
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
-#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -9,7 +11,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "engine/pooling/pooling.h"
+#include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
+#include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
 #include "server/version.h"
@@ -25,24 +29,6 @@ uint64_t Nanos(Clock::duration d) {
 }
 
 double Seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
-
-void AddTiming(const v1::FrameTiming& t, v1::FrameTiming* sum) {
-  sum->set_received_ns(sum->received_ns() + t.received_ns());
-  sum->set_queued_ns(sum->queued_ns() + t.queued_ns());
-  sum->set_host_to_device_ns(sum->host_to_device_ns() + t.host_to_device_ns());
-  sum->set_compute_ns(sum->compute_ns() + t.compute_ns());
-  sum->set_device_to_host_ns(sum->device_to_host_ns() + t.device_to_host_ns());
-  sum->set_total_ns(sum->total_ns() + t.total_ns());
-}
-
-void ObserveStages(const v1::FrameTiming& t, ServerMetrics* metrics) {
-  metrics->stage_seconds.At({"received"}).Observe(Seconds(t.received_ns()));
-  metrics->stage_seconds.At({"queued"}).Observe(Seconds(t.queued_ns()));
-  metrics->stage_seconds.At({"host_to_device"}).Observe(Seconds(t.host_to_device_ns()));
-  metrics->stage_seconds.At({"compute"}).Observe(Seconds(t.compute_ns()));
-  metrics->stage_seconds.At({"device_to_host"}).Observe(Seconds(t.device_to_host_ns()));
-  metrics->stage_seconds.At({"total"}).Observe(Seconds(t.total_ns()));
-}
 
 // Keeps the active-stream gauge and the end-of-stream log line right on every exit.
 class SessionLog {
@@ -78,6 +64,16 @@ class SessionLog {
   grpc::Status status_;
 };
 
+// Reserves `*frames` pairs of `pair_bytes`, or fewer down to one under a tight budget;
+// *frames is set to what fit.
+absl::StatusOr<MemoryBudget::Reservation> ReserveFramesInFlight(MemoryBudget* budget, uint64_t pair_bytes,
+                                                                int* frames) {
+  for (;; --*frames) {
+    absl::StatusOr<MemoryBudget::Reservation> reservation = budget->Reserve(*frames * pair_bytes);
+    if (reservation.ok() || *frames == 1) return reservation;
+  }
+}
+
 grpc::Status Invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
@@ -105,9 +101,12 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   log.job_id_ = header.job_id();
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
-  // One frame in flight: its two pictures.
+  // K frames in flight hold K pairs of pictures; under a tight budget a stream takes
+  // fewer frames in flight rather than being refused, down to one.
+  const uint64_t pair_bytes = 2 * static_cast<uint64_t>(wanted->geometry.frame_bytes());
+  int frames_in_flight = static_cast<int>(std::max<uint32_t>(1, config.limits.max_frames_in_flight_per_stream));
   absl::StatusOr<MemoryBudget::Reservation> reservation =
-      resources.memory_budget->Reserve(2 * static_cast<uint64_t>(wanted->geometry.frame_bytes()));
+      ReserveFramesInFlight(resources.memory_budget, pair_bytes, &frames_in_flight);
   if (!reservation.ok()) return log.Finish(ToGrpc(reservation.status()));
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
@@ -120,110 +119,130 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     cpu_slot.emplace(std::move(*ticket));
   }
   const uint64_t expected_frames = header.expected_frames();
+  const std::string placement = (*scorer)->placement();
 
   std::vector<std::string> metric_names;
   for (const MetricSpec& m : wanted->metrics) metric_names.push_back(m.name);
-  spdlog::info("stream start job_id={} peer={} geometry={} metrics={} backend={} placement={} expected_frames={}",
-               log.job_id_, context->peer(), GeometryDescription(geometry), absl::StrJoin(metric_names, ","),
-               v1::Backend_Name(header.backend()), (*scorer)->placement(), expected_frames);
+  const size_t output_count = (*scorer)->output_names().size();
+
+  // Frames of this stream counted in exactq_frames_in_flight (from first chunk to
+  // scoring); whatever is left is uncounted when the session ends.
+  struct InFlight {
+    GaugeSeries& gauge;
+    std::atomic<int> count{0};
+    void Add(int n) {
+      count.fetch_add(n);
+      gauge.Add(n);
+    }
+    ~InFlight() { gauge.Add(-count.load()); }
+  } in_flight{metrics->frames_in_flight.At({})};
+  FrameCounts counts;
+  FrameAnswerer answerer(metrics, stream, header.job_id(), metric_names, output_count, geometry.frame_bytes(),
+                         &counts);
+  // Declared after everything its callbacks touch, so it is joined first.
+  FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
+  if (!pipeline.sibling_error().ok()) {
+    spdlog::info("job_id={} frames in flight {} instead of {}: {}", log.job_id_, pipeline.frames_in_flight(),
+                 frames_in_flight, std::string(pipeline.sibling_error().message()));
+  }
+  // The log line counts what was answered, whichever way the session ends.
+  struct CopyCounts {
+    SessionLog& log;
+    const FrameCounts& counts;
+    ~CopyCounts() {
+      log.frames_ = counts.frames;
+      log.frames_cpu_ = counts.cpu;
+      log.frames_cuda_ = counts.cuda;
+    }
+  };
+
+  spdlog::info(
+      "stream start job_id={} peer={} geometry={} metrics={} backend={} placement={} expected_frames={} "
+      "frames_in_flight={}",
+      log.job_id_, context->peer(), GeometryDescription(geometry), absl::StrJoin(metric_names, ","),
+      v1::Backend_Name(header.backend()), placement, expected_frames, pipeline.frames_in_flight());
 
   v1::ScoreResponse response;
   v1::StreamAccepted* accepted = response.mutable_accepted();
   accepted->set_job_id(header.job_id());
-  ToWire(**scorer, kServerVersion, accepted->mutable_provenance());
-  accepted->set_max_frames_in_flight(1);
+  ToWire(pipeline.scorer(), kServerVersion, accepted->mutable_provenance());
+  accepted->set_max_frames_in_flight(pipeline.frames_in_flight());
   accepted->set_max_chunk_bytes(config.limits.max_chunk_bytes);
   if (!stream->Write(response)) {
     return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"));
   }
 
+  // Ends the stream on the reader's error for a later frame: the frames before it are
+  // answered first, and an error among them wins, as when frames were scored one by one.
+  auto stop = [&](const grpc::Status& reader_error) {
+    pipeline.Drain();
+    const grpc::Status earlier = answerer.error();
+    CopyCounts copy{log, counts};
+    return log.Finish(earlier.ok() ? reader_error : earlier);
+  };
+  // The client is gone: nothing more is answered; frames being scored finish unanswered.
+  auto cancelled = [&] {
+    const grpc::Status status(grpc::StatusCode::CANCELLED, "cancelled by the client");
+    answerer.Fail(status);
+    pipeline.Cancel(absl::CancelledError(status.error_message()));
+    pipeline.Drain();
+    CopyCounts copy{log, counts};
+    return log.Finish(status);
+  };
+
   FrameAssembler assembler(geometry, config.limits.max_chunk_bytes);
-  // Frames of this stream counted in exactq_frames_in_flight (from first chunk to
-  // scoring); whatever is left is uncounted when the session ends.
-  struct InFlight {
-    GaugeSeries& gauge;
-    int count = 0;
-    void Add(int n) { count += n; gauge.Add(n); }
-    ~InFlight() { gauge.Add(-count); }
-  } in_flight{metrics->frames_in_flight.At({})};
-  const std::vector<std::string>& outputs = (*scorer)->output_names();
-  std::vector<std::vector<double>> per_output(outputs.size());
-  v1::StreamTotals totals;
-  std::string last_fallback;  // log a fallback once per change of reason, not per frame
-  while (stream->Read(&request)) {
-    if (context->IsCancelled()) {
-      return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
+  uint64_t bytes_received = 0;
+  for (;;) {
+    if (!assembler.HasPartialFrame()) {
+      // A new frame starts with the next chunk: wait until it has a slot (K pairs held
+      // at most), and reuse an answered frame's buffers.
+      pipeline.WaitForSlot();
+      if (!answerer.error().ok()) return stop(grpc::Status::OK);
+      if (std::optional<AssembledFrame> spare = answerer.TakeSpare()) assembler.Recycle(std::move(*spare));
     }
-    if (request.has_header()) return log.Finish(Invalid("header: only the first message may be a header"));
-    if (!request.has_chunk()) return log.Finish(Invalid("request: a message with neither header nor chunk"));
+    if (!stream->Read(&request)) break;
+    if (context->IsCancelled()) return cancelled();
+    if (request.has_header()) return stop(Invalid("header: only the first message may be a header"));
+    if (!request.has_chunk()) return stop(Invalid("request: a message with neither header nor chunk"));
     const v1::FrameChunk& chunk = request.chunk();
     const Clock::time_point arrival = Clock::now();
     if (config.limits.max_frames_per_stream != 0 &&
         chunk.frame_index() >= config.limits.max_frames_per_stream) {
-      return log.Finish(grpc::Status(
+      return stop(grpc::Status(
           grpc::StatusCode::RESOURCE_EXHAUSTED,
           absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
                        " exceeds the limit max_frames_per_stream=", config.limits.max_frames_per_stream)));
     }
     if (expected_frames != 0 && chunk.frame_index() >= expected_frames) {
-      return log.Finish(Invalid(absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
-                                             " is past header.expected_frames=", expected_frames)));
+      return stop(Invalid(absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
+                                       " is past header.expected_frames=", expected_frames)));
     }
     const bool frame_starts = !assembler.HasPartialFrame();
-    if (absl::Status s = assembler.Add(chunk, arrival); !s.ok()) return log.Finish(ToGrpc(s));
+    if (absl::Status s = assembler.Add(chunk, arrival); !s.ok()) return stop(ToGrpc(s));
     if (frame_starts) in_flight.Add(1);
     metrics->bytes_received.At({}).Increment(static_cast<double>(chunk.data().size()));
-    totals.set_bytes_received(totals.bytes_received() + chunk.data().size());
+    bytes_received += chunk.data().size();
     if (!assembler.FrameReady()) continue;
 
-    AssembledFrame frame = assembler.TakeFrame();
-    for (const auto& [picture, name] : {std::pair{&frame.reference, "reference"},
-                                        std::pair{&frame.distorted, "distorted"}}) {
+    auto frame = std::make_shared<AssembledFrame>(assembler.TakeFrame());
+    for (const auto& [picture, name] : {std::pair{&frame->reference, "reference"},
+                                        std::pair{&frame->distorted, "distorted"}}) {
       if (absl::Status s = ValidateSampleRange(*picture); !s.ok()) {
-        return log.Finish(Invalid(absl::StrCat("chunk.data: frame ", frame.index, " ", name,
-                                               " picture: ", s.message())));
+        return stop(Invalid(absl::StrCat("chunk.data: frame ", frame->index, " ", name, " picture: ", s.message())));
       }
     }
-    const Clock::time_point started = Clock::now();
-    absl::StatusOr<ScoredFrame> scored = (*scorer)->Score(frame.reference, frame.distorted);
-    if (!scored.ok()) return log.Finish(ToGrpc(scored.status()));
-    const Clock::time_point done = Clock::now();
-    in_flight.Add(-1);
-
-    response.Clear();
-    v1::FrameResult* result = response.mutable_frame();
-    result->set_frame_index(frame.index);
-    ToWire(*scored, result);
-    v1::FrameTiming* timing = result->mutable_timing();
-    timing->set_received_ns(Nanos(frame.last_chunk - frame.first_chunk));
-    timing->set_queued_ns(Nanos(started - frame.last_chunk));
-    timing->set_total_ns(Nanos(done - frame.first_chunk));
-    ObserveStages(*timing, metrics);
-    AddTiming(*timing, totals.mutable_timing_sum());
-    for (size_t i = 0; i < scored->scores.size(); ++i) per_output[i].push_back(scored->scores[i].value);
-    const char* backend = BackendName(scored->backend);
-    for (const std::string& name : metric_names) {
-      metrics->frames_scored.At({name, backend}).Increment();
-      metrics->bytes_scored.At({name, backend}).Increment(2.0 * static_cast<double>(geometry.frame_bytes()));
-    }
-    if (!scored->fallback_reason.empty()) {
-      metrics->fallbacks.At({scored->fallback_reason}).Increment();
-      if (scored->fallback_reason != last_fallback) {
-        spdlog::warn("job_id={} frame {} on the CPU: {} ({})", log.job_id_, frame.index, scored->fallback_reason,
-                     scored->fallback_detail);
-        last_fallback = scored->fallback_reason;
-      }
-    }
-    ++log.frames_;
-    (scored->backend == Backend::kCuda ? log.frames_cuda_ : log.frames_cpu_)++;
-    if (!stream->Write(response)) {
-      return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"));
-    }
-    assembler.Recycle(std::move(frame));
+    // Answered on the pipeline's thread, in frame order, while this one reads on.
+    absl::Status submitted =
+        pipeline.Submit(frame->reference, frame->distorted, [&, frame](FramePipeline::Result result) {
+          in_flight.Add(-1);
+          answerer.Answer(std::move(*frame), std::move(result));
+        });
+    if (!submitted.ok()) return stop(ToGrpc(submitted));
   }
-  if (context->IsCancelled()) {
-    return log.Finish(grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client"));
-  }
+  if (context->IsCancelled()) return cancelled();
+  pipeline.Drain();
+  CopyCounts copy{log, counts};
+  if (grpc::Status error = answerer.error(); !error.ok()) return log.Finish(error);
   if (assembler.HasPartialFrame()) {
     return log.Finish(Invalid(absl::StrCat(
         "chunk: the stream ended in the middle of frame ", assembler.next_frame_index(),
@@ -233,6 +252,8 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   response.Clear();
   v1::StreamSummary* summary = response.mutable_summary();
   summary->set_job_id(header.job_id());
+  const std::vector<std::string>& outputs = pipeline.scorer().output_names();
+  const std::vector<std::vector<double>>& per_output = answerer.per_output();
   for (size_t i = 0; i < outputs.size(); ++i) {
     if (per_output[i].empty()) break;
     absl::StatusOr<PooledScores> pooled_or = PoolScores(per_output[i]);
@@ -250,13 +271,16 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     out->set_median(pooled.median);
   }
   const uint64_t wall_ns = Nanos(Clock::now() - log.start_);
-  totals.set_frames(log.frames_);
-  totals.set_frames_cpu(log.frames_cpu_);
-  totals.set_frames_cuda(log.frames_cuda_);
+  v1::StreamTotals totals;
+  totals.set_bytes_received(bytes_received);
+  *totals.mutable_timing_sum() = answerer.timing_sum();
+  totals.set_frames(counts.frames);
+  totals.set_frames_cpu(counts.cpu);
+  totals.set_frames_cuda(counts.cuda);
   totals.set_wall_ns(wall_ns);
-  totals.set_frames_per_second(wall_ns > 0 ? static_cast<double>(log.frames_) / Seconds(wall_ns) : 0.0);
+  totals.set_frames_per_second(wall_ns > 0 ? static_cast<double>(counts.frames) / Seconds(wall_ns) : 0.0);
   *summary->mutable_totals() = totals;
-  ToWire(**scorer, kServerVersion, summary->mutable_provenance());
+  ToWire(pipeline.scorer(), kServerVersion, summary->mutable_provenance());
   stream->Write(response);
   return log.Finish(grpc::Status::OK);
 }

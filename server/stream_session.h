@@ -2,10 +2,13 @@
 // frames, has the engine score each as soon as it is complete, answers in frame
 // order, and pools the scores when the client half-closes.
 //
-// Back-pressure: the session reads the next message only after the previous frame is
-// scored and answered, so a fast client is slowed by gRPC flow control and the server
-// holds at most one frame per stream, reserved from the server's MemoryBudget when
-// the header is accepted.
+// Frames in flight: complete frames go to the engine's FramePipeline (K =
+// --frames_in_flight) and are answered in frame order on its thread (FrameAnswerer)
+// while this thread reads on. Back-pressure: a new frame is read only while fewer
+// than K are in flight, so a fast client is slowed by gRPC flow control and the
+// server holds at most K frames per stream, reserved from the server's MemoryBudget
+// when the header is accepted. An error on frame i ends the call after the answers
+// to frames before i, as when frames were scored one at a time.
 #ifndef EXACTQ_SERVER_STREAM_SESSION_H_
 #define EXACTQ_SERVER_STREAM_SESSION_H_
 

@@ -14,5 +14,14 @@ PinnedHost::~PinnedHost() {
   if (pinned_) cudaHostUnregister(data_);
 }
 
+std::string CudaPciBusId(int device) {
+  char id[32] = {};
+  if (cudaDeviceGetPCIBusId(id, sizeof id, device) != cudaSuccess) {
+    cudaGetLastError();
+    return "";
+  }
+  return id;
+}
+
 }  // namespace bench
 }  // namespace exactq

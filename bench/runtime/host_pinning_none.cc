@@ -6,5 +6,7 @@ namespace bench {
 PinnedHost::PinnedHost(void* data, size_t) : data_(data) {}
 PinnedHost::~PinnedHost() = default;
 
+std::string CudaPciBusId(int) { return ""; }
+
 }  // namespace bench
 }  // namespace exactq

@@ -1,18 +1,23 @@
-// runtime_bench: sustained throughput of the engine runtime (FrameScorer, issue 6) for
-// psnr, ssim and ssimulacra2 at 1920x1080 and 3840x2160 (8-bit 4:2:0), with 1, 4 and
-// 16 concurrent streams: one thread per stream, each with its own scorer, all scoring
-// for --seconds, frames per second over all streams (median of --reps).
+// runtime_bench: sustained throughput of the engine runtime (FramePipeline over
+// FrameScorer, issue 6) for psnr, ssim and ssimulacra2 at 1920x1080 and 3840x2160
+// (8-bit 4:2:0), with 1, 4 and 16 concurrent streams: one feeding thread per stream,
+// all scoring for --seconds, frames per second over all streams (median of --reps).
 //
 // GPU (when one is visible, --gpu=1):
-//   engine   FrameScorer under `auto`, frames in ordinary (pageable) host memory: what
-//            a server session does;
+//   engine   a FramePipeline per stream with --frames_in_flight frames in flight (K,
+//            default 2, as exactqd's default) of FrameScorers under `auto`, frames in
+//            ordinary (pageable) host memory: what a server session does;
 //   kernels  the metric twins directly (CreateGpuScorer), frames in pinned host memory
 //            (cudaHostRegister): the kernels' own throughput with their copies (the
 //            psnr twin sees the pages are locked and copies them to the device
 //            directly, without its staging);
 //   ratio    engine / kernels (issue 6 asks >= 0.85);
-//   direct   at 1 stream also the direct scorer on the pageable frames, so that
-//            engine / direct is what FrameScorer and `auto` cost over the backend.
+//   direct   at 1 stream also the direct scorer on the pageable frames (one frame at
+//            a time), so that engine / direct is what the runtime adds or costs over
+//            the backend;
+//   gpu_idle the GPU's idle share while the engine ran (1 - NVML's utilization: the
+//            share of time with no kernel running, as nvidia-smi and DCGM report it;
+//            "-" where NVML is missing or the run was shorter than its sampling).
 // CPU (--cpu=1): FrameScorer under `cpu` (the server's CPU pool runs one such scorer
 //   per stream), at --cpu_sizes with --cpu_streams.
 // Every score of every frame is compared with the CPU reference's bits; a difference
@@ -20,7 +25,8 @@
 //
 //   runtime_bench [--gpu=1] [--cpu=1] [--metrics=psnr,ssim,ssimulacra2] [--sizes=1080p,4k]
 //                 [--streams=1,4,16] [--cpu_sizes=1080p] [--cpu_streams=1,4] [--seconds=0.5]
-//                 [--cpu_seconds=2] [--reps=3] [--json=FILE] [--commit=SHA] [--dirty=BOOL]
+//                 [--cpu_seconds=2] [--reps=3] [--frames_in_flight=2] [--json=FILE]
+//                 [--commit=SHA] [--dirty=BOOL]
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -35,8 +41,10 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "bench/common/cpu_bench.h"
+#include "bench/common/gpu_utilization.h"
 #include "bench/runtime/host_pinning.h"
 #include "engine/format/frame.h"
+#include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/gpu_scorer.h"
 
@@ -78,12 +86,17 @@ bool SameBits(const FrameScores& a, const FrameScores& b) {
   return true;
 }
 
-// One stream's work: scores the pair once; false on an error or other bits.
+// One stream's work: scores the pair once (or hands it to the stream's pipeline);
+// false on an error or other bits.
 using Worker = std::function<bool()>;
+// Waits for a stream's frames still in flight; false when one failed.
+using Drain = std::function<bool()>;
 
 // Frames per second of `workers` running at once for `seconds` (each thread finishes
-// the frame it is on), median over `reps`. *ok turns false on any failed frame.
-double Throughput(std::vector<Worker>& workers, double seconds, int reps, bool* ok) {
+// the frame it is on, and drains its frames in flight when `drains` are given),
+// median over `reps`. *ok turns false on any failed frame.
+double Throughput(std::vector<Worker>& workers, double seconds, int reps, bool* ok,
+                  const std::vector<Drain>* drains = nullptr) {
   std::vector<double> fps;
   for (int rep = 0; rep < reps; ++rep) {
     std::atomic<int> ready{0};
@@ -102,6 +115,7 @@ double Throughput(std::vector<Worker>& workers, double seconds, int reps, bool* 
           if (!workers[i]()) failed.store(true);
           ++n;
         }
+        if (drains != nullptr && !(*drains)[i]()) failed.store(true);
         finished[i] = Clock::now();
         frames.fetch_add(n);
       });
@@ -128,6 +142,7 @@ struct Options {
   std::vector<int> cpu_streams = {1, 4};
   double seconds = 0.5, cpu_seconds = 2.0;
   int reps = 3;
+  int frames_in_flight = 2;  // K of the engine's pipeline per stream
   std::string json, commit;
   int dirty = -1;
 };
@@ -166,6 +181,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (bench::Flag(argv[i], "--seconds", &v)) good = absl::SimpleAtod(v, &o->seconds);
     else if (bench::Flag(argv[i], "--cpu_seconds", &v)) good = absl::SimpleAtod(v, &o->cpu_seconds);
     else if (bench::Flag(argv[i], "--reps", &v)) good = absl::SimpleAtoi(v, &o->reps) && o->reps > 0;
+    else if (bench::Flag(argv[i], "--frames_in_flight", &v))
+      good = absl::SimpleAtoi(v, &o->frames_in_flight) && o->frames_in_flight > 0;
     else if (bench::Flag(argv[i], "--json", &v)) o->json = v;
     else if (bench::Flag(argv[i], "--commit", &v)) o->commit = v;
     else if (bench::Flag(argv[i], "--dirty", &v)) o->dirty = bench::ParseBool(v);
@@ -194,9 +211,11 @@ class Bench {
     if (o_.gpu && devices.ok()) {
       device = absl::StrCat((*devices)[0].name, " (cuda:0 of ", devices->size(), ", compute ",
                             (*devices)[0].compute_capability, "); host ", device);
-      std::printf("GPU: engine (FrameScorer, auto, pageable frames) vs kernels (direct twins, pinned frames)\n");
-      std::printf("%-12s %-6s %7s %12s %12s %7s %12s %9s\n", "metric", "size", "streams", "engine_fps", "kernel_fps",
-                  "ratio", "direct_fps", "auto_cost");
+      std::printf("GPU: engine (FramePipeline, %d frames in flight per stream, auto, pageable frames) vs kernels "
+                  "(direct twins, pinned frames)\n",
+                  o_.frames_in_flight);
+      std::printf("%-12s %-6s %7s %12s %12s %7s %12s %9s %9s\n", "metric", "size", "streams", "engine_fps", "kernel_fps",
+                  "ratio", "direct_fps", "auto_cost", "gpu_idle");
       for (const Size& size : o_.sizes) {
         for (const std::string& metric : o_.metrics) Gpu(metric, size);
       }
@@ -244,21 +263,55 @@ class Bench {
     for (int streams : o_.streams) {
       bool ok = true;
       double engine = 0, kernels = 0, direct = 0;
+      bench::GpuUtilization busy;
       {
-        std::vector<std::unique_ptr<FrameScorer>> scorers;
+        // Per stream: a pipeline fed the same pair, and a flag its answers raise on a
+        // frame that failed, left the GPU or differs from the CPU reference.
+        std::vector<std::unique_ptr<std::atomic<bool>>> bad;  // outlives the pipelines' answers
+        std::vector<std::unique_ptr<FramePipeline>> pipelines;
         std::vector<Worker> workers;
+        std::vector<Drain> drains;
         for (int s = 0; s < streams; ++s) {
           auto scorer = FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kAuto);
           if (!scorer.ok()) return Fail(metric, size, scorer.status().ToString());
-          FrameScorer* p = scorer->get();
-          scorers.push_back(std::move(*scorer));
-          workers.push_back([p, &in] {
-            absl::StatusOr<ScoredFrame> f = p->Score(in.ref, in.dis);
-            return f.ok() && f->backend == Backend::kCuda && SameBits(f->scores, in.expected);
+          pipelines.push_back(std::make_unique<FramePipeline>(std::move(*scorer),
+                                                              FramePipeline::Options{o_.frames_in_flight}));
+          FramePipeline* p = pipelines.back().get();
+          if (p->frames_in_flight() != o_.frames_in_flight) {
+            return Fail(metric, size, absl::StrCat("only ", p->frames_in_flight(), " frames in flight: ",
+                                                   p->sibling_error().ToString()));
+          }
+          bad.push_back(std::make_unique<std::atomic<bool>>(false));
+          std::atomic<bool>* b = bad.back().get();
+          workers.push_back([p, b, &in] {
+            const absl::Status submitted = p->Submit(in.ref, in.dis, [b, &in](FramePipeline::Result r) {
+              if (!r.scored.ok() || r.scored->backend != Backend::kCuda || !SameBits(r.scored->scores, in.expected)) {
+                b->store(true);
+              }
+            });
+            return submitted.ok() && !b->load();
+          });
+          drains.push_back([p, b] {
+            p->Drain();
+            return !b->load();
           });
         }
-        if (!Warm(workers, metric, size, "engine")) return;
-        engine = Throughput(workers, o_.seconds, o_.reps, &ok);
+        // Warm K frames per stream, so that every scorer of the pipeline has run once.
+        for (int k = 0; k < o_.frames_in_flight; ++k) {
+          if (!Warm(workers, metric, size, "engine")) return;
+        }
+        for (size_t s = 0; s < drains.size(); ++s) {
+          if (!drains[s]()) return Fail(metric, size, "engine: a warm-up frame failed or differs from the CPU reference");
+        }
+        // The GPU's busy share over the engine's runs (NVML: time with a kernel running).
+        std::string why_no_nvml;
+        auto window = bench::GpuUtilizationWindow::Start(bench::CudaPciBusId(0), &why_no_nvml);
+        engine = Throughput(workers, o_.seconds, o_.reps, &ok, &drains);
+        if (window != nullptr) busy = window->Finish();
+        if (window == nullptr && !nvml_reported_) {
+          std::printf("(GPU idle time not measured: %s)\n", why_no_nvml.c_str());
+          nvml_reported_ = true;
+        }
       }
       kernels = DirectThroughput(in, metric, streams, pinned_ref, pinned_dis, &ok);
       if (streams == 1) direct = DirectThroughput(in, metric, streams, in.ref, in.dis, &ok);
@@ -272,9 +325,15 @@ class Bench {
         Add(key + "engine_vs_direct_pageable", engine / direct, "ratio");
       }
       Add(key + "bits_equal_cpu", ok ? 1 : 0, "bool");
-      std::printf("%-12s %-6s %7d %12.1f %12.1f %7.3f %12s %9s%s\n", metric.c_str(), size.name.c_str(), streams, engine,
-                  kernels, engine / kernels, streams == 1 ? absl::StrCat(static_cast<int>(direct * 10) / 10.0).c_str() : "",
+      if (busy.samples > 0) {
+        Add(key + "engine_gpu_idle_share", 1.0 - busy.busy_fraction, "ratio");
+        Add(key + "engine_gpu_busy_samples", busy.samples, "count");
+      }
+      std::printf("%-12s %-6s %7d %12.1f %12.1f %7.3f %12s %9s %9s%s\n", metric.c_str(), size.name.c_str(), streams,
+                  engine, kernels, engine / kernels,
+                  streams == 1 ? absl::StrCat(static_cast<int>(direct * 10) / 10.0).c_str() : "",
                   streams == 1 ? absl::StrCat(static_cast<int>(engine / direct * 1000) / 1000.0).c_str() : "",
+                  busy.samples > 0 ? absl::StrCat(static_cast<int>((1.0 - busy.busy_fraction) * 100 + 0.5), "%").c_str() : "-",
                   ok ? "" : "  BITS DIFFER");
       std::fflush(stdout);
     }
@@ -353,8 +412,10 @@ class Bench {
     std::fprintf(f, "{\n  \"benchmark\": \"runtime\",\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n",
                  bench::JsonString(device).c_str(), bench::JsonString(commit.sha).c_str(),
                  commit.dirty ? "true" : "false");
+    std::fprintf(f, "  \"frames_in_flight\": %d,\n", o_.frames_in_flight);
     std::fprintf(f, "  \"input\": %s,\n  \"results\": [\n",
-                 bench::JsonString(absl::StrCat("synthetic textured pair with noise, 8-bit 4:2:0; ", o_.seconds,
+                 bench::JsonString(absl::StrCat("synthetic textured pair with noise, 8-bit 4:2:0; engine: ",
+                                                o_.frames_in_flight, " frames in flight per stream; ", o_.seconds,
                                                 " s per GPU measurement, ", o_.cpu_seconds, " s per CPU one, median of ",
                                                 o_.reps))
                      .c_str());
@@ -369,6 +430,7 @@ class Bench {
   Options o_;
   std::vector<Row> rows_;
   bool all_ok_ = true;
+  bool nvml_reported_ = false;
 };
 
 }  // namespace

@@ -76,28 +76,37 @@ const char* FallbackReason(const absl::Status& status) {
 }  // namespace
 
 absl::Status FrameScorer::PlaceOnGpu() {
-  absl::Status status;
   std::optional<GpuDevice> device = pool_->NextDevice();
   if (!device.has_value()) {
-    status = absl::UnavailableError(pool_->UnavailableReason());
+    const absl::Status status = absl::UnavailableError(pool_->UnavailableReason());
     // Devices cooling down come back; lost ones never do (usable() tells them apart).
     may_return_to_gpu_ = pool_->configured() > 0 && !pool_->AllLost();
-  } else if (GetRuntimeConfig().faults.fail_gpu_allocations) {
+    fallback_reason_ = FallbackReason(status);
+    fallback_detail_ = std::string(status.message());
+    return status;
+  }
+  return PlaceOn(*device);
+}
+
+absl::Status FrameScorer::PlaceOn(const GpuDevice& device) {
+  absl::Status status;
+  if (GetRuntimeConfig().faults.fail_gpu_allocations) {
     status = absl::ResourceExhaustedError("injected fault: GPU allocation failed (--fault_injection)");
     may_return_to_gpu_ = false;
   } else {
-    absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = create_gpu_(device->index, geometry_, gpu_requests_);
+    absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = create_gpu_(device.index, geometry_, gpu_requests_);
     if (gpu.ok()) {
       gpu_ = std::move(*gpu);
-      gpu_index_ = device->index;
-      gpu_device_ = absl::StrCat("cuda:", device->index, " (", device->name, ")");
+      gpu_index_ = device.index;
+      device_ = device;
+      gpu_device_ = absl::StrCat("cuda:", device.index, " (", device.name, ")");
       fallback_reason_.clear();
       fallback_detail_.clear();
       return absl::OkStatus();
     }
     status = gpu.status();
     const DeviceFault fault = DeviceFaultOf(status);
-    pool_->ReportFailure(device->index, fault, std::string(status.message()));
+    pool_->ReportFailure(device.index, fault, std::string(status.message()));
     // Unsupported input and memory limits do not change from frame to frame.
     may_return_to_gpu_ = fault != DeviceFault::kNone;
   }
@@ -106,26 +115,58 @@ absl::Status FrameScorer::PlaceOnGpu() {
   return status;
 }
 
+absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::CreateSibling() const {
+  std::unique_ptr<FrameScorer> sibling(new FrameScorer());
+  sibling->geometry_ = geometry_;
+  sibling->preference_ = preference_;
+  sibling->pool_ = pool_;
+  sibling->create_gpu_ = create_gpu_;
+  sibling->gpu_requests_ = gpu_requests_;
+  sibling->identities_ = identities_;
+  sibling->output_names_ = output_names_;
+  for (const GpuMetricRequest& m : gpu_requests_) {
+    absl::StatusOr<std::unique_ptr<Metric>> metric = CreateMetric(m.name, m.options);
+    if (!metric.ok()) return metric.status();  // Create accepted the same spec: not expected
+    sibling->metrics_.push_back(std::move(*metric));
+  }
+  if (gpu_ == nullptr) {
+    // On the CPU: the sibling answers with the same reason and may return the same way.
+    sibling->may_return_to_gpu_ = may_return_to_gpu_;
+    sibling->fallback_reason_ = fallback_reason_;
+    sibling->fallback_detail_ = fallback_detail_;
+    return sibling;
+  }
+  // The same device, not the pool's next one: a stream stays on one GPU, and the pool's
+  // turn over the devices is not moved by a stream's frames in flight.
+  if (pool_->IsLost(gpu_index_)) {
+    return absl::UnavailableError(absl::StrCat(gpu_device_, " was taken out of the pool"));
+  }
+  if (absl::Status s = sibling->PlaceOn(device_); !s.ok()) return s;
+  return sibling;
+}
+
 absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, const Frame& distorted,
                                                     GpuStageTimes* times) {
   // Injected faults count GPU frames over the whole process, like a device that fails
-  // after a while whichever stream is on it.
+  // after a while whichever stream is on it. A frame takes its number when it starts,
+  // so that with frames in flight the ones past the limit are those started last.
   static std::atomic<int64_t> gpu_frames{0};
   const FaultInjection& faults = GetRuntimeConfig().faults;
+  const bool injecting = faults.lose_gpu_after_frames >= 0 || faults.fail_gpu_after_frames >= 0;
+  const int64_t frame_number = injecting ? gpu_frames.fetch_add(1) : 0;
   absl::StatusOr<FrameScores> scores;
-  if (faults.lose_gpu_after_frames >= 0 && gpu_frames.load() >= faults.lose_gpu_after_frames) {
+  if (faults.lose_gpu_after_frames >= 0 && frame_number >= faults.lose_gpu_after_frames) {
     scores = WithDeviceFault(
         absl::InternalError("injected fault: cudaErrorIllegalAddress, the device's context is poisoned "
                             "(--fault_injection)"),
         DeviceFault::kPoisoned);
-  } else if (faults.fail_gpu_after_frames >= 0 && gpu_frames.load() >= faults.fail_gpu_after_frames) {
+  } else if (faults.fail_gpu_after_frames >= 0 && frame_number >= faults.fail_gpu_after_frames) {
     scores = WithDeviceFault(absl::InternalError("injected fault: device failure (--fault_injection)"),
                              DeviceFault::kTransient);
   } else {
     scores = gpu_->Score(reference, distorted, times);
   }
   if (scores.ok()) {
-    gpu_frames.fetch_add(1);
     pool_->ReportSuccess(gpu_index_);
   } else {
     pool_->ReportFailure(gpu_index_, DeviceFaultOf(scores.status()), std::string(scores.status().message()));

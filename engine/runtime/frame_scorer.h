@@ -90,6 +90,14 @@ class FrameScorer {
   // metrics keep scratch buffers; use one FrameScorer per stream.
   absl::StatusOr<ScoredFrame> Score(const Frame& reference, const Frame& distorted);
 
+  // Another scorer for the same stream, for a second frame in flight (FramePipeline):
+  // same geometry, metrics and preference, its own scratch and GPU buffers, on this
+  // scorer's GPU (not the pool's next device), or on the CPU with this scorer's
+  // fallback reason when this one is there. An error (the device has no room, failed,
+  // or was lost) means the stream keeps fewer frames in flight. Call it while this
+  // scorer is idle: it reads the placement that Score changes.
+  absl::StatusOr<std::unique_ptr<FrameScorer>> CreateSibling() const;
+
   const std::vector<MetricIdentity>& metric_identities() const { return identities_; }
   // Every output name, in the order Score returns them.
   const std::vector<std::string>& output_names() const { return output_names_; }
@@ -104,6 +112,8 @@ class FrameScorer {
   // Tries to give this stream a GPU from the pool; on failure records why (for auto's
   // fallback) and whether trying again later makes sense.
   absl::Status PlaceOnGpu();
+  // Places this stream on `device`; on failure records why, as PlaceOnGpu does.
+  absl::Status PlaceOn(const GpuDevice& device);
   // Scores on the stream's GPU; a failure is reported to the pool.
   absl::StatusOr<FrameScores> ScoreOnGpu(const Frame& reference, const Frame& distorted, GpuStageTimes* times);
   // Auto: drops the GPU after a device problem; the stream may come back to a GPU.
@@ -119,6 +129,7 @@ class FrameScorer {
   GpuScorerFactory create_gpu_;
   std::unique_ptr<GpuScorer> gpu_;
   int gpu_index_ = -1;
+  GpuDevice device_;              // the GPU of gpu_, for siblings
   std::string gpu_device_;        // "cuda:0 (NVIDIA H200)"
   bool may_return_to_gpu_ = false;  // left a GPU (or found none) for a device problem
   std::string fallback_reason_;   // why frames go to the CPU under auto
