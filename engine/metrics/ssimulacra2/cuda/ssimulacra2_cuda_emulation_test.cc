@@ -46,7 +46,7 @@ void EmulateTiledRows(const Planes& p, int w, int h) {
       BlurTileRegs next[kBlurTile];  // each lane's registers
       for (int lane = 0; lane < kBlurTile; ++lane) BlurTileFetch(p, w, h, line, row0, 0, lane, next[lane]);
       for (int b = 0; b < groups; ++b) {
-        for (int lane = 0; lane < kBlurTile; ++lane) BlurTilePut(b, lane, next[lane], *tiles);
+        for (int lane = 0; lane < kBlurTile; ++lane) BlurTilePut(p, line, b, lane, next[lane], *tiles);
         if (b + 1 < groups) {
           for (int lane = 0; lane < kBlurTile; ++lane) BlurTileFetch(p, w, h, line, row0, b + 1, lane, next[lane]);
         }

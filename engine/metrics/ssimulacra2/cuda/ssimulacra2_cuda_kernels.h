@@ -274,11 +274,14 @@ struct BlurRowTiles {
 
 EXACTQ_HD inline int BlurRowGroups(int w) { return (w + kBlurStepLead + kBlurTile - 1) / kBlurTile; }
 
-// Input tile b of the warp's rows into registers, lane = column: all 32 loads are
+// Input tile b of the warp's rows into registers, lane = column: all its loads are
 // issued before any value is used, so a tile costs one memory latency, and the kernel
-// fetches tile b + 1 while the lanes walk tile b.
+// fetches tile b + 1 while the lanes walk tile b. The products (s11, s22, s12) are formed
+// only when the tile is put into shared memory: a multiply at fetch time would wait for
+// its loads there and then (on the H200 that wait was half the kernel's stalls).
 struct BlurTileRegs {
-  float v[kBlurTile];
+  float a[kBlurTile];
+  float b[kBlurTile];  // the second factor, for product lines
 };
 
 EXACTQ_HD inline void BlurTileFetch(const Planes& p, int w, int h, int line, int row0, int b, int lane,
@@ -290,17 +293,22 @@ EXACTQ_HD inline void BlurTileFetch(const Planes& p, int w, int h, int line, int
 #endif
   for (int k = 0; k < kBlurTile; ++k) {
     const int row = row0 + k;
-    r.v[k] = row < h && column < w ? in(static_cast<size_t>(row) * w + static_cast<size_t>(column)) : 0.0f;
+    const bool inside = row < h && column < w;
+    const size_t i = static_cast<size_t>(row) * w + static_cast<size_t>(column);
+    r.a[k] = inside ? in.a[i] : 0.0f;
+    r.b[k] = inside && in.product ? in.b[i] : 0.0f;
   }
 }
 
 // The fetched tile b into its slot (b % 2; tile b - 2, the slot's previous tile, is no
-// longer read).
-EXACTQ_HD inline void BlurTilePut(int b, int lane, const BlurTileRegs& r, BlurRowTiles& t) {
+// longer read), each value as BlurInput gives it (a product rounded once).
+EXACTQ_HD inline void BlurTilePut(const Planes& p, int line, int b, int lane, const BlurTileRegs& r,
+                                  BlurRowTiles& t) {
+  const bool product = BlurInputFor(p, line, 0).product;
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
-  for (int k = 0; k < kBlurTile; ++k) t.in[b & 1][k][lane] = r.v[k];
+  for (int k = 0; k < kBlurTile; ++k) t.in[b & 1][k][lane] = product ? r.a[k] * r.b[k] : r.a[k];
 }
 
 struct TileInput {
@@ -362,43 +370,49 @@ EXACTQ_HD inline void BlurTileStore(const Planes& p, int w, int h, int line, int
 }
 
 // The vertical pass, thread t = line * w + column, of rows into blurred: BlurLineAt's
-// steps down the column, in batches of kBlurColumnBatch steps. A batch's loads are all
-// issued before its steps, and the next batch's loads before them too (two register
-// buffers), so the recursion waits on its arithmetic, not on each row's load.
+// steps down the column, in batches of kBlurColumnBatch steps. Each batch's loads are
+// issued a batch ahead (two register buffers), so the recursion waits on its arithmetic,
+// not on each row's load; and each row is loaded once: a step's left input is the right
+// input of the step kBlurColumnLag before it (0 before the column's start, as in
+// BlurLineSteps), carried in registers.
 inline constexpr int kBlurColumnBatch = 16;
+inline constexpr int kBlurColumnLag = 2 * kBlurRadius;
+static_assert(kBlurColumnBatch >= kBlurColumnLag, "a step's left input is in this batch or the one before");
 
 struct BlurColumnBatch {
-  float left[kBlurColumnBatch];
   float right[kBlurColumnBatch];
 };
 
-// The inputs of steps n0 .. n0 + kBlurColumnBatch - 1 (0 outside the column, as in
-// BlurLineSteps; nothing past the column's end is read).
+// The right inputs of steps n0 .. n0 + kBlurColumnBatch - 1 (0 past the column's end).
 EXACTQ_HD inline void LoadColumnBatch(const float* in, size_t stride, int h, int n0, BlurColumnBatch& batch) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
   for (int k = 0; k < kBlurColumnBatch; ++k) {
-    const int n = n0 + k;
-    const int l = n - kBlurRadius - 1;
-    const int r = n + kBlurRadius - 1;
-    batch.left[k] = n < h && l >= 0 ? in[static_cast<size_t>(l) * stride] : 0.0f;
+    const int r = n0 + k + kBlurRadius - 1;  // >= 0: n0 >= -kBlurRadius + 1
     batch.right[k] = r < h ? in[static_cast<size_t>(r) * stride] : 0.0f;
   }
 }
 
-EXACTQ_HD inline void StepColumnBatch(const BlurColumnBatch& batch, float* out, size_t stride, int h, int n0,
-                                      BlurState<float>& state) {
+// Steps n0 .. of the batch; `carry` holds the right inputs of the kBlurColumnLag steps
+// before n0 and is left holding this batch's last ones.
+EXACTQ_HD inline void StepColumnBatch(const BlurColumnBatch& batch, float (&carry)[kBlurColumnLag], float* out,
+                                      size_t stride, int h, int n0, BlurState<float>& state) {
 #if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
   for (int k = 0; k < kBlurColumnBatch; ++k) {
     const int n = n0 + k;
     if (n < h) {
-      const float o = BlurStep(state, batch.left[k], batch.right[k]);
+      const float left = k < kBlurColumnLag ? carry[k] : batch.right[k - kBlurColumnLag];
+      const float o = BlurStep(state, left, batch.right[k]);
       if (n >= 0) out[static_cast<size_t>(n) * stride] = o;
     }
   }
+#if defined(__CUDA_ARCH__)
+#pragma unroll
+#endif
+  for (int j = 0; j < kBlurColumnLag; ++j) carry[j] = batch.right[kBlurColumnBatch - kBlurColumnLag + j];
 }
 
 EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
@@ -409,15 +423,17 @@ EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
   float* out = p.blurred + line * p.plane + column;
   const size_t stride = static_cast<size_t>(w);
   BlurState<float> state = ZeroBlurState(0.0f);
+  float carry[kBlurColumnLag];
+  for (float& v : carry) v = 0.0f;  // the steps before the first have no inputs: 0
   BlurColumnBatch even;
   BlurColumnBatch odd;
   constexpr int kB = kBlurColumnBatch;
   LoadColumnBatch(in, stride, h, -kBlurRadius + 1, even);
   for (int n0 = -kBlurRadius + 1; n0 < h; n0 += 2 * kB) {
     LoadColumnBatch(in, stride, h, n0 + kB, odd);
-    StepColumnBatch(even, out, stride, h, n0, state);
+    StepColumnBatch(even, carry, out, stride, h, n0, state);
     LoadColumnBatch(in, stride, h, n0 + 2 * kB, even);
-    StepColumnBatch(odd, out, stride, h, n0 + kB, state);
+    StepColumnBatch(odd, carry, out, stride, h, n0 + kB, state);
   }
 }
 

@@ -107,7 +107,7 @@ __global__ void __launch_bounds__(kBlurTile) BlurRowsTiledKernel(Planes p, int w
   BlurTileRegs next;
   BlurTileFetch(p, w, h, line, row0, 0, lane, next);
   for (int b = 0; b < groups; ++b) {
-    BlurTilePut(b, lane, next, tiles);
+    BlurTilePut(p, line, b, lane, next, tiles);
     __syncwarp();
     if (b + 1 < groups) BlurTileFetch(p, w, h, line, row0, b + 1, lane, next);
     BlurTileWalk(w, h, row0, b, lane, tiles, state);
