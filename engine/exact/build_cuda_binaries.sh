@@ -23,13 +23,18 @@ LIBS=(-L"$CUDA/lib64" -lcudart_static -Wl,-Bstatic $(pkg-config --libs absl_stat
 "${NVCC[@]}" -c engine/exact/ordered_sum_cuda.cu -o "$OUT/ordered_sum_cuda.o"
 "${NVCC[@]}" -c engine/exact/ordered_sum_cuda_testing.cu -o "$OUT/ordered_sum_cuda_testing.o"
 "${NVCC[@]}" -c bench/exact/ordered_sum_bench.cu -o "$OUT/ordered_sum_bench.o"
-for src in ordered_sum ordered_sum_fixtures ordered_sum_device_model ordered_sum_cuda_test; do
-  "${CXX[@]}" -c "engine/exact/$src.cc" -o "$OUT/$src.o"
+for src in ordered_sum ordered_sum_fixtures ordered_sum_device_model ordered_sum_cuda_test \
+           ordered_sum_cpu_kernels_generic; do
+  "${CXX[@]}" -Wno-psabi -c "engine/exact/$src.cc" -o "$OUT/$src.o"
 done
+# OrderedSumThreads' AVX2 kernels, as engine/exact/BUILD.bazel builds them.
+"${CXX[@]}" -mavx2 -mno-fma -Wno-psabi -c engine/exact/ordered_sum_cpu_kernels_avx2.cc \
+  -o "$OUT/ordered_sum_cpu_kernels_avx2.o"
+HOST_SUM=("$OUT/ordered_sum.o" "$OUT/ordered_sum_cpu_kernels_generic.o" "$OUT/ordered_sum_cpu_kernels_avx2.o")
 
 g++ -o "$OUT/ordered_sum_cuda_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered_sum_cuda_testing.o" \
-  "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_device_model.o" "$OUT/ordered_sum_fixtures.o" "$OUT/ordered_sum.o" \
+  "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_device_model.o" "$OUT/ordered_sum_fixtures.o" "${HOST_SUM[@]}" \
   -Wl,-Bstatic -lgtest_main -lgtest -Wl,-Bdynamic "${LIBS[@]}"
 g++ -o "$OUT/ordered_sum_bench" "$OUT/ordered_sum_bench.o" "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_fixtures.o" \
-  "$OUT/ordered_sum.o" "${LIBS[@]}"
+  "${HOST_SUM[@]}" "${LIBS[@]}"
 echo "built $OUT/ordered_sum_cuda_test and $OUT/ordered_sum_bench"
