@@ -5,10 +5,12 @@
 //   inexact_tree      cub::DeviceReduce::Sum per sum, same concurrency (NOT exact: the
 //                     cost baseline only).
 // For each size and mode:
-//   latency      one frame at a time through Sums (upload from pinned staging, the
+//   latency      one frame at a time through Sums (upload through pinned staging, the
 //                graph, the read-back): median over --reps of the host wall time and of
 //                the device time (CUDA events from the upload's start to the read-back's
-//                end); the first frame (allocation, graph capture) is not timed;
+//                end); the first frame (allocation, graph capture) is not timed; then the
+//                same with both pictures in page-locked memory (cudaHostRegister), as
+//                exactqd's receive buffers hold them: no staging copy;
 //   throughput   N instances (N in --instances, default 1,2,4), each on its own host
 //                thread with its own CUDA streams, each scoring --frames frames through
 //                Score: frames/s over all of them (wall time from a common start to the
@@ -191,6 +193,8 @@ struct ModeResult {
   bool ran = false;
   double latency_wall_ms = 0;
   double latency_device_ms = 0;
+  double locked_latency_wall_ms = 0;  // pictures in page-locked memory (no staging copy)
+  double locked_latency_device_ms = 0;
   std::vector<double> fps;  // per flags.instances
 };
 
@@ -262,6 +266,38 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
                 bench::Min(wall), score.ok() ? *score : std::nan(""),
                 static_cast<long long>(twin->stats().frames_redone_event_walk),
                 static_cast<long long>(twin->stats().frames));
+    // The same pair from page-locked memory, as exactqd's receive buffers hold it: the
+    // twin uploads it without the staging copy.
+    Frame locked_ref = in.ref;
+    Frame locked_dis = in.dis;
+    const bool locked =
+        cudaHostRegister(locked_ref.mutable_bytes(), locked_ref.size_bytes(), cudaHostRegisterDefault) == cudaSuccess &&
+        cudaHostRegister(locked_dis.mutable_bytes(), locked_dis.size_bytes(), cudaHostRegisterDefault) == cudaSuccess;
+    if (locked) {
+      wall.clear();
+      device.clear();
+      for (int i = 0; i < flags.reps; ++i) {
+        const Clock::time_point t0 = Clock::now();
+        absl::StatusOr<FrameSums> sums = twin->Sums(locked_ref, locked_dis);
+        wall.push_back(MsSince(t0));
+        if (!sums.ok()) {
+          std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
+          std::exit(1);
+        }
+        device.push_back(twin->last_device_ms());
+        if (mode != Ssimulacra2SumMode::kInexactTree && !CompareWithReference(in, *sums, mode)) *bits_ok = false;
+      }
+      r.locked_latency_wall_ms = bench::Median(wall);
+      r.locked_latency_device_ms = bench::Median(device);
+      std::printf("  %-16s latency, page-locked pictures: wall %.3f ms, device %.3f ms (median of %d)\n", name,
+                  r.locked_latency_wall_ms, r.locked_latency_device_ms, flags.reps);
+    } else {
+      cudaGetLastError();
+      std::printf("  %-16s latency, page-locked pictures: not measured (cudaHostRegister failed)\n", name);
+    }
+    cudaHostUnregister(locked_ref.mutable_bytes());
+    cudaHostUnregister(locked_dis.mutable_bytes());
+    cudaGetLastError();
   }
   for (int n : flags.instances) {
     std::vector<std::unique_ptr<Ssimulacra2Cuda>> twins;
@@ -344,6 +380,10 @@ int Main(int argc, char** argv) {
       const std::string prefix = std::string(in.label) + "/" + Ssimulacra2SumModeName(mode) + "/";
       results.Add(prefix + "latency_wall_ms", r.latency_wall_ms, "ms");
       results.Add(prefix + "latency_device_ms", r.latency_device_ms, "ms");
+      if (r.locked_latency_wall_ms > 0) {
+        results.Add(prefix + "latency_page_locked_wall_ms", r.locked_latency_wall_ms, "ms");
+        results.Add(prefix + "latency_page_locked_device_ms", r.locked_latency_device_ms, "ms");
+      }
       for (size_t i = 0; i < flags.instances.size(); ++i) {
         results.Add(prefix + "in_flight_" + std::to_string(flags.instances[i]) + "_fps", r.fps[i], "frames/s");
       }

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/exact/ordered_sum_cuda.h"
+#include "engine/metrics/cuda/page_locked.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_pipeline.h"
 #include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
@@ -200,8 +201,18 @@ absl::Status Ssimulacra2Cuda::Reserve(const FrameGeometry& geometry) {
   return absl::OkStatus();
 }
 
-// Upload from staging, the pipeline (forked onto the sum streams and joined back), the
-// read-back: the frame's whole launch sequence, on the main stream.
+absl::Status Ssimulacra2Cuda::Upload(const void* ref, const void* dist) {
+  State& st = *state_;
+  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.frames, ref, st.frame_bytes, cudaMemcpyHostToDevice, st.stream));
+  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(static_cast<char*>(st.frames) + st.frame_bytes, dist, st.frame_bytes,
+                                           cudaMemcpyHostToDevice, st.stream));
+  return absl::OkStatus();
+}
+
+// The pipeline (forked onto the sum streams and joined back) over the uploaded frames,
+// and the read-back: the frame's launch sequence after the upload, on the main stream.
+// (The upload stays outside the graph: its source is the caller's page-locked memory
+// where it can be, a different address every frame.)
 absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   State& st = *state_;
   const FrameGeometry& g = st.geometry;
@@ -219,8 +230,6 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   f.eotf_table = st.eotf_table;
   f.scratch = st.scratch;
   f.results = st.results;
-  SS2_CUDA_RETURN_IF_ERROR(
-      cudaMemcpyAsync(st.frames, st.staging, 2 * st.frame_bytes, cudaMemcpyHostToDevice, st.stream));
   SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode));
   SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
@@ -250,11 +259,10 @@ void Ssimulacra2Cuda::SetTestingSegmentPlanModeForTests(int mode) {
   state_->DropGraph();  // the streams are idle between calls
 }
 
-// One run of the frame in staging: the graph (captured on first use) or the direct
+// One run over the frame on the device: the graph (captured on first use) or the direct
 // launches; waits for the read-back.
-absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph, float* device_ms) {
+absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph) {
   State& st = *state_;
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
   if (graph) {
     if (st.graph_exec == nullptr) {
       if (absl::Status s = BuildGraph(); !s.ok()) {
@@ -270,7 +278,6 @@ absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph, floa
   }
   SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.done, st.stream));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(device_ms, st.start, st.done));
   return absl::OkStatus();
 }
 
@@ -279,12 +286,22 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   if (absl::Status s = Reserve(ref.geometry()); !s.ok()) return s;
-  // The streams are idle here (every call waits for its frame), so staging is free.
-  std::memcpy(st.staging, ref.bytes(), st.frame_bytes);
-  std::memcpy(static_cast<char*>(st.staging) + st.frame_bytes, dist.bytes(), st.frame_bytes);
-
+  // Page-locked pictures go to the device directly; others through staging (the streams
+  // are idle here, every call waits for its frame, so staging is free).
+  const void* ref_source = ref.bytes();
+  const void* dist_source = dist.bytes();
+  if (!gpu_host::IsPageLocked(ref_source, st.frame_bytes) || !gpu_host::IsPageLocked(dist_source, st.frame_bytes)) {
+    std::memcpy(st.staging, ref.bytes(), st.frame_bytes);
+    std::memcpy(static_cast<char*>(st.staging) + st.frame_bytes, dist.bytes(), st.frame_bytes);
+    ref_source = st.staging;
+    dist_source = static_cast<const char*>(st.staging) + st.frame_bytes;
+    ++stats_.frames_staged;
+  }
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
+  if (absl::Status s = Upload(ref_source, dist_source); !s.ok()) return s;
+  if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph); !s.ok()) return s;
   float device_ms = 0.0f;
-  if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph, &device_ms); !s.ok()) return s;
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));
   if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments) {
     int refused = 0;
     int overflowed = 0;
@@ -293,18 +310,15 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
       overflowed += status != gpu::kSumAccepted && status != gpu::kSumRefused ? 1 : 0;  // kSumOverflow
     }
     if (refused + overflowed > 0) {
-      // A segment pipeline refused a sum: the whole frame again (staging still holds it)
-      // with the event walk, which never refuses, directly on the same streams. Its
-      // workspaces share memory with the segment pipeline's, so the segment state is
-      // zeroed again afterwards.
+      // A segment pipeline refused a sum: the whole frame again (the device still holds
+      // both pictures) with the event walk, which never refuses, directly on the same
+      // streams. Its workspaces share memory with the segment pipeline's, so the segment
+      // state is zeroed again afterwards.
       ++stats_.frames_redone_event_walk;
       stats_.sums_refused += refused;
       stats_.sums_overflowed += overflowed;
-      float redo_ms = 0.0f;
-      if (absl::Status s = RunFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false, &redo_ms); !s.ok()) {
-        return s;
-      }
-      device_ms += redo_ms;
+      if (absl::Status s = RunFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false); !s.ok()) return s;
+      SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));  // both runs
       SS2_CUDA_RETURN_IF_ERROR(
           gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));
       SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));

@@ -15,9 +15,11 @@
 // Plain C++ (no device code), so g++ code can use it. One instance per worker thread and
 // device; not thread-safe. Device buffers are sized for the frame geometry in use
 // (Ssimulacra2CudaDeviceBytes: about 370 bytes per pixel plus both frames, 3.1 GB at
-// 3840x2160, and at least about 100 MB for the 108 sum workspaces) and reallocated when the geometry changes; with use_graph the frame's launch
-// sequence (upload, the forked launches of every scale, read-back) is captured once per
-// geometry as a CUDA graph and replayed.
+// 3840x2160, and at least about 100 MB for the 108 sum workspaces) and reallocated when
+// the geometry changes. The pictures are uploaded straight from the caller's memory when
+// it is page-locked (the server's frame buffers), else through a pinned staging copy;
+// with use_graph the rest of the frame's launch sequence (the forked launches of every
+// scale, read-back) is captured once per geometry as a CUDA graph and replayed.
 //
 //   absl::StatusOr<std::unique_ptr<exactq::ssimulacra2::Ssimulacra2Cuda>> gpu =
 //       exactq::ssimulacra2::Ssimulacra2Cuda::Create({/*device=*/0, YuvMatrix::kBt709Limited});
@@ -78,6 +80,7 @@ struct Ssimulacra2CudaStats {
   int64_t frames_redone_event_walk = 0; // kExactSegments: frames run again with the event walk
   int64_t sums_refused = 0;             // of their sums, those the segment pipeline refused (a check)
   int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
+  int64_t frames_staged = 0;            // frames copied into pinned staging (not page-locked)
 };
 
 class Ssimulacra2Cuda {
@@ -116,7 +119,10 @@ class Ssimulacra2Cuda {
   absl::Status Reserve(const FrameGeometry& geometry);
   absl::Status Enqueue(Ssimulacra2SumMode mode);
   absl::Status BuildGraph();
-  absl::Status RunFrame(Ssimulacra2SumMode mode, bool graph, float* device_ms);
+  // Enqueues both pictures' copies to the device frames (from `ref` and `dist`, which
+  // are page-locked memory: the caller's or staging).
+  absl::Status Upload(const void* ref, const void* dist);
+  absl::Status RunFrame(Ssimulacra2SumMode mode, bool graph);
   void DrainStreams();
 
   Ssimulacra2CudaOptions options_;

@@ -12,6 +12,8 @@
 // Without a usable GPU every test is skipped, with the reason printed.
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
 
+#include <cuda_runtime_api.h>
+
 #include <unistd.h>
 
 #include <chrono>
@@ -348,6 +350,35 @@ TEST_F(Ssimulacra2CudaTest, GraphDirectReplayAndGeometryChanges) {
                   absl::StrFormat("64x48 graph %d round %d", graph, round), graph);
     }
   }
+}
+
+// Pictures in page-locked memory (the server's frame buffers) go to the device without
+// the staging copy; pageable ones through it. Alternating both, with the graph and
+// without: the reference's bits every time, and staging used only for the pageable ones.
+TEST_F(Ssimulacra2CudaTest, PageLockedFramesSkipTheStagingCopy) {
+  const FrameGeometry g = Geometry(577, 323, ChromaLayout::k420, 8);
+  const Frame ref = MakeTestFrame(g, 7);
+  const Frame dis = MakeTestFrame(g, 7, Noise{11, 0});
+  Frame locked_ref = ref;
+  Frame locked_dis = dis;
+  ASSERT_EQ(cudaHostRegister(locked_ref.mutable_bytes(), locked_ref.size_bytes(), cudaHostRegisterDefault), cudaSuccess);
+  ASSERT_EQ(cudaHostRegister(locked_dis.mutable_bytes(), locked_dis.size_bytes(), cudaHostRegisterDefault), cudaSuccess);
+  absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  for (bool graph : {true, false}) {
+    Ssimulacra2Cuda* gpu = Gpu(YuvMatrix::kBt709Limited, graph);
+    ASSERT_NE(gpu, nullptr);
+    for (int round = 0; round < 2; ++round) {
+      const int64_t staged = gpu->stats().frames_staged;
+      // CheckOne scores each pair twice (Sums, then Score).
+      EXPECT_TRUE(CheckOne(gpu, locked_ref, locked_dis, *cpu, absl::StrFormat("page-locked graph %d", graph)).equal);
+      EXPECT_EQ(gpu->stats().frames_staged, staged) << "page-locked frames went through staging";
+      EXPECT_TRUE(CheckOne(gpu, ref, dis, *cpu, absl::StrFormat("pageable graph %d", graph)).equal);
+      EXPECT_EQ(gpu->stats().frames_staged, staged + 2);
+    }
+  }
+  cudaHostUnregister(locked_ref.mutable_bytes());
+  cudaHostUnregister(locked_dis.mutable_bytes());
 }
 
 // The segment pipeline's fallback: under a wrong plan (one binade high) it refuses every
