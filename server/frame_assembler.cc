@@ -6,8 +6,12 @@
 
 namespace exactq::server {
 
-FrameAssembler::FrameAssembler(const FrameGeometry& geometry, uint64_t max_chunk_bytes)
-    : geometry_(geometry), picture_bytes_(geometry.frame_bytes()), max_chunk_bytes_(max_chunk_bytes) {
+FrameAssembler::FrameAssembler(const FrameGeometry& geometry, uint64_t max_chunk_bytes,
+                               std::pmr::memory_resource* frame_memory)
+    : geometry_(geometry),
+      picture_bytes_(geometry.frame_bytes()),
+      max_chunk_bytes_(max_chunk_bytes),
+      frame_memory_(frame_memory) {
   StartFrame(0);
 }
 
@@ -74,7 +78,9 @@ absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point 
   }
   if (!reference_state_.started && !distorted_state_.started) current_.first_chunk = arrival;
   if (!state->started && picture->size_bytes() != picture_bytes_) {
-    picture->Reset(geometry_).IgnoreError();  // valid by construction; only allocates
+    // Valid by construction; only allocates (from frame_memory_: a picture without a
+    // buffer may carry another resource).
+    *picture = *Frame::Create(geometry_, frame_memory_);
   }
   state->started = true;
   std::copy(chunk.data().begin(), chunk.data().end(), picture->mutable_bytes() + state->received);

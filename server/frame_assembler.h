@@ -3,7 +3,10 @@
 // in index order, each picture's chunks in order with contiguous offsets, `last` on
 // the chunk that completes the picture. It copies bytes and never looks at samples.
 //
-//   FrameAssembler assembler(geometry, limits.max_chunk_bytes);
+// Pictures are allocated from a memory resource: exactqd passes PinnedFrameMemory(), so
+// the GPU reads them straight from page-locked memory (no second host copy).
+//
+//   FrameAssembler assembler(geometry, limits.max_chunk_bytes, PinnedFrameMemory());
 //   absl::Status s = assembler.Add(chunk);       // INVALID_ARGUMENT naming the field
 //   if (assembler.FrameReady()) { AssembledFrame f = assembler.TakeFrame(); ... }
 #ifndef EXACTQ_SERVER_FRAME_ASSEMBLER_H_
@@ -11,6 +14,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory_resource>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -32,7 +36,8 @@ struct AssembledFrame {
 class FrameAssembler {
  public:
   // The geometry must be valid (checked when the header was accepted).
-  FrameAssembler(const FrameGeometry& geometry, uint64_t max_chunk_bytes);
+  FrameAssembler(const FrameGeometry& geometry, uint64_t max_chunk_bytes,
+                 std::pmr::memory_resource* frame_memory = std::pmr::get_default_resource());
 
   // Adds one chunk; an error names the offending field and leaves the assembler unusable.
   absl::Status Add(const v1::FrameChunk& chunk, Clock::time_point arrival);
@@ -57,6 +62,7 @@ class FrameAssembler {
   FrameGeometry geometry_;
   uint64_t picture_bytes_;
   uint64_t max_chunk_bytes_;
+  std::pmr::memory_resource* frame_memory_;
   AssembledFrame current_;
   PictureState reference_state_;
   PictureState distorted_state_;

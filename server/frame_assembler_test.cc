@@ -1,5 +1,6 @@
 #include "server/frame_assembler.h"
 
+#include <memory_resource>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,43 @@ TEST(FrameAssemblerTest, RecycledBuffersCarryTheNextFrame) {
   EXPECT_EQ(second.reference.bytes(), reference_buffer);  // the same allocation, reused
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.reference.bytes()), 17), std::string(17, 'c'));
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.distorted.bytes()), 17), std::string(17, 'd'));
+}
+
+// Counts live blocks, so the test sees where pictures are allocated.
+class CountingResource : public std::pmr::memory_resource {
+ public:
+  int live = 0;
+  int allocations = 0;
+
+ private:
+  void* do_allocate(size_t bytes, size_t alignment) override {
+    ++live;
+    ++allocations;
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, size_t bytes, size_t alignment) override {
+    --live;
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+};
+
+TEST(FrameAssemblerTest, PicturesComeFromTheGivenMemoryAndAreRecycledThere) {
+  CountingResource memory;
+  {
+    FrameAssembler a(Geometry3x3Yuv420(), 1 << 20, &memory);
+    const auto t = Clock::now();
+    for (uint64_t frame = 0; frame < 5; ++frame) {
+      ASSERT_TRUE(a.Add(Chunk(frame, v1::PICTURE_REFERENCE, 0, std::string(17, 'a'), true), t).ok());
+      ASSERT_TRUE(a.Add(Chunk(frame, v1::PICTURE_DISTORTED, 0, std::string(17, 'b'), true), t).ok());
+      AssembledFrame f = a.TakeFrame();
+      EXPECT_EQ(f.reference.memory_resource(), &memory);
+      EXPECT_EQ(f.distorted.memory_resource(), &memory);
+      a.Recycle(std::move(f));
+    }
+    EXPECT_EQ(memory.allocations, 2);  // one pair, reused for every frame
+  }
+  EXPECT_EQ(memory.live, 0);
 }
 
 TEST(FrameAssemblerTest, FramesFollowEachOtherWithoutRecycling) {

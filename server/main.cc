@@ -24,6 +24,7 @@
 #include "engine/metrics/registry.h"
 #include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
+#include "engine/runtime/pinned_frame_memory.h"
 #include "engine/runtime/runtime_config.h"
 #include "server/gpu_health.h"
 #include "server/logging.h"
@@ -69,6 +70,9 @@ ABSL_FLAG(uint32_t, max_cpu_streams, 0,
 ABSL_FLAG(uint64_t, max_device_bytes, 0,
           "device memory admitted per GPU for the streams placed on it (estimated per stream from its "
           "geometry and metrics); 0 = 90% of the device's memory");
+ABSL_FLAG(uint64_t, pinned_frame_bytes, uint64_t{2} << 30,
+          "page-locked host memory for the pictures of GPU streams, kept for reuse, so the GPU copies "
+          "them without a second host copy; beyond it pictures use ordinary memory; 0 = off");
 ABSL_FLAG(std::string, gpus, "all", "GPUs to use, by index after CUDA_VISIBLE_DEVICES: all, none, or e.g. 0,2");
 ABSL_FLAG(int, gpu_retry_seconds, 30,
           "a GPU that failed (launch or copy error) takes no new streams for this long, doubled for each "
@@ -106,6 +110,7 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
         absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
         absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams"),
+        absl::FindCommandLineFlag("pinned_frame_bytes"),
         absl::FindCommandLineFlag("gpu_retry_seconds")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
@@ -195,6 +200,7 @@ absl::Status ConfigureRuntime() {
   runtime.faults = *faults;
   runtime.max_device_bytes = absl::GetFlag(FLAGS_max_device_bytes);
   runtime.gpu_retry_seconds = absl::GetFlag(FLAGS_gpu_retry_seconds);
+  runtime.pinned_frame_bytes = absl::GetFlag(FLAGS_pinned_frame_bytes);
   if (runtime.gpu_retry_seconds < 0) return absl::InvalidArgumentError("--gpu_retry_seconds must be >= 0");
   if (const uint32_t k = absl::GetFlag(FLAGS_frames_in_flight); k < 1 || k > 64) {
     return absl::InvalidArgumentError(absl::StrCat("--frames_in_flight must be 1 to 64, got ", k));
@@ -234,6 +240,9 @@ int Serve(const ServerConfig& config) {
         if (used.ok()) metrics.device_memory_used.At({absl::StrCat("cuda:", d.index)}).Set(static_cast<double>(*used));
       }
     }
+    const PinnedFrameStats pinned = PinnedFrameMemoryStats();
+    metrics.pinned_frame_bytes.At({}).Set(static_cast<double>(pinned.pinned_bytes));
+    metrics.pinned_frame_fallbacks.At({}).Set(static_cast<double>(pinned.fallbacks));
     return metrics.registry.Render();
   };
   absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http = MetricsHttpServer::Start(config.metrics_listen, render);

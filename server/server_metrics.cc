@@ -40,6 +40,13 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names,
                                         "GPUs this process was given (--gpus, CUDA_VISIBLE_DEVICES).")),
       usable_gpus(registry.AddGauge("exactq_usable_gpus",
                                     "GPUs taking new streams: not cooling down after a failure, not lost.")),
+      pinned_frame_bytes(registry.AddGauge(
+          "exactq_pinned_frame_bytes",
+          "Page-locked host memory held for pictures (in use and kept for reuse), --pinned_frame_bytes at most.")),
+      pinned_frame_fallbacks(registry.AddGauge(
+          "exactq_pinned_frame_fallbacks",
+          "Picture buffers allocated in ordinary memory because the page-locked limit was reached or "
+          "page-locking failed, since start.")),
       build_info(registry.AddGauge("exactq_build_info", "The server's version; always 1.",
                                    {"version"})),
       stage_seconds(registry.AddHistogram(
@@ -67,6 +74,8 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names,
   frames_in_flight.At({});
   configured_gpus.At({});
   usable_gpus.At({});
+  pinned_frame_bytes.At({});
+  pinned_frame_fallbacks.At({});
   build_info.At({version}).Set(1.0);
   for (const char* stage : {"received", "queued", "host_to_device", "compute",
                             "device_to_host", "total"}) {

@@ -27,6 +27,8 @@ struct ServerMetrics {
   Family<GaugeSeries>& device_memory_used;  // {device}
   Family<GaugeSeries>& configured_gpus;     // GPUs given to the process
   Family<GaugeSeries>& usable_gpus;         // of those, the ones that take new streams
+  Family<GaugeSeries>& pinned_frame_bytes;      // page-locked host bytes for pictures (read at scrape)
+  Family<GaugeSeries>& pinned_frame_fallbacks;  // pictures that got ordinary memory instead, so far
   Family<GaugeSeries>& build_info;          // {version}
   Family<HistogramSeries>& stage_seconds;   // {stage}
 };

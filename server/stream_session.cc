@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "engine/pooling/pooling.h"
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
+#include "engine/runtime/pinned_frame_memory.h"
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
@@ -190,7 +192,11 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     return log.Finish(status);
   };
 
-  FrameAssembler assembler(geometry, config.limits.max_chunk_bytes);
+  // A stream placed on a GPU receives its pictures into page-locked memory, so the GPU
+  // copies them from there (no second host copy); a CPU stream needs none.
+  FrameAssembler assembler(geometry, config.limits.max_chunk_bytes,
+                           placement == FrameScorer::kCpuDevice ? std::pmr::get_default_resource()
+                                                                : PinnedFrameMemory());
   uint64_t bytes_received = 0;
   for (;;) {
     if (!assembler.HasPartialFrame()) {

@@ -4,8 +4,9 @@
 
 namespace exactq {
 
-absl::StatusOr<Frame> Frame::Create(const FrameGeometry& geometry) {
+absl::StatusOr<Frame> Frame::Create(const FrameGeometry& geometry, std::pmr::memory_resource* resource) {
   Frame frame;
+  frame.words_ = FrameBuffer(resource);
   if (absl::Status status = frame.Reset(geometry); !status.ok()) return status;
   return frame;
 }

@@ -11,16 +11,22 @@
 //   std::memcpy(frame->mutable_bytes(), chunk.data(), chunk.size());
 //   if (absl::Status s = ValidateSampleRange(*frame); !s.ok()) return s;
 //   const uint16_t* luma = frame->plane16(0);  // bit_depth > 8
+//
+// Storage comes from a std::pmr::memory_resource (default: the default resource), so
+// the server can receive pictures straight into page-locked memory that the GPU reads
+// without a staging copy. A moved frame keeps its buffer and resource; a copy's
+// buffer comes from the default resource (pmr semantics); Reset keeps the resource.
 
 #ifndef EXACTQ_ENGINE_FORMAT_FRAME_H_
 #define EXACTQ_ENGINE_FORMAT_FRAME_H_
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory_resource>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/format/frame_buffer.h"
 #include "engine/format/frame_geometry.h"
 
 namespace exactq {
@@ -35,7 +41,8 @@ class Frame {
   Frame() = default;
 
   // A zero-filled frame; InvalidArgument when the geometry is invalid.
-  static absl::StatusOr<Frame> Create(const FrameGeometry& geometry);
+  static absl::StatusOr<Frame> Create(
+      const FrameGeometry& geometry, std::pmr::memory_resource* resource = std::pmr::get_default_resource());
 
   // Gives the frame a new geometry, keeping the allocation when it is large enough.
   // Sample values are unspecified afterwards: callers overwrite every byte.
@@ -47,6 +54,8 @@ class Frame {
   const uint8_t* bytes() const { return reinterpret_cast<const uint8_t*>(words_.data()); }
   uint8_t* mutable_bytes() { return reinterpret_cast<uint8_t*>(words_.data()); }
   size_t size_bytes() const { return geometry_.frame_bytes(); }
+  // Where the buffer comes from (and goes back to).
+  std::pmr::memory_resource* memory_resource() const { return words_.resource(); }
 
   // Plane p's bytes in the wire layout.
   const uint8_t* plane_bytes(int plane) const { return bytes() + geometry_.plane_offset(plane); }
@@ -74,7 +83,7 @@ class Frame {
   FrameGeometry geometry_;
   // Stored as 16-bit words so plane16() is properly typed and aligned; bytes() views
   // the same storage through unsigned char, which may alias anything.
-  std::vector<uint16_t> words_;
+  FrameBuffer words_;
 };
 
 // InvalidArgument naming the plane, row and column of the first sample (in wire

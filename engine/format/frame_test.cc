@@ -1,6 +1,7 @@
 #include "engine/format/frame.h"
 
 #include <cstring>
+#include <memory_resource>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -85,6 +86,76 @@ TEST(FrameTest, SampleRangeNamesPlaneRowAndColumn) {
   EXPECT_EQ(std::string(status.message()),
             "sample value 1024 in plane 1 (Cb) at row 1, column 2 exceeds 1023, the largest "
             "10-bit value");
+}
+
+// Counts what it hands out, so a test can see where a frame's bytes live.
+class CountingResource : public std::pmr::memory_resource {
+ public:
+  int live = 0;
+  int allocations = 0;
+
+ private:
+  void* do_allocate(size_t bytes, size_t alignment) override {
+    ++live;
+    ++allocations;
+    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
+  }
+  void do_deallocate(void* p, size_t bytes, size_t alignment) override {
+    --live;
+    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
+  }
+  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
+};
+
+TEST(FrameTest, StorageComesFromTheGivenResource) {
+  CountingResource resource;
+  {
+    absl::StatusOr<Frame> frame = Frame::Create({16, 8, {ChromaLayout::k420, 10}}, &resource);
+    ASSERT_TRUE(frame.ok());
+    EXPECT_EQ(frame->memory_resource(), &resource);
+    EXPECT_EQ(resource.live, 1);
+    for (size_t i = 0; i < frame->size_bytes(); ++i) ASSERT_EQ(frame->bytes()[i], 0) << i;
+    // Reset to a smaller geometry keeps the allocation; a larger one grows it in place.
+    ASSERT_TRUE(frame->Reset({8, 8, {ChromaLayout::k420, 8}}).ok());
+    EXPECT_EQ(resource.allocations, 1);
+    ASSERT_TRUE(frame->Reset({32, 32, {ChromaLayout::k444, 16}}).ok());
+    EXPECT_EQ(resource.allocations, 2);
+    EXPECT_EQ(frame->memory_resource(), &resource);
+    EXPECT_EQ(resource.live, 1);
+  }
+  EXPECT_EQ(resource.live, 0);
+}
+
+TEST(FrameTest, MovesKeepTheBufferAndCopiesGoToTheDefaultResource) {
+  CountingResource resource;
+  const FrameGeometry g{6, 4, {ChromaLayout::k420, 8}};
+  Frame a = *Frame::Create(g, &resource);
+  a.set_sample(0, 1, 2, 77);
+  const uint8_t* buffer = a.bytes();
+
+  Frame copy = a;
+  EXPECT_EQ(copy.memory_resource(), std::pmr::get_default_resource());
+  EXPECT_NE(copy.bytes(), buffer);
+  EXPECT_EQ(copy.sample(0, 1, 2), 77u);
+
+  Frame moved = std::move(a);
+  EXPECT_EQ(moved.bytes(), buffer);
+  EXPECT_EQ(moved.memory_resource(), &resource);
+
+  // Move assignment onto a frame of another resource hands the buffer over too.
+  Frame target = *Frame::Create(g);
+  target = std::move(moved);
+  EXPECT_EQ(target.bytes(), buffer);
+  EXPECT_EQ(target.memory_resource(), &resource);
+  EXPECT_EQ(target.sample(0, 1, 2), 77u);
+  EXPECT_EQ(resource.allocations, 1);
+
+  // Copy assignment keeps the target's resource.
+  Frame other = *Frame::Create(g, &resource);
+  other = copy;
+  EXPECT_EQ(other.memory_resource(), &resource);
+  EXPECT_EQ(other.sample(0, 1, 2), 77u);
+  EXPECT_EQ(resource.live, 2);
 }
 
 }  // namespace

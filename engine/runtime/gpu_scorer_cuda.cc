@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "engine/metrics/cuda/page_locked.h"
 #include "engine/metrics/psnr/cuda/psnr_cuda.h"
 #include "engine/metrics/psnr/psnr.h"
 #include "engine/metrics/ssim/cuda/ssim_cuda.h"
@@ -100,12 +101,25 @@ class PsnrGpuMetric final : public GpuMetric {
   PsnrCuda psnr_;
 };
 
-// SsimCuda keeps its own streams on the device; one frame at a time here (the
-// stream session holds one frame in flight).
+// SsimCuda keeps its own streams on the device; one frame at a time here (each scorer
+// of a stream's pipeline has its own twin).
 class SsimGpuMetric final : public GpuMetric {
  public:
   explicit SsimGpuMetric(std::unique_ptr<ssim::SsimCuda> ssim) : ssim_(std::move(ssim)) {}
   absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted) override {
+    const size_t luma = reference.geometry().plane_bytes(0);
+    // Page-locked luma planes go to the device as they are (the twin's Submit would
+    // copy them into its staging first); the frames outlive the Collect below.
+    if (reference.geometry() == distorted.geometry() && luma > 0 && ssim_->in_flight() == 0 &&
+        gpu_host::IsPageLocked(reference.plane_bytes(0), luma) && gpu_host::IsPageLocked(distorted.plane_bytes(0), luma)) {
+      if (absl::Status s = ssim_->SubmitLuma(reference.geometry(), reference.plane_bytes(0), distorted.plane_bytes(0));
+          !s.ok()) {
+        return s;
+      }
+      absl::StatusOr<ssim::SsimCudaFrame> frame = ssim_->Collect();
+      if (!frame.ok()) return frame.status();
+      return std::move(frame->scores);
+    }
     return ssim_->Score(reference, distorted);
   }
 

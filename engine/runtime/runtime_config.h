@@ -35,6 +35,9 @@ struct RuntimeConfig {
   // Back-off before a GPU that failed transiently is given new streams again (doubled
   // for each failure in a row; see DevicePool).
   int gpu_retry_seconds = 30;
+  // Page-locked host memory for frame buffers (PinnedFrameMemory, pinned_frame_memory.h):
+  // at most this many bytes, kept for reuse; 0: frames in ordinary memory.
+  uint64_t pinned_frame_bytes = uint64_t{2} << 30;
   FaultInjection faults;
 };
 

@@ -3,6 +3,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "absl/strings/str_cat.h"
+#include "engine/metrics/cuda/page_locked.h"
 #include "engine/metrics/psnr/cuda/staged_copy.h"
 
 namespace exactq {
@@ -32,21 +33,6 @@ __global__ void PlaneSseKernel(const Sample* ref, const Sample* dist, uint64_t s
   }
   const unsigned long long block = BlockReduce(storage).Sum(local);
   if (threadIdx.x == 0) atomicAdd(sse, block);
-}
-
-// Whether [p, p + bytes) is page-locked host memory (checked at both ends): then the
-// DMA can read it directly. Pageable memory answers cudaMemoryTypeUnregistered.
-bool IsPageLocked(const void* p, size_t bytes) {
-  const void* ends[] = {p, static_cast<const uint8_t*>(p) + (bytes - 1)};
-  for (const void* q : ends) {
-    cudaPointerAttributes attributes;
-    if (cudaPointerGetAttributes(&attributes, q) != cudaSuccess) {
-      cudaGetLastError();  // not sticky; do not leave it for the next call
-      return false;
-    }
-    if (attributes.type != cudaMemoryTypeHost) return false;
-  }
-  return true;
 }
 
 }  // namespace
@@ -96,7 +82,7 @@ absl::Status PsnrCuda::ReserveStaging(size_t frame_bytes) {
 
 absl::Status PsnrCuda::Upload(const uint8_t* ref, const uint8_t* dist, size_t bytes) {
   uint8_t* const device[2] = {device_frames_, device_frames_ + capacity_bytes_};
-  if (IsPageLocked(ref, bytes) && IsPageLocked(dist, bytes)) {
+  if (gpu_host::IsPageLocked(ref, bytes) && gpu_host::IsPageLocked(dist, bytes)) {
     if (absl::Status s = Check(cudaMemcpyAsync(device[0], ref, bytes, cudaMemcpyHostToDevice, stream_),
                                "cudaMemcpyAsync(reference)");
         !s.ok()) {
