@@ -46,6 +46,34 @@ def score(bin_dir, address, ref, dist, metrics, backend, out):
     return run.returncode, run.stderr.strip(), (json.load(open(out)) if run.returncode == 0 else None)
 
 
+def concurrent_streams(args, address, pairs, cpu_results):
+    """Every pair `args.concurrent` times at once with --backend cuda: many streams of mixed
+    geometries and metrics on the GPU together; each frame must be cuda and have the bits of
+    the pair's cpu run."""
+    runs = []
+    for copy in range(args.concurrent):
+        for name, ref, dist in pairs:
+            out = os.path.join(args.out, f"{name}.concurrent{copy}.json")
+            proc = subprocess.Popen([os.path.join(args.bin, "exactq"), "score", ref, dist, "--server", address,
+                                     "--metrics", args.metrics, "--backend", "cuda", "--json", out, "--quiet"],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            runs.append((name, out, proc))
+    failures = 0
+    for name, out, proc in runs:
+        _, err = proc.communicate(timeout=600)
+        got = json.load(open(out)) if proc.returncode == 0 else None
+        cpu = cpu_results[name]
+        same = got is not None and len(got["frames"]) == len(cpu["frames"]) and all(
+            fg["backend"] == "cuda" and bits(fg["metrics"].get(k)) == bits(v)
+            for fg, fc in zip(got["frames"], cpu["frames"]) for k, v in fc["metrics"].items())
+        if not same:
+            print(f"FAIL concurrent {name}: rc {proc.returncode} {err.strip()}")
+            failures += 1
+    print(f"concurrent: {len(runs)} streams at once ({len(pairs)} pairs x {args.concurrent}), "
+          f"{len(runs) - failures} with the cpu bits on cuda: {'ok' if failures == 0 else 'FAIL'}")
+    return failures
+
+
 def fault_injection(args, ref, dist):
     """A GPU that fails after 2 frames: auto finishes on the CPU with the same bits;
     forced cuda reports the failure; failing allocations send auto to the CPU."""
@@ -131,15 +159,19 @@ def main():
     parser.add_argument("--metrics", default="psnr")
     parser.add_argument("--out", default=tempfile.mkdtemp())
     parser.add_argument("--fault-pair", default="", help="REF,DIST of several frames for the fault-injection checks")
+    parser.add_argument("--concurrent", type=int, default=4, help="then every pair this many times at once on cuda")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    server, ports = start_server(args.bin, args.out, "main", [])
+    # All clients come from 127.0.0.1: room for the concurrent streams.
+    server, ports = start_server(args.bin, args.out, "main", ["--max_streams_per_peer=64"])
     try:
         address = "127.0.0.1:" + ports["grpc"]
         START_ADDRESS[0] = address
         failures = 0
         compared = 0
         rows = []
+        pairs = []
+        cpu_results = {}
         for dist in sorted(glob.glob(os.path.join(args.pairs, "*.dist.y4m"))):
             name = os.path.basename(dist)[: -len(".dist.y4m")]
             ref = os.path.join(args.pairs, name.split("_")[0] + ".ref.y4m")
@@ -158,6 +190,8 @@ def main():
             if len(results) != 2:
                 continue
             gpu, cpu = results["cuda"][0], results["cpu"][0]
+            pairs.append((name, ref, dist))
+            cpu_results[name] = cpu
             same = True
             for fg, fc in zip(gpu["frames"], cpu["frames"]):
                 if fg["backend"] != "cuda":
@@ -179,6 +213,8 @@ def main():
             print(f"{r[0]:32} {r[1]:6} {r[2]:>5} {r[3]:8.3f} {r[4]:8.3f}")
         print("\n".join(cuda_frames))
         print(f"{compared} values compared, {failures} failing pairs")
+        if args.concurrent > 0 and pairs:
+            failures += concurrent_streams(args, address, pairs, cpu_results)
         if args.fault_pair:
             ref, dist = args.fault_pair.split(",")
             failures += fault_injection(args, ref, dist)
