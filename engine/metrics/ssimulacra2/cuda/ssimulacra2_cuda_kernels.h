@@ -439,8 +439,7 @@ EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
 
 // B.7-B.8 at pixel i (of n) of channel c: the six terms, as ChannelSums computes them,
 // into channel c's six term planes.
-EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
-  if (i >= n) return;
+EXACTQ_HD inline void TermsAt(const Planes& p, int c, size_t i, double (&terms)[kSumsPerChannel]) {
   using L = ScalarLanes;
   const float img1 = p.xyb[0][c * p.plane + i];
   const float img2 = p.xyb[1][c * p.plane + i];
@@ -456,12 +455,20 @@ EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
   const double edge = EdgeDifference<L>(img1, mu1, img2, mu2);
   double artifact, detail;
   SplitEdgeDifference<L>(edge, artifact, detail);
-  TermPlane(p, c, kSumSsim)[i] = d;
-  TermPlane(p, c, kSumSsim4)[i] = Quartic(d);
-  TermPlane(p, c, kSumArtifact)[i] = artifact;
-  TermPlane(p, c, kSumArtifact4)[i] = Quartic(artifact);
-  TermPlane(p, c, kSumDetail)[i] = detail;
-  TermPlane(p, c, kSumDetail4)[i] = Quartic(detail);
+  terms[kSumSsim] = d;
+  terms[kSumSsim4] = Quartic(d);
+  terms[kSumArtifact] = artifact;
+  terms[kSumArtifact4] = Quartic(artifact);
+  terms[kSumDetail] = detail;
+  terms[kSumDetail4] = Quartic(detail);
+}
+
+// ... and into channel c's six term planes.
+EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
+  if (i >= n) return;
+  double terms[kSumsPerChannel];
+  TermsAt(p, c, i, terms);
+  for (int k = 0; k < kSumsPerChannel; ++k) TermPlane(p, c, k)[i] = terms[k];
 }
 
 }  // namespace gpu

@@ -124,6 +124,56 @@ __global__ void BlurColumnsKernel(Planes p, int w, int h) { BlurColumnAt(p, w, h
 
 __global__ void TermsKernel(Planes p, size_t n, int c) { TermsAt(p, n, c, static_cast<size_t>(LinearIndex())); }
 
+// Where TermsWithChunkSumsKernel leaves each chunk's approximate sum of each term plane:
+// the segment workspaces' chunk_sums, so the segment pipeline skips its own pass over the
+// planes (EnqueueSegmentedSumFromChunkSums).
+struct ChunkSumOutputs {
+  double* p[kSumsPerChannel];
+};
+
+constexpr int kTermsChunkThreads = 256;
+static_assert(xg::kChunkTerms % kTermsChunkThreads == 0, "a block covers whole chunks");
+
+// One block per chunk of 1024 pixels (4 per thread): channel c's six terms into their
+// planes, as TermsKernel, and each plane's chunk sum (an approximate sum: any order of
+// adds will do, it only places the exact walk's checks).
+__global__ void __launch_bounds__(kTermsChunkThreads) TermsWithChunkSumsKernel(Planes p, size_t n, int c,
+                                                                               ChunkSumOutputs out) {
+  constexpr int kWarps = kTermsChunkThreads / 32;
+  __shared__ double warp_sums[kWarps][kSumsPerChannel];
+  const size_t chunk = blockIdx.x;
+  double acc[kSumsPerChannel] = {};
+#pragma unroll
+  for (int j = 0; j < xg::kChunkTerms / kTermsChunkThreads; ++j) {
+    const size_t i = chunk * xg::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
+    if (i < n) {
+      double terms[kSumsPerChannel];
+      TermsAt(p, c, i, terms);
+#pragma unroll
+      for (int k = 0; k < kSumsPerChannel; ++k) {
+        TermPlane(p, c, k)[i] = terms[k];
+        acc[k] = __dadd_rn(acc[k], terms[k]);
+      }
+    }
+  }
+  const int lane = static_cast<int>(threadIdx.x) & 31;
+  const int warp = static_cast<int>(threadIdx.x) >> 5;
+#pragma unroll
+  for (int k = 0; k < kSumsPerChannel; ++k) {
+#pragma unroll
+    for (int d = 16; d >= 1; d >>= 1) acc[k] = __dadd_rn(acc[k], __shfl_xor_sync(0xffffffffu, acc[k], d));
+    if (lane == 0) warp_sums[warp][k] = acc[k];
+  }
+  __syncthreads();
+  if (threadIdx.x < kSumsPerChannel) {
+    const int k = static_cast<int>(threadIdx.x);
+    double total = 0.0;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) total = __dadd_rn(total, warp_sums[w][k]);
+    out.p[k][chunk] = total;
+  }
+}
+
 // Where each of the 108 results lies when the sums are done: the bits of the double, and
 // the segment pipeline's status (null: none, 0).
 struct SumSources {
@@ -147,18 +197,23 @@ dim3 PixelGrid(int w, int h, int z, dim3 block) {
 unsigned LinearGrid(int64_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
 
 // One sum of n terms at `terms` on `stream`, in `region`; sets where its result will be.
+// Whether the segment pipeline sums this plane (then the terms kernel writes its chunk
+// sums into the workspace).
+bool SegmentSum(SumPath path, size_t n) { return path == SumPath::kSegments && xg::SegmentPipelineFits(n); }
+
 cudaError_t EnqueueOneSum(SumPath path, int segment_plan_mode, const double* terms, size_t n, char* region,
                           size_t region_bytes, cudaStream_t stream, const unsigned long long** bits,
                           const int32_t** status) {
   const int64_t chunks = xg::ChunkCount(n);
   *status = nullptr;
-  if (path == SumPath::kSegments && xg::SegmentPipelineFits(n)) {
+  if (SegmentSum(path, n)) {
     const xg::SegmentWorkspace ws = xg::CarveSegmentWorkspace(region, chunks);
     *bits = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
     *status = &ws.output->status;
     xg::PlanOptions plan;
     plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
-    return xg::EnqueueSegmentedSum(xg::DeviceArrayTerms{terms}, n, ws, plan, stream);
+    // TermsWithChunkSumsKernel left the chunk sums in ws.chunk_sums.
+    return xg::EnqueueSegmentedSumFromChunkSums(xg::DeviceArrayTerms{terms}, n, ws, plan, stream);
   }
   if (path == SumPath::kInexactTree) {
     double* out = reinterpret_cast<double*>(region);
@@ -297,8 +352,17 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineSt
           }
         }
       }
-      constexpr int kTermBlock = 256;
-      TermsKernel<<<LinearGrid(static_cast<int64_t>(n), kTermBlock), kTermBlock, 0, terms_stream>>>(p, n, c);
+      if (SegmentSum(path, n)) {
+        ChunkSumOutputs chunk_sums;
+        for (int k = 0; k < kSumsPerChannel; ++k) {
+          chunk_sums.p[k] = xg::CarveSegmentWorkspace(l.regions[s][c][k], xg::ChunkCount(n)).chunk_sums;
+        }
+        TermsWithChunkSumsKernel<<<static_cast<unsigned>(xg::ChunkCount(n)), kTermsChunkThreads, 0, terms_stream>>>(
+            p, n, c, chunk_sums);
+      } else {
+        constexpr int kTermBlock = 256;
+        TermsKernel<<<LinearGrid(static_cast<int64_t>(n), kTermBlock), kTermBlock, 0, terms_stream>>>(p, n, c);
+      }
       if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
       if (cudaError_t err = cudaEventRecord(ps.terms[s][c], terms_stream); err != cudaSuccess) return err;
       for (int k = 0; k < kSumsPerChannel; ++k) {
