@@ -12,7 +12,7 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
        -ffp-contract=off -I. -I"$work")
 clang++ "${flags[@]}" -o "$work/request_fuzzer" tests/fuzz/request_fuzzer.cc \
   server/frame_assembler.cc server/wire_conversion.cc \
-  engine/format/frame.cc engine/format/frame_geometry.cc engine/format/pixel_format.cc engine/format/color.cc \
+  engine/format/frame.cc engine/format/frame_buffer.cc engine/format/frame_geometry.cc engine/format/pixel_format.cc engine/format/color.cc \
   "$work/exactq/v1/exactq.pb.cc" \
   $(pkg-config --libs protobuf absl_status absl_statusor absl_strings absl_str_format)
 python3 tests/fuzz/make_seeds.py "$work/corpus"
