@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/format/testing/counting_resource.h"
 #include "gtest/gtest.h"
 
 namespace exactq::server {
@@ -63,24 +64,7 @@ TEST(FrameAssemblerTest, RecycledBuffersCarryTheNextFrame) {
   EXPECT_EQ(std::string(reinterpret_cast<const char*>(second.distorted.bytes()), 17), std::string(17, 'd'));
 }
 
-// Counts live blocks, so the test sees where pictures are allocated.
-class CountingResource : public std::pmr::memory_resource {
- public:
-  int live = 0;
-  int allocations = 0;
-
- private:
-  void* do_allocate(size_t bytes, size_t alignment) override {
-    ++live;
-    ++allocations;
-    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, size_t bytes, size_t alignment) override {
-    --live;
-    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-};
+using testing_memory::CountingResource;
 
 TEST(FrameAssemblerTest, PicturesComeFromTheGivenMemoryAndAreRecycledThere) {
   CountingResource memory;

@@ -4,6 +4,7 @@
 #include <memory_resource>
 #include <string>
 
+#include "engine/format/testing/counting_resource.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -88,24 +89,7 @@ TEST(FrameTest, SampleRangeNamesPlaneRowAndColumn) {
             "10-bit value");
 }
 
-// Counts what it hands out, so a test can see where a frame's bytes live.
-class CountingResource : public std::pmr::memory_resource {
- public:
-  int live = 0;
-  int allocations = 0;
-
- private:
-  void* do_allocate(size_t bytes, size_t alignment) override {
-    ++live;
-    ++allocations;
-    return std::pmr::new_delete_resource()->allocate(bytes, alignment);
-  }
-  void do_deallocate(void* p, size_t bytes, size_t alignment) override {
-    --live;
-    std::pmr::new_delete_resource()->deallocate(p, bytes, alignment);
-  }
-  bool do_is_equal(const std::pmr::memory_resource& other) const noexcept override { return this == &other; }
-};
+using testing_memory::CountingResource;
 
 TEST(FrameTest, StorageComesFromTheGivenResource) {
   CountingResource resource;
