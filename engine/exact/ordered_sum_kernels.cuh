@@ -138,40 +138,56 @@ __host__ __device__ inline int64_t GroupCount(int64_t chunks) { return (chunks +
 
 inline size_t AlignUp(size_t bytes) { return (bytes + 255) & ~size_t{255}; }
 
-// About 560 bytes per 1024 terms (4.4 MB for a 4K plane): mostly the precomputed scans.
-inline size_t WorkspaceBytes(int64_t chunks) {
+// Lays a workspace's arrays out one after another from `base`, each aligned by AlignUp;
+// with base == nullptr it only measures, so that a workspace's size is its layout's end
+// (WorkspaceBytes and CarveWorkspace cannot disagree).
+class WorkspaceCarver {
+ public:
+  explicit WorkspaceCarver(void* base) : base_(static_cast<char*>(base)) {}
+  template <class T>
+  T* Take(size_t count) {
+    T* at = base_ == nullptr ? nullptr : reinterpret_cast<T*>(base_ + offset_);
+    offset_ += AlignUp(count * sizeof(T));
+    return at;
+  }
+  size_t bytes() const { return offset_; }
+
+ private:
+  char* base_;
+  size_t offset_ = 0;
+};
+
+// The event-walk workspace from `carver` (about 560 bytes per 1024 terms, 4.4 MB for a 4K
+// plane: mostly the precomputed scans).
+inline Workspace CarveWorkspace(WorkspaceCarver& carver, int64_t chunks) {
   const size_t c = static_cast<size_t>(chunks);
   const size_t g = static_cast<size_t>(GroupCount(chunks));
-  return AlignUp(c * sizeof(double)) + AlignUp(c * sizeof(int)) + AlignUp(c * sizeof(RunSummary)) +
-         AlignUp(sizeof(WalkOutput)) + AlignUp(c * sizeof(double)) + AlignUp(c) + AlignUp(c * sizeof(TransitionInfo)) +
-         AlignUp(c * sizeof(RunSummary)) + AlignUp(g * kGroupChunks * sizeof(WalkEvent)) + 2 * AlignUp(g * sizeof(int)) +
-         AlignUp(g * kGroupSlots * sizeof(ScanSlot)) + AlignUp(sizeof(int));
+  Workspace ws;
+  ws.chunk_sums = carver.Take<double>(c);
+  ws.plan = carver.Take<int>(c);
+  ws.summaries = carver.Take<RunSummary>(c);
+  ws.output = carver.Take<WalkOutput>(1);
+  ws.approximate_prefix = carver.Take<double>(c);
+  ws.predicted_refused = carver.Take<uint8_t>(c);
+  ws.transitions = carver.Take<TransitionInfo>(c);
+  ws.piece_prefix = carver.Take<RunSummary>(c);
+  ws.events = carver.Take<WalkEvent>(g * kGroupChunks);
+  ws.event_count = carver.Take<int>(g);
+  ws.plan_runs = carver.Take<int>(g);
+  ws.slots = carver.Take<ScanSlot>(g * kGroupSlots);
+  ws.slot_pool = carver.Take<int>(1);
+  return ws;
 }
 
 inline Workspace CarveWorkspace(void* base, int64_t chunks) {
-  const size_t c = static_cast<size_t>(chunks);
-  const size_t g = static_cast<size_t>(GroupCount(chunks));
-  char* p = static_cast<char*>(base);
-  const auto take = [&p](size_t bytes) {
-    char* at = p;
-    p += AlignUp(bytes);
-    return at;
-  };
-  Workspace ws;
-  ws.chunk_sums = reinterpret_cast<double*>(take(c * sizeof(double)));
-  ws.plan = reinterpret_cast<int*>(take(c * sizeof(int)));
-  ws.summaries = reinterpret_cast<RunSummary*>(take(c * sizeof(RunSummary)));
-  ws.output = reinterpret_cast<WalkOutput*>(take(sizeof(WalkOutput)));
-  ws.approximate_prefix = reinterpret_cast<double*>(take(c * sizeof(double)));
-  ws.predicted_refused = reinterpret_cast<uint8_t*>(take(c));
-  ws.transitions = reinterpret_cast<TransitionInfo*>(take(c * sizeof(TransitionInfo)));
-  ws.piece_prefix = reinterpret_cast<RunSummary*>(take(c * sizeof(RunSummary)));
-  ws.events = reinterpret_cast<WalkEvent*>(take(g * kGroupChunks * sizeof(WalkEvent)));
-  ws.event_count = reinterpret_cast<int*>(take(g * sizeof(int)));
-  ws.plan_runs = reinterpret_cast<int*>(take(g * sizeof(int)));
-  ws.slots = reinterpret_cast<ScanSlot*>(take(g * kGroupSlots * sizeof(ScanSlot)));
-  ws.slot_pool = reinterpret_cast<int*>(take(sizeof(int)));
-  return ws;
+  WorkspaceCarver carver(base);
+  return CarveWorkspace(carver, chunks);
+}
+
+inline size_t WorkspaceBytes(int64_t chunks) {
+  WorkspaceCarver carver(nullptr);
+  CarveWorkspace(carver, chunks);
+  return carver.bytes();
 }
 
 inline unsigned WarpGrid(int64_t chunks, int warps_per_block) {

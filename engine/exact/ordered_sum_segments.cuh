@@ -137,39 +137,35 @@ __host__ __device__ inline int64_t SegmentGroupCount(int64_t chunks) {
 inline int SegmentMiddleCapacity(int64_t chunks) { return static_cast<int>(chunks < 2048 ? 2048 : chunks); }
 inline int SegmentLaneCapacity(int64_t chunks) { return static_cast<int>(chunks < 2048 ? 2048 : chunks); }
 
-// About 700 bytes per 1024 terms (5.6 MB for a 4K plane).
-inline size_t SegmentWorkspaceBytes(int64_t chunks) {
+// The segment pipeline's workspace from `carver` (about 700 bytes per 1024 terms, 5.6 MB
+// for a 4K plane).
+inline SegmentWorkspace CarveSegmentWorkspace(WorkspaceCarver& carver, int64_t chunks) {
   const size_t c = static_cast<size_t>(chunks);
   const size_t g = static_cast<size_t>(SegmentGroupCount(chunks));
-  return AlignUp(c * sizeof(double)) + AlignUp(static_cast<size_t>(SuperCount(chunks)) * sizeof(double)) +
-         AlignUp(c * sizeof(ChunkRecord)) + AlignUp(SegmentMiddleCapacity(chunks) * sizeof(SegmentStep)) +
-         AlignUp(static_cast<size_t>(SegmentLaneCapacity(chunks)) * 32 * sizeof(double)) +
-         AlignUp(g * kSegmentGroupSteps * sizeof(SegmentStep)) + AlignUp(g * sizeof(int)) +
-         AlignUp(sizeof(SegmentCounters)) + AlignUp(sizeof(SegmentOutput));
-}
-
-inline SegmentWorkspace CarveSegmentWorkspace(void* base, int64_t chunks) {
-  const size_t c = static_cast<size_t>(chunks);
-  const size_t g = static_cast<size_t>(SegmentGroupCount(chunks));
-  char* p = static_cast<char*>(base);
-  const auto take = [&p](size_t bytes) {
-    char* at = p;
-    p += AlignUp(bytes);
-    return at;
-  };
   SegmentWorkspace ws;
   ws.middle_capacity = SegmentMiddleCapacity(chunks);
   ws.lane_capacity = SegmentLaneCapacity(chunks);
-  ws.chunk_sums = reinterpret_cast<double*>(take(c * sizeof(double)));
-  ws.super_sums = reinterpret_cast<double*>(take(static_cast<size_t>(SuperCount(chunks)) * sizeof(double)));
-  ws.records = reinterpret_cast<ChunkRecord*>(take(c * sizeof(ChunkRecord)));
-  ws.middle = reinterpret_cast<SegmentStep*>(take(ws.middle_capacity * sizeof(SegmentStep)));
-  ws.lane_terms = reinterpret_cast<double*>(take(static_cast<size_t>(ws.lane_capacity) * 32 * sizeof(double)));
-  ws.steps = reinterpret_cast<SegmentStep*>(take(g * kSegmentGroupSteps * sizeof(SegmentStep)));
-  ws.step_count = reinterpret_cast<int*>(take(g * sizeof(int)));
-  ws.counters = reinterpret_cast<SegmentCounters*>(take(sizeof(SegmentCounters)));
-  ws.output = reinterpret_cast<SegmentOutput*>(take(sizeof(SegmentOutput)));
+  ws.chunk_sums = carver.Take<double>(c);
+  ws.super_sums = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
+  ws.records = carver.Take<ChunkRecord>(c);
+  ws.middle = carver.Take<SegmentStep>(ws.middle_capacity);
+  ws.lane_terms = carver.Take<double>(static_cast<size_t>(ws.lane_capacity) * 32);
+  ws.steps = carver.Take<SegmentStep>(g * kSegmentGroupSteps);
+  ws.step_count = carver.Take<int>(g);
+  ws.counters = carver.Take<SegmentCounters>(1);
+  ws.output = carver.Take<SegmentOutput>(1);
   return ws;
+}
+
+inline SegmentWorkspace CarveSegmentWorkspace(void* base, int64_t chunks) {
+  WorkspaceCarver carver(base);
+  return CarveSegmentWorkspace(carver, chunks);
+}
+
+inline size_t SegmentWorkspaceBytes(int64_t chunks) {
+  WorkspaceCarver carver(nullptr);
+  CarveSegmentWorkspace(carver, chunks);
+  return carver.bytes();
 }
 
 // The state SegmentWalk leaves for the next run, for a freshly allocated workspace.
