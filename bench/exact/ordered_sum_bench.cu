@@ -8,6 +8,8 @@
 //   exact_ms     OrderedSumCuda::Sum, host wall time: launches + device work + the small
 //                result copy + stream sync (what a caller waits for); the default pipeline:
 //                segments, and the event walk only where a check refuses them;
+//   exact_plain_launches_ms  the same with every kernel launched plainly (no programmatic
+//                dependent launch);
 //   event_walk_ms  the same with the event walk alone (the previous pipeline, the fallback);
 //   cub_ms       cub::DeviceReduce::Sum + result copy + sync, timed the same way (INEXACT:
 //                a tree order, other bits than the loop);
@@ -124,10 +126,11 @@ void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vect
 // `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
 double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePipeline pipeline, const double* d_terms,
                  size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits,
-                 L2Flusher* flusher = nullptr) {
+                 L2Flusher* flusher = nullptr, bool programmatic_launch = true) {
   namespace ex = exactq::exact;
   ex::OrderedSumOptions options;
   options.device_pipeline = pipeline;
+  options.programmatic_launch = programmatic_launch;
   ex::OrderedSumCuda exact(stream, options);
   same_bits = true;
   std::vector<double> ms_list;
@@ -168,6 +171,11 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   bool exact_same_bits = true;
   const double exact_median =
       TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, stats, exact_same_bits);
+  // The same with every kernel launched plainly (no programmatic dependent launch).
+  ex::OrderedSumStats plain_stats;
+  bool plain_same_bits = true;
+  const double plain_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, plain_stats,
+                                        plain_same_bits, nullptr, /*programmatic_launch=*/false);
   ex::OrderedSumStats walk_stats;
   bool walk_same_bits = true;
   const double walk_median = TimeClass(stream, Pipeline::kEventWalkOnly, d_terms, n, want, reps, walk_stats, walk_same_bits);
@@ -238,6 +246,8 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   std::printf("  exact_ms  %8.4f  (%s)  segments %s: steps %lld, crossing lanes %lld\n", exact_median,
               exact_same_bits ? "loop bits" : "OTHER BITS", stats.segment_accepted ? "accepted" : "REFUSED (event walk ran)",
               static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes));
+  std::printf("  exact_plain_launches_ms %8.4f  (%s)  without programmatic dependent launch\n", plain_median,
+              plain_same_bits ? "loop bits" : "OTHER BITS");
   std::printf("  event_walk_ms %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
               walk_median, walk_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk_stats.chunks_rejected),
               static_cast<long long>(walk_stats.subchunks_rejected), static_cast<long long>(walk_stats.terms_one_by_one),
@@ -260,6 +270,8 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   Add(fixture + "/cub_ms", cub_median, "ms");
   Add(fixture + "/ratio_exact_over_cub", exact_median / cub_median, "ratio");
   Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/exact_plain_launches_ms", plain_median, "ms");
+  Add(fixture + "/exact_plain_launches_bits_equal_loop", plain_same_bits ? 1 : 0, "bool");
   Add(fixture + "/exact_l2_flushed_ms", exact_cold_median, "ms");
   Add(fixture + "/cub_l2_flushed_ms", cub_cold_median, "ms");
   Add(fixture + "/ratio_exact_over_cub_l2_flushed", exact_cold_median / cub_cold_median, "ratio");

@@ -24,7 +24,7 @@
 //
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
-//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--graph=1] [--check=1]
+//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=1080p,4k] [--graph=1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU, 1 when an exact result differs from the reference.
@@ -69,6 +69,7 @@ struct Flags {
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
+  std::vector<std::string> sizes = {"1080p", "4k"};
   std::vector<Ssimulacra2SumMode> modes = {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
                                            Ssimulacra2SumMode::kInexactTree};
   bench::OutputFlags output;
@@ -117,6 +118,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     } else if (bench::Flag(argv[i], "--instances", &v)) {
       f->instances.clear();
       for (const std::string& n : SplitComma(v)) f->instances.push_back(std::max(1, std::atoi(n.c_str())));
+    } else if (bench::Flag(argv[i], "--sizes", &v)) {
+      f->sizes = SplitComma(v);
     } else if (bench::Flag(argv[i], "--modes", &v)) {
       f->modes.clear();
       for (const std::string& name : SplitComma(v)) {
@@ -360,6 +363,7 @@ int Main(int argc, char** argv) {
                     {"4k", 3840, 2160, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", {}, {}, "", false, {}}};
   std::string input_description;
   for (Input& in : inputs) {
+    if (std::find(flags.sizes.begin(), flags.sizes.end(), in.label) == flags.sizes.end()) continue;
     LoadInput(flags, &in);
     input_description += std::string(input_description.empty() ? "" : "; ") + in.label + ": " + in.source;
     std::printf("\n%dx%d 8-bit 4:2:0, %s\n", in.width, in.height, in.source.c_str());

@@ -89,6 +89,10 @@ struct OrderedSumOptions {
   // are for tests and benchmarks (kSegmentsOnly reports a refusal as FAILED_PRECONDITION).
   enum class DevicePipeline : int { kSegmentsThenEventWalk = 0, kEventWalkOnly = 1, kSegmentsOnly = 2 };
   DevicePipeline device_pipeline = DevicePipeline::kSegmentsThenEventWalk;
+  // Device only: the segment pipeline's kernels after the first are launched with
+  // programmatic dependent launch where the device has it (gpu::PlanOptions); false
+  // gives plain launches (same bits; for benchmarks).
+  bool programmatic_launch = true;
   // Host only: how OrderedSumThreads forms approximate chunk sums and summaries. Every
   // choice gives the same sums, summaries, plans, stats and bits (tests run them all):
   // kAuto takes the AVX2 kernels where the CPU has AVX2 and the generic (SSE2) ones

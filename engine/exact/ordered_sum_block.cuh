@@ -54,6 +54,17 @@ struct DeviceArrayTerms {
   __device__ double operator()(size_t i) const { return terms[i]; }
 };
 
+// Term i is map(stored[i]): several sums over one stored array, each its own exact
+// function of the stored double (ssimulacra2 sums d and d^4 from one plane of d). The
+// segment pipeline copies `stored` as it copies a DeviceArrayTerms (asynchronously,
+// straight to shared memory) and applies `map` there.
+template <class Map>
+struct MappedArrayTerms {
+  const double* stored;
+  Map map;
+  __device__ double operator()(size_t i) const { return map(stored[i]); }
+};
+
 // Loads thread `lane`'s terms of chunk `chunk` from a TermSource; `valid` counts the ones
 // inside [0, n) (they are always a prefix of the lane's terms).
 template <class TermSource>

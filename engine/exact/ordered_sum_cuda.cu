@@ -119,6 +119,7 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   gpu::PlanOptions plan;
   plan.mode = options_.plan_mode;
   plan.fixed_frame = options_.fixed_frame;
+  plan.programmatic_launch = options_.programmatic_launch;
   if (cudaError_t err = gpu::EnqueueSegmentedSum(gpu::DeviceArrayTerms{device_terms}, n, ws, plan, stream_);
       err != cudaSuccess) {
     return CudaError("kernel launch", err);

@@ -296,6 +296,24 @@ TEST_F(OrderedSumCudaTest, SumsGeneratedTermsWithoutStoringThem) {
   }
 }
 
+// The batched segment pipeline: three sums of different signs and ranges in the same
+// four launches, each from chunk sums a separate kernel wrote, each the loop's bits.
+// These terms never come near a binade edge unforeseen, so every sum must be accepted.
+TEST_F(OrderedSumCudaTest, BatchedSegmentSumsFromChunkSumsGiveTheLoopsBits) {
+  for (size_t n : {size_t{1}, size_t{1023}, size_t{1025}, size_t{300001}, k4kTerms}) {
+    absl::StatusOr<GeneratedBatchSums> got = SumGeneratedBatchOnDevice(n);
+    ASSERT_TRUE(got.ok()) << got.status();
+    std::vector<double> terms(n);
+    for (int k = 0; k < kGeneratedBatch; ++k) {
+      for (size_t i = 0; i < n; ++i) terms[i] = GeneratedBatchTerm(i, n, k);
+      const double want = OrderedSumReference::Loop(terms.data(), n);
+      EXPECT_EQ(got->status[k], 0) << "n=" << n << " sum " << k << " refused";
+      EXPECT_EQ(BitsOf(got->sums[k]), BitsOf(want))
+          << "n=" << n << " sum " << k << ": cuda " << Hex(got->sums[k]) << " loop " << Hex(want);
+    }
+  }
+}
+
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {
   OrderedSumOptions options;
   options.chunk_terms = 512;

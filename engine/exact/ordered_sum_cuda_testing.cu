@@ -5,6 +5,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "engine/exact/ordered_sum_kernels.cuh"
+#include "engine/exact/ordered_sum_segments.cuh"
 
 namespace exactq {
 namespace exact {
@@ -15,7 +16,66 @@ struct GeneratedTerms {
   __device__ double operator()(size_t i) const { return GeneratedTerm(i, n); }
 };
 
+struct GeneratedBatchTerms {
+  size_t n;
+  int k;
+  __device__ double operator()(size_t i) const { return GeneratedBatchTerm(i, n, k); }
+};
+
+struct ChunkSumOutputs {
+  double* p[kGeneratedBatch];
+};
+
+// One thread per chunk and sum: the chunk's terms added in order (any order would do).
+__global__ void GeneratedChunkSums(size_t n, int64_t chunks, ChunkSumOutputs out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= chunks * kGeneratedBatch) return;
+  const int k = static_cast<int>(t % kGeneratedBatch);
+  const int64_t c = t / kGeneratedBatch;
+  double s = 0.0;
+  for (size_t i = static_cast<size_t>(c) * gpu::kChunkTerms; i < n && i < static_cast<size_t>(c + 1) * gpu::kChunkTerms;
+       ++i) {
+    s += GeneratedBatchTerm(i, n, k);
+  }
+  out.p[k][c] = s;
+}
+
 }  // namespace
+
+absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n) {
+  if (n == 0 || !gpu::SegmentPipelineFits(n)) return absl::InvalidArgumentError("n out of the segment pipeline's range");
+  const int64_t chunks = gpu::ChunkCount(n);
+  const size_t region = gpu::SegmentWorkspaceBytes(chunks);
+  char* workspace = nullptr;
+  if (cudaError_t err = cudaMalloc(&workspace, kGeneratedBatch * region); err != cudaSuccess) {
+    return absl::InternalError(absl::StrCat("cudaMalloc: ", cudaGetErrorString(err)));
+  }
+  gpu::SegmentBatch<GeneratedBatchTerms, kGeneratedBatch> batch;
+  ChunkSumOutputs chunk_sums;
+  cudaError_t err = cudaSuccess;
+  for (int k = 0; k < kGeneratedBatch; ++k) {
+    batch.source[k] = GeneratedBatchTerms{n, k};
+    batch.workspaces.ws[k] = gpu::CarveSegmentWorkspace(workspace + k * region, chunks);
+    chunk_sums.p[k] = batch.workspaces.ws[k].chunk_sums;
+    if (err == cudaSuccess) err = gpu::ZeroSegmentState(batch.workspaces.ws[k], chunks, nullptr);
+  }
+  const int64_t threads = chunks * kGeneratedBatch;
+  if (err == cudaSuccess) {
+    GeneratedChunkSums<<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, chunks, chunk_sums);
+    err = cudaGetLastError();
+  }
+  if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
+  GeneratedBatchSums result{};
+  for (int k = 0; k < kGeneratedBatch && err == cudaSuccess; ++k) {
+    gpu::SegmentOutput out{};
+    err = cudaMemcpy(&out, batch.workspaces.ws[k].output, sizeof out, cudaMemcpyDeviceToHost);
+    result.sums[k] = DoubleOf(out.sum_bits);
+    result.status[k] = out.status;
+  }
+  cudaFree(workspace);
+  if (err != cudaSuccess) return absl::InternalError(absl::StrCat("batched segment sums: ", cudaGetErrorString(err)));
+  return result;
+}
 
 absl::StatusOr<double> SumGeneratedTermsOnDevice(size_t n, OrderedSumStats* stats) {
   if (n == 0) return 0.0;

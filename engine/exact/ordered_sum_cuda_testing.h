@@ -35,6 +35,26 @@ EXACTQ_HD inline double GeneratedTerm(uint64_t i, uint64_t n) {
 // OrderedSumCuda's pipeline instantiated with a TermSource that calls GeneratedTerm.
 absl::StatusOr<double> SumGeneratedTermsOnDevice(size_t n, OrderedSumStats* stats);
 
+// Sum k of a batch of kGeneratedBatch: GeneratedTerm itself, its negation times 0.75
+// (the total crosses zero the other way), and its square (unsigned, wider range).
+inline constexpr int kGeneratedBatch = 3;
+EXACTQ_HD inline double GeneratedBatchTerm(uint64_t i, uint64_t n, int k) {
+  const double t = GeneratedTerm(i, n);
+  if (k == 0) return t;
+  if (k == 1) return -t * 0.75;
+  return t * t;
+}
+
+// The batched segment pipeline (EnqueueSegmentedSumsFromChunkSums) over the
+// kGeneratedBatch sums of GeneratedBatchTerm, computed on demand; the chunk sums come from
+// a plain kernel, as a metric's terms kernel would leave them. status[k] is the segment
+// pipeline's (0: accepted, and sums[k] is then the loop's).
+struct GeneratedBatchSums {
+  double sums[kGeneratedBatch];
+  int32_t status[kGeneratedBatch];
+};
+absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n);
+
 }  // namespace exact
 }  // namespace exactq
 

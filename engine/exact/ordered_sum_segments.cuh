@@ -16,11 +16,13 @@
 // ordered_sum_kernels.cuh, which handles every case. Either way the bits are the loop's;
 // a refusal costs time only.
 //
-// Four kernels on one stream (chunks of 1024 terms; lane k of a warp = sub-chunk k):
+// Five kernels on one stream (chunks of 1024 terms; lane k of a warp = sub-chunk k):
 //   ChunkApproximateSumsWarp  shared with ordered_sum_kernels.cuh: the approximate sum of
-//                      each chunk, and (atomic adds) of each run of 32 chunks;
-//   SegmentChunkWarp   one warp per chunk: the approximate prefix before it from those two
-//                      levels of sums, each lane's approximate path and frame, the
+//                      each chunk (a metric's own kernel may write these instead);
+//   SegmentSuperPrefix one block: the sum of each run of 32 chunks, and their exclusive
+//                      prefix (in a fixed order, but any order would do: it is advice);
+//   SegmentChunkWarp   one warp per chunk: the approximate prefix before it (one 32-chunk
+//                      prefix and at most 31 chunk sums), each lane's approximate path and frame, the
 //                      crossing lanes, and the other lanes composed per segment (a
 //                      segmented warp scan) into a ChunkRecord: head run, tail run, middle
 //                      steps;
@@ -29,11 +31,9 @@
 //                      list of walk steps;
 //   SegmentWalk        one block: thread 0 applies the steps to the exact sum while warps
 //                      1.. stage the next batch (steps and crossing-lane terms); it also
-//                      leaves the 32-chunk sums and the pools zeroed for the next run
-//                      (after allocating, ZeroSegmentState does it once).
-// The 32-chunk sums are atomic adds, in an order that depends on timing, so the ADVICE
-// (which lanes cross) may differ between runs by a lane near a binade edge; the result
-// never does.
+//                      leaves the pools empty for the next run (after allocating,
+//                      ZeroSegmentState does it once).
+// The ADVICE (which lanes cross) depends only on the approximate sums, never the result.
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
 //   exact::gpu::ZeroSegmentState(ws, chunks, stream);  // once, after allocating `base`
@@ -45,6 +45,7 @@
 
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 
@@ -116,7 +117,8 @@ struct SegmentOutput {
 
 struct SegmentWorkspace {
   double* chunk_sums;          // [chunks]
-  double* super_sums;          // [supers]: sums of 32 chunks, zero between runs
+  double* super_sums;          // [supers]: sums of 32 chunks
+  double* super_prefix;        // [supers]: the exclusive prefix of super_sums
   ChunkRecord* records;        // [chunks]
   SegmentStep* middle;         // [middle_capacity]
   double* lane_terms;          // [lane_capacity * 32]
@@ -147,6 +149,7 @@ inline SegmentWorkspace CarveSegmentWorkspace(WorkspaceCarver& carver, int64_t c
   ws.lane_capacity = SegmentLaneCapacity(chunks);
   ws.chunk_sums = carver.Take<double>(c);
   ws.super_sums = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
+  ws.super_prefix = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
   ws.records = carver.Take<ChunkRecord>(c);
   ws.middle = carver.Take<SegmentStep>(ws.middle_capacity);
   ws.lane_terms = carver.Take<double>(static_cast<size_t>(ws.lane_capacity) * 32);
@@ -231,7 +234,10 @@ __device__ inline void WarpSegmentedScan(RunSummary& v, bool& head) {
 }
 
 // ---------------------------------------------------------------------------------
-// 3. One warp per chunk: lanes, crossings, segments.
+// 2. One block: the 32-chunk sums and their exclusive prefix (for ApproximatePrefix).
+// Also starts the pools empty.
+
+inline constexpr int kSuperPrefixThreads = 1024;
 
 __device__ inline double WarpSumDouble(double v) {
 #pragma unroll
@@ -239,16 +245,52 @@ __device__ inline double WarpSumDouble(double v) {
   return v;
 }
 
-// The approximate sum of chunks 0..c-1: the 32-chunk sums before c's run of 32, then the
-// chunk sums in it before c (warp-wide, any order: it is advice).
+template <int kThreads = kSuperPrefixThreads>
+__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws) {
+  using Scan = cub::BlockScan<double, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename Scan::TempStorage scan_temp;
+  WaitForPriorKernel();
+  const int tid = static_cast<int>(threadIdx.x);
+  const int lane = LaneId();
+  if (tid == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
+  const int64_t supers = SuperCount(chunks);
+  for (int64_t s = tid >> 5; s < supers; s += kThreads / 32) {
+    const int64_t c = (s << 5) + lane;
+    const double v = WarpSumDouble(c < chunks ? __ldcg(ws.chunk_sums + c) : 0.0);
+    if (lane == 0) ws.super_sums[s] = v;
+  }
+  __syncthreads();  // the block's writes above are visible to the whole block
+  const int64_t per = (supers + kThreads - 1) / kThreads;
+  const int64_t begin = tid * per < supers ? tid * per : supers;
+  const int64_t end = begin + per < supers ? begin + per : supers;
+  double mine = 0.0;
+  for (int64_t j = begin; j < end; ++j) mine = __dadd_rn(mine, ws.super_sums[j]);
+  double before = 0.0;
+  Scan(scan_temp).ExclusiveScan(mine, before, 0.0, [](double a, double b) { return __dadd_rn(a, b); });
+  for (int64_t j = begin; j < end; ++j) {
+    ws.super_prefix[j] = before;
+    before = __dadd_rn(before, ws.super_sums[j]);
+  }
+}
+
+template <int kThreads = kSuperPrefixThreads>
+__global__ void __launch_bounds__(kThreads) SegmentSuperPrefix(int64_t chunks, SegmentWorkspace ws) {
+  SegmentSuperPrefixBlock<kThreads>(chunks, ws);
+}
+
+// ---------------------------------------------------------------------------------
+// 3. One warp per chunk: lanes, crossings, segments.
+
+// The approximate sum of chunks 0..c-1: the prefix of the 32-chunk sums before c's run of
+// 32, then the chunk sums in it before c (warp-wide, any order: it is advice). One load
+// per lane: a loop over all the 32-chunk sums before c was this kernel's main stall.
 __device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws) {
   const int lane = LaneId();
   const int64_t super = c >> 5;
-  double acc = 0.0;
-  for (int64_t j = lane; j < super; j += 32) acc = __dadd_rn(acc, __ldcg(ws.super_sums + j));
   const int64_t k = (super << 5) + lane;
-  if (k < c) acc = __dadd_rn(acc, __ldcg(ws.chunk_sums + k));
-  return WarpSumDouble(acc);
+  const double runs_before = __ldcg(ws.super_prefix + super);
+  const double in_run = WarpSumDouble(k < c ? __ldcg(ws.chunk_sums + k) : 0.0);
+  return __dadd_rn(runs_before, in_run);
 }
 
 // A chunk's terms into the warp's tile, row k = sub-chunk k (zeros past the end). From a
@@ -268,7 +310,7 @@ __device__ inline void StartChunkLoad(const TermSource& source, size_t base, int
   for (int i = 0; i < 32; ++i) rows[i][lane] = x[i];
 }
 template <class TermSource>
-__device__ inline void FinishChunkLoad(const TermSource&, double (*)[kSubchunkTerms + 1], int) {}
+__device__ inline void FinishChunkLoad(const TermSource&, int, double (*)[kSubchunkTerms + 1], int) {}
 
 __device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t base, int count,
                                       double (*rows)[kSubchunkTerms + 1], int lane) {
@@ -283,26 +325,45 @@ __device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t bas
   }
   __pipeline_commit();
 }
-__device__ inline void FinishChunkLoad(const DeviceArrayTerms&, double (*)[kSubchunkTerms + 1], int) {
+__device__ inline void FinishChunkLoad(const DeviceArrayTerms&, int, double (*)[kSubchunkTerms + 1], int) {
   __pipeline_wait_prior(0);
 }
 
+template <class Map>
+__device__ inline void StartChunkLoad(const MappedArrayTerms<Map>& source, size_t base, int count,
+                                      double (*rows)[kSubchunkTerms + 1], int lane) {
+  StartChunkLoad(DeviceArrayTerms{source.stored}, base, count, rows, lane);
+}
+// Each lane maps the values its own copies brought (the zeros past the end stay zeros).
+template <class Map>
+__device__ inline void FinishChunkLoad(const MappedArrayTerms<Map>& source, int count,
+                                       double (*rows)[kSubchunkTerms + 1], int lane) {
+  __pipeline_wait_prior(0);
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    if (i * 32 + lane < count) rows[i][lane] = source.map(rows[i][lane]);
+  }
+}
+
+// Block `block` of `grid` (the kernels below pass their own index, or a batch's).
 template <class TermSource>
-__global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps per SM
-    SegmentChunkWarp(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
+__device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n, int64_t chunks,
+                                             const PlanOptions& options, const SegmentWorkspace& ws, int64_t block,
+                                             int64_t grid) {
   __shared__ double tile[kSegmentWarps][kSubchunks][kSubchunkTerms + 1];  // +1: no bank conflicts
+  WaitForPriorKernel();
   const int lane = LaneId();
   const uint32_t lanes_below = (1u << lane) - 1u;
   double(*rows)[kSubchunkTerms + 1] = tile[threadIdx.x >> 5];
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+  const int64_t stride = grid * kSegmentWarps;
+  for (int64_t c = block * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
     // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
     __syncwarp();  // the previous chunk's readers are done with the tile
     StartChunkLoad(source, base, count, rows, lane);
     const double before = ApproximatePrefix(c, ws);  // its loads overlap the terms'
-    FinishChunkLoad(source, rows, lane);
+    FinishChunkLoad(source, count, rows, lane);
     __syncwarp();
     const double* row = rows[lane];
     const int len = ClampLen(count - lane * 32);
@@ -419,7 +480,7 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps 
     if (crossing) {
       const int index = lane_base + __popc(cross_mask & lanes_below);
       double* out = ws.lane_terms + static_cast<size_t>(index) * 32;
-#pragma unroll 4
+  #pragma unroll 4
       for (int t = 0; t < 32; ++t) out[t] = t < len ? row[t] : 0.0;
       step.run = IdentityRun();
       step.frame = len;  // a terms step: frame holds the count
@@ -439,12 +500,19 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps 
   }
 }
 
+template <class TermSource>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps per SM
+    SegmentChunkWarp(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
+  SegmentChunkWarpBlock(source, n, chunks, options, ws, blockIdx.x, gridDim.x);
+}
+
 // ---------------------------------------------------------------------------------
 // 4. One block per group of chunks: segments across chunks, and the group's steps.
 
 // (Templates, like every kernel here, so that the header can be included by several files.)
 template <int kThreads = kSegmentGroupChunks>
-__global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, SegmentWorkspace ws) {
+__device__ inline void SegmentGroupsBlock(int64_t chunks, const SegmentWorkspace& ws, int64_t group) {
+  WaitForPriorKernel();
   static_assert(kThreads == kSegmentGroupChunks && kThreads % 32 == 0 && kThreads / 32 <= 32,
                 "one thread per chunk of the group, at most 32 warps");
   constexpr int kWarps = kThreads / 32;
@@ -457,7 +525,6 @@ __global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, Segmen
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const int warp = tid >> 5;
-  const int64_t group = blockIdx.x;
   const int64_t first = group * kThreads;
   const int64_t c = first + tid;
   const bool valid = c < chunks;
@@ -552,6 +619,11 @@ __global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, Segmen
   }
 }
 
+template <int kThreads = kSegmentGroupChunks>
+__global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, SegmentWorkspace ws) {
+  SegmentGroupsBlock<kThreads>(chunks, ws, blockIdx.x);
+}
+
 // ---------------------------------------------------------------------------------
 // 5. The walk: one block. Thread 0 applies batch b while warps 1.. stage batch b + 1.
 
@@ -618,7 +690,8 @@ __device__ inline void StageSegmentBatch(SegmentWalkSmem& sm, const SegmentWorks
 }
 
 template <int kThreads = kSegmentWalkThreads>
-__global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentWorkspace ws) {
+__device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& ws) {
+  WaitForPriorKernel();
   extern __shared__ __align__(16) unsigned char smem_raw[];
   SegmentWalkSmem& sm = *reinterpret_cast<SegmentWalkSmem*>(smem_raw);
   constexpr int kGroupsPerThread = (kSegmentMaxGroups + kThreads - 1) / kThreads;
@@ -646,8 +719,6 @@ __global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentW
   if (tid == 0) sm.stop = 0;
   __syncthreads();  // also: every thread has read the counters and step counts
   // The state the next run starts from (SegmentChunkWarp and SegmentGroups are done).
-  const int64_t supers = SuperCount(chunks);
-  for (int64_t j = tid; j < supers; j += kThreads) ws.super_sums[j] = 0.0;
   if (tid == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
   if (overflow != 0) {
     if (tid == 0) {
@@ -730,9 +801,27 @@ __global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentW
   }
 }
 
+template <int kThreads = kSegmentWalkThreads>
+__global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentWorkspace ws) {
+  SegmentWalkBlock<kThreads>(chunks, ws);
+}
+
+// The walk's shared memory, allowed once per process, device and kernel (a call per
+// enqueue would cost the caller's thread a driver call each time).
+template <class Kernel>
+cudaError_t AllowSharedMemoryOnce(Kernel kernel, int bytes, std::atomic<uint64_t>& done) {
+  int device = 0;
+  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
+  const uint64_t bit = device >= 0 && device < 64 ? (uint64_t{1} << device) : 0;
+  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return cudaSuccess;
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+  if (err == cudaSuccess && bit != 0) done.fetch_or(bit, std::memory_order_relaxed);
+  return err;
+}
+
 inline cudaError_t AllowSegmentWalkSharedMemory() {
-  return cudaFuncSetAttribute(SegmentWalk<kSegmentWalkThreads>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              static_cast<int>(sizeof(SegmentWalkSmem)));
+  static std::atomic<uint64_t> done{0};
+  return AllowSharedMemoryOnce(SegmentWalk<kSegmentWalkThreads>, static_cast<int>(sizeof(SegmentWalkSmem)), done);
 }
 
 // Enqueues the segment pipeline for 1 <= n terms (at most kSegmentMaxGroups groups:
@@ -751,30 +840,34 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
     return cudaEventRecord(stages->after[k], stream);
   };
   ChunkApproximateSumsWarp<TermSource><<<WarpGrid(chunks, kSumWarps), kSumWarps * 32, 0, stream>>>(
-      source, n, chunks, ws.chunk_sums, ws.super_sums);
+      source, n, chunks, ws.chunk_sums);
+  // Between stage events a kernel follows an event record, not a kernel: plain launches.
+  const bool pdl = options.programmatic_launch && stages == nullptr;
+  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefix<kSuperPrefixThreads>, 1, kSuperPrefixThreads, 0, stream,
+                                         pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
-  SegmentChunkWarp<TermSource>
-      <<<WarpGrid(chunks, kSegmentWarps), kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, WarpGrid(chunks, kSegmentWarps),
+                                         kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
+      err != cudaSuccess) {
+    return err;
+  }
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
-  SegmentGroups<kSegmentGroupChunks><<<static_cast<unsigned>(groups), kSegmentGroupChunks, 0, stream>>>(chunks, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
+                                         kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
   if (cudaError_t err = record(2); err != cudaSuccess) return err;
-  SegmentWalk<kSegmentWalkThreads><<<1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream>>>(chunks, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads,
+                                         sizeof(SegmentWalkSmem), stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
   if (cudaError_t err = record(3); err != cudaSuccess) return err;
   return cudaGetLastError();
-}
-
-// For callers whose own kernel already wrote the approximate chunk sums into
-// ws.chunk_sums (a metric summing terms it computed): the 32-chunk sums from them, one
-// warp each, in a fixed order; block 0 also starts the pools empty.
-template <int kThreads = 256>
-__global__ void __launch_bounds__(kThreads) SegmentSuperSums(int64_t chunks, SegmentWorkspace ws) {
-  if (blockIdx.x == 0 && threadIdx.x == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
-  const int lane = LaneId();
-  const int64_t super = static_cast<int64_t>(blockIdx.x) * (kThreads / 32) + (threadIdx.x >> 5);
-  if (super >= SuperCount(chunks)) return;
-  const int64_t c = super * 32 + lane;
-  const double v = WarpSumDouble(c < chunks ? ws.chunk_sums[c] : 0.0);
-  if (lane == 0) ws.super_sums[super] = v;
 }
 
 // EnqueueSegmentedSum without its first kernel: ws.chunk_sums must hold each chunk's
@@ -786,16 +879,117 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
   const int64_t groups = SegmentGroupCount(chunks);
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
-  const int64_t supers = SuperCount(chunks);
-  SegmentSuperSums<256><<<static_cast<unsigned>((supers + 7) / 8), 256, 0, stream>>>(chunks, ws);
-  SegmentChunkWarp<TermSource>
-      <<<WarpGrid(chunks, kSegmentWarps), kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options, ws);
-  SegmentGroups<kSegmentGroupChunks><<<static_cast<unsigned>(groups), kSegmentGroupChunks, 0, stream>>>(chunks, ws);
-  SegmentWalk<kSegmentWalkThreads><<<1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream>>>(chunks, ws);
-  return cudaGetLastError();
+  const bool pdl = options.programmatic_launch;
+  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefix<kSuperPrefixThreads>, 1, kSuperPrefixThreads, 0, stream,
+                                         pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, WarpGrid(chunks, kSegmentWarps),
+                                         kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
+                                         kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  return LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream,
+                          pdl, chunks, ws);
 }
 
 inline bool SegmentPipelineFits(size_t n) { return SegmentGroupCount(ChunkCount(n)) <= kSegmentMaxGroups; }
+
+// ---------------------------------------------------------------------------------
+// Batches: K sums of n terms each, every one with its own TermSource and workspace, in
+// four launches instead of 4K (a metric's several sums over one image: ssimulacra2's
+// six per channel). Each sum's steps are exactly those of EnqueueSegmentedSumFromChunkSums.
+// In the chunk stage, block b of sum k is launch block b * K + k: the K blocks that read
+// the same chunk are dispatched together, so a source that computes its terms from
+// inputs the K sums share (ssimulacra2's blurred planes) reads them from DRAM about once.
+template <int K>
+struct SegmentWorkspaces {
+  SegmentWorkspace ws[K];
+};
+
+template <class TermSource, int K>
+struct SegmentBatch {
+  TermSource source[K];
+  SegmentWorkspaces<K> workspaces;
+};
+
+// items[k] for a k that is the same across the block: a copy by uniform selects, so the
+// kernel parameters are never indexed dynamically (that would copy them to local memory).
+template <class T, int K>
+__device__ inline T PickBatchItem(const T (&items)[K], int k) {
+  T item = items[0];
+#pragma unroll
+  for (int j = 1; j < K; ++j) {
+    if (j == k) item = items[j];
+  }
+  return item;
+}
+
+template <int K, int kThreads = kSuperPrefixThreads>
+__global__ void __launch_bounds__(kThreads) SegmentSuperPrefixBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
+  SegmentSuperPrefixBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)));
+}
+
+template <class TermSource, int K>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
+    SegmentChunkWarpBatch(SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks, PlanOptions options) {
+  const int k = static_cast<int>(blockIdx.x % K);
+  SegmentChunkWarpBlock(PickBatchItem(batch.source, k), n, chunks, options, PickBatchItem(batch.workspaces.ws, k),
+                        blockIdx.x / K, gridDim.x / K);
+}
+
+template <int K, int kThreads = kSegmentGroupChunks>
+__global__ void __launch_bounds__(kThreads) SegmentGroupsBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
+  SegmentGroupsBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)), blockIdx.x);
+}
+
+template <int K, int kThreads = kSegmentWalkThreads>
+__global__ void __launch_bounds__(kThreads) SegmentWalkBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
+  SegmentWalkBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)));
+}
+
+template <int K>
+cudaError_t AllowSegmentWalkBatchSharedMemory() {
+  static std::atomic<uint64_t> done{0};
+  return AllowSharedMemoryOnce(SegmentWalkBatch<K, kSegmentWalkThreads>, static_cast<int>(sizeof(SegmentWalkSmem)),
+                               done);
+}
+
+// EnqueueSegmentedSumFromChunkSums for each of the batch's K sums, in four launches:
+// batch.workspaces.ws[k].chunk_sums must hold sum k's approximate chunk sums, and
+// ws[k].output receives sum k's status and bits.
+template <class TermSource, int K>
+cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n,
+                                              PlanOptions options, cudaStream_t stream) {
+  const int64_t chunks = ChunkCount(n);
+  const int64_t groups = SegmentGroupCount(chunks);
+  if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
+  if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
+  const bool pdl = options.programmatic_launch;
+  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
+                                         kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarpBatch<TermSource, K>, WarpGrid(chunks, kSegmentWarps) * K,
+                                         kSegmentWarps * 32, 0, stream, pdl, batch, n, chunks, options);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>, dim3(static_cast<unsigned>(groups), K),
+                                         kSegmentGroupChunks, 0, stream, pdl, chunks, batch.workspaces);
+      err != cudaSuccess) {
+    return err;
+  }
+  return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
+                          sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
+}
 
 }  // namespace gpu
 }  // namespace exact

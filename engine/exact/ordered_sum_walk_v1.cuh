@@ -41,6 +41,11 @@ struct WalkOutput {
 struct PlanOptions {
   PlanMode mode = PlanMode::kApproximatePrefix;
   int fixed_frame = 0;
+  // The segment pipeline launches its kernels after the first with programmatic
+  // dependent launch where the device has it (sm_90+): each may be scheduled while the
+  // one before it drains, and waits for it (griddepcontrol.wait) before touching memory.
+  // Same results either way; false is for benchmarks (the plain launches).
+  bool programmatic_launch = true;
 };
 
 inline int64_t ChunkCount(size_t n) { return static_cast<int64_t>((n + kChunkTerms - 1) / kChunkTerms); }

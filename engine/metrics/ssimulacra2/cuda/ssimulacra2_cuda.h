@@ -6,15 +6,15 @@
 // planes go to the device once; the sums and their statuses (1,296 bytes) come back; the
 // score is ScoreFromSums, the host function every backend shares.
 //
-// The 108 sums run concurrently: each scale forks onto 18 sum streams (one per channel
-// and sum) and joins back (ssimulacra2_cuda_pipeline.h). By default each sum is
-// engine/exact's segment pipeline; where it refuses a sum (a rare exact-check refusal or
+// The sums run beside the image work: each scale forks onto three sum streams (one per
+// channel, its six sums batched) and joins back (ssimulacra2_cuda_pipeline.h). By
+// default each sum is engine/exact's segment pipeline; where it refuses a sum (a rare exact-check refusal or
 // a full pool) the frame is run again with the event walk, which never refuses: the bits
 // are the same either way (stats() counts such frames).
 //
 // Plain C++ (no device code), so g++ code can use it. One instance per worker thread and
 // device; not thread-safe. Device buffers are sized for the frame geometry in use
-// (Ssimulacra2CudaDeviceBytes: about 370 bytes per pixel plus both frames, 3.1 GB at
+// (Ssimulacra2CudaDeviceBytes: about 360 bytes per pixel plus both frames, 3.0 GB at
 // 3840x2160, and at least about 100 MB for the 108 sum workspaces) and reallocated when
 // the geometry changes. The pictures are uploaded straight from the caller's memory when
 // it is page-locked (the server's frame buffers), else through a pinned staging copy;

@@ -1,9 +1,11 @@
 // Host-only: the kernel bodies of the CUDA twin (ssimulacra2_cuda_kernels.h), run in
 // plain loops in the pipeline's launch order (ssimulacra2_cuda_pipeline.cu), with each
-// term plane summed by the plain loop, give ReferenceSums' bits. This checks the device
-// walk over the images (chroma indexing, the pyramid's ping-pong, blur lines, plane
-// strides, term planes, sum order) on machines without a GPU; the device itself adds the
-// launch geometry and the exact ordered sum (ssimulacra2_cuda_test).
+// sum's terms (TermFromBase of the stored base planes) added by the plain loop, give
+// ReferenceSums' bits. This checks
+// the device walk over the images (chroma indexing, the pyramid's ping-pong and the
+// scale parities, blur lines, plane strides, the terms, sum order) on machines without a
+// GPU; the device itself adds the launch geometry and the exact ordered sum
+// (ssimulacra2_cuda_test).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -34,7 +36,7 @@ using testing_frames::Noise;
 // BlurRowsTiledKernel on the host: per block (32 rows of one line), the warp's phases in
 // order, each phase for every lane. The tiles start as NaN, so a read of a slot the
 // kernel never wrote shows in the sums.
-void EmulateTiledRows(const Planes& p, int w, int h) {
+void EmulateTiledRows(const ScalePlanes& p, int w, int h) {
   auto tiles = std::make_unique<BlurRowTiles>();
   for (int line = 0; line < kBlurLines; ++line) {
     for (int row0 = 0; row0 < h; row0 += kBlurTile) {
@@ -93,40 +95,46 @@ FrameSums Emulate(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
       }
     }
   }
+  // Scale s's terms (TermsChunkSumsKernel's body, writing the base planes) then its sums,
+  // each term TermFromBase of its base plane (what the segment pipeline reads), added by
+  // the plain loop.
+  const auto sum_scale = [&](int s, const ScalePlanes& view, size_t n) {
+    for (int c = 0; c < kImageChannels; ++c) {
+      for (size_t i = 0; i < n; ++i) {
+        double terms[kSumsPerChannel];
+        TermsAt(view, c, i, /*store_bases=*/true, terms);
+      }
+      for (int k = 0; k < kSumsPerChannel; ++k) {
+        const double* base = TermBasePlane(view, c, k);
+        double sum = 0.0;
+        for (size_t i = 0; i < n; ++i) sum += TermFromBase(k, base[i]);
+        sums.sums[s][c][k] = sum;
+      }
+    }
+  };
+  // Launch order: scale s + 1's image work (the other parity's planes) comes before
+  // scale s's sums have run, as on the device, where they overlap.
   int w = g.width;
   int h = g.height;
+  size_t previous_n = 0;
   for (int s = 0; s < sums.num_scales; ++s) {
     const int cur = s % 2;
     if (s > 0) {
-      for (int z = 0; z < 2 * kImageChannels; ++z) {
+      for (int image = 0; image < 2; ++image) {
         for (int oy = 0; oy < HalfSide(h) + 3; ++oy) {  // + 3: out-of-range threads
-          for (int ox = 0; ox < HalfSide(w) + 5; ++ox) DownsampleAt(p, cur, w, h, ox, oy, z);
+          for (int ox = 0; ox < HalfSide(w) + 5; ++ox) DownsampleAt(p, cur, w, h, ox, oy, image, f.cube_root_of_bias);
         }
       }
       w = HalfSide(w);
       h = HalfSide(h);
     }
-    for (int image = 0; image < 2; ++image) {
-      for (int y = 0; y < h + 2; ++y) {
-        for (int x = 0; x < w + 2; ++x) XybAt(p, cur, w, h, f.cube_root_of_bias, x, y, image);
-      }
-    }
-    EmulateTiledRows(p, w, h);  // what the device runs (BlurRowsTiledKernel)
-    for (int64_t t = 0; t < int64_t{w} * kBlurLines + 7; ++t) BlurColumnAt(p, w, h, t);
-    const size_t n = static_cast<size_t>(w) * h;
-    // All three channels' terms first (on the device they are in flight together, each
-    // channel in its own six planes), then the sums.
-    for (int c = 0; c < kImageChannels; ++c) {
-      for (size_t i = 0; i < n + 9; ++i) TermsAt(p, n, c, i);
-    }
-    for (int c = 0; c < kImageChannels; ++c) {
-      for (int k = 0; k < kSumsPerChannel; ++k) {
-        double sum = 0.0;
-        for (size_t i = 0; i < n; ++i) sum += TermPlane(p, c, k)[i];
-        sums.sums[s][c][k] = sum;
-      }
-    }
+    const ScalePlanes view = ScaleView(p, cur);
+    EmulateTiledRows(view, w, h);  // what the device runs (BlurRowsTiledKernel)
+    for (int64_t t = 0; t < int64_t{w} * kBlurLines + 7; ++t) BlurColumnAt(view, w, h, t);
+    if (s > 0) sum_scale(s - 1, ScaleView(p, 1 - cur), previous_n);
+    previous_n = static_cast<size_t>(w) * h;
   }
+  if (sums.num_scales > 0) sum_scale(sums.num_scales - 1, ScaleView(p, (sums.num_scales - 1) % 2), previous_n);
   return sums;
 }
 
@@ -188,12 +196,13 @@ TEST(Ssimulacra2CudaEmulationTest, TiledRowBlurEqualsThePlainRowBlur) {
       std::vector<uint64_t> scratch((CarvePlanes(nullptr, w, h).bytes + 7) / 8);
       const Planes p = CarvePlanes(scratch.data(), w, h);
       for (int image = 0; image < 2; ++image) {
-        for (size_t i = 0; i < kImageChannels * p.plane; ++i) p.xyb[image][i] = any(rng);
+        for (size_t i = 0; i < kImageChannels * p.plane; ++i) p.xyb[0][image][i] = any(rng);
       }
-      for (int64_t t = 0; t < int64_t{h} * kBlurLines; ++t) BlurRowAt(p, w, h, t);
+      const ScalePlanes view = ScaleView(p, 0);
+      for (int64_t t = 0; t < int64_t{h} * kBlurLines; ++t) BlurRowAt(view, w, h, t);
       const std::vector<float> plain(p.rows, p.rows + kBlurLines * p.plane);
       std::fill(p.rows, p.rows + kBlurLines * p.plane, -1.0f);
-      EmulateTiledRows(p, w, h);
+      EmulateTiledRows(view, w, h);
       int differ = 0;
       for (size_t i = 0; i < plain.size(); ++i) {
         uint32_t a, b;

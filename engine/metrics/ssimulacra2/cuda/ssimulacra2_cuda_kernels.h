@@ -28,7 +28,11 @@ inline constexpr int kImageChannels = 3;  // X, Y, B (or R, G, B)
 inline constexpr int kSumCount = kMaxScales * kImageChannels * kSumsPerChannel;  // 108
 inline constexpr int kBlurKinds = 5;  // mu1, mu2, s11, s22, s12
 inline constexpr int kBlurLines = kImageChannels * kBlurKinds;
-inline constexpr int kTermPlanes = kImageChannels * kSumsPerChannel;  // 18: each channel its own six
+// Per channel two stored planes of doubles, d (the SSIM dissimilarity) and the edge
+// difference; each of the channel's six terms is an exact function of one of them
+// (TermFromBase).
+inline constexpr int kTermBases = 2;
+inline constexpr int kTermBasePlanes = kImageChannels * kTermBases;
 
 // What the device leaves for the host after a frame, read back in one copy: the 108 sums
 // (FrameSums::sums order, 0 for scales not computed) and, per sum, the status of its
@@ -56,6 +60,16 @@ struct DeviceFrame {
   SumResults* results = nullptr;        // device: the 108 sums and their statuses
 };
 
+// B.4 of one pixel's linear RGB into its three XYB planes at index i.
+EXACTQ_HD inline void WriteXyb(float* xyb, size_t plane, size_t i, float r, float g, float b,
+                               float cube_root_of_bias) {
+  float xo, yo, bo;
+  LinearRgbToXyb<ScalarLanes>(r, g, b, cube_root_of_bias, xo, yo, bo);
+  xyb[i] = xo;
+  xyb[plane + i] = yo;
+  xyb[2 * plane + i] = bo;
+}
+
 // Scale sides and count, as ScaleSide/ScaleCount (ssimulacra2_score.cc) define them:
 // repeated ceil(side / 2), scales while both sides are >= kMinScaleSide, at most 6.
 EXACTQ_HD inline int HalfSide(int side) { return (side + 1) / 2; }
@@ -74,16 +88,47 @@ EXACTQ_HD inline int ScaleCountOf(int width, int height) {
 inline size_t AlignScratch(size_t bytes) { return (bytes + 255) & ~size_t{255}; }
 
 // The image planes. Every plane has room for a full-size (scale 0) plane, `plane`
-// samples; a scale's plane is packed rows of its own width at the same start.
+// samples; a scale's plane is packed rows of its own width at the same start. Scale s
+// uses lin[s % 2] (the pyramid's ping-pong), xyb[s % 2] and blurred[s % 2]: while its
+// terms are formed, the main stream already builds scale s + 1 in the other parity's.
+// The term base planes are per channel: a channel's terms and sums run in order on the
+// channel's own stream, scale after scale.
 struct Planes {
   size_t plane = 0;
   float* lin[2][2] = {};     // [ping-pong buffer][image]: 3 planes each (linear R, G, B)
-  float* xyb[2] = {};        // [image]: 3 planes
+  float* xyb[2][2] = {};     // [scale parity][image]: 3 planes each
   float* rows = nullptr;     // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
-  float* blurred = nullptr;  // kBlurLines planes: after the vertical pass
-  double* terms = nullptr;   // kTermPlanes planes of doubles: channel c's six at TermPlane(c, 0..5)
+  float* blurred[2] = {};    // [scale parity]: kBlurLines planes, after the vertical pass
+  double* bases = nullptr;   // kTermBasePlanes planes of doubles: TermBasePlane
   size_t bytes = 0;          // from the start of the scratch
 };
+
+// One scale's planes (parity s % 2): what its blur and terms read and write.
+struct ScalePlanes {
+  size_t plane = 0;
+  const float* xyb[2] = {};  // [image]: 3 planes each
+  float* rows = nullptr;
+  float* blurred = nullptr;
+  double* bases = nullptr;
+};
+
+EXACTQ_HD inline ScalePlanes ScaleView(const Planes& p, int parity) {
+  ScalePlanes v;
+  v.plane = p.plane;
+  v.xyb[0] = p.xyb[parity][0];
+  v.xyb[1] = p.xyb[parity][1];
+  v.rows = p.rows;
+  v.blurred = p.blurred[parity];
+  v.bases = p.bases;
+  return v;
+}
+
+// The stored plane term k (kSumSsim .. kSumDetail4) of channel c is formed from: d for
+// the two SSIM terms, the edge difference for the four others.
+EXACTQ_HD inline double* TermBasePlane(const ScalePlanes& p, int c, int k) {
+  const int base = k == kSumSsim || k == kSumSsim4 ? 0 : 1;
+  return p.bases + static_cast<size_t>(c * kTermBases + base) * p.plane;
+}
 
 // base may be null (then only `bytes` is meaningful).
 inline Planes CarvePlanes(void* base, int width, int height) {
@@ -100,24 +145,21 @@ inline Planes CarvePlanes(void* base, int width, int height) {
   for (auto& buffer : p.lin) {
     for (float*& image : buffer) image = reinterpret_cast<float*>(take(image3));
   }
-  for (float*& image : p.xyb) image = reinterpret_cast<float*>(take(image3));
+  for (auto& parity : p.xyb) {
+    for (float*& image : parity) image = reinterpret_cast<float*>(take(image3));
+  }
   p.rows = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
-  p.blurred = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
-  p.terms = reinterpret_cast<double*>(take(kTermPlanes * p.plane * sizeof(double)));
+  for (float*& parity : p.blurred) parity = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
+  p.bases = reinterpret_cast<double*>(take(kTermBasePlanes * p.plane * sizeof(double)));
   p.bytes = offset;
   return p;
-}
-
-// Term plane k (kSumSsim .. kSumDetail4) of channel c: its own plane per channel, so the
-// three channels' terms and sums can be in flight at once.
-EXACTQ_HD inline double* TermPlane(const Planes& p, int c, int k) {
-  return p.terms + static_cast<size_t>(c * kSumsPerChannel + k) * p.plane;
 }
 
 // ---------------------------------------------------------------------------------
 // Bodies. Each is one thread's work; out-of-range threads return at once.
 
-// B.2-B.3 at pixel (x, y) of scale 0 of `image` (0 ref, 1 dis) into lin[0][image].
+// B.2-B.3 at pixel (x, y) of scale 0 of `image` (0 ref, 1 dis) into lin[0][image], and
+// B.4 of the same pixel into xyb[0][image] (scale 0's XYB needs only the pixel itself).
 template <class T>
 EXACTQ_HD inline void YuvToLinearAt(const DeviceFrame& f, const Planes& p, int x, int y, int image) {
   if (x >= f.width || y >= f.height) return;
@@ -136,39 +178,30 @@ EXACTQ_HD inline void YuvToLinearAt(const DeviceFrame& f, const Planes& p, int x
   out[i] = r;
   out[p.plane + i] = g;
   out[2 * p.plane + i] = b;
+  WriteXyb(p.xyb[0][image], p.plane, i, r, g, b, f.cube_root_of_bias);
 }
 
-// B.5: output (ox, oy) of lin[1 - cur] (w x h) -> lin[cur]; z = image * 3 + channel.
-EXACTQ_HD inline void DownsampleAt(const Planes& p, int cur, int w, int h, int ox, int oy, int z) {
+// B.5 then B.4: output (ox, oy) of the three channels of lin[1 - cur][image] (w x h) into
+// lin[cur][image], and that pixel's XYB into xyb[cur][image] (cur = the new scale's parity).
+EXACTQ_HD inline void DownsampleAt(const Planes& p, int cur, int w, int h, int ox, int oy, int image,
+                                   float cube_root_of_bias) {
   const int ow = HalfSide(w);
   const int oh = HalfSide(h);
   if (ox >= ow || oy >= oh) return;
-  const int image = z / kImageChannels;
-  const int c = z % kImageChannels;
-  const float* in = p.lin[1 - cur][image] + c * p.plane;
-  float* out = p.lin[cur][image] + c * p.plane;
   const int y0 = 2 * oy;
   const int y1 = 2 * oy + 1 < h ? 2 * oy + 1 : h - 1;
   const int x0 = 2 * ox;
   const int x1 = 2 * ox + 1 < w ? 2 * ox + 1 : w - 1;
   const size_t r0 = static_cast<size_t>(y0) * w;
   const size_t r1 = static_cast<size_t>(y1) * w;
-  out[static_cast<size_t>(oy) * ow + ox] =
-      Downsample4<ScalarLanes>(in[r0 + x0], in[r0 + x1], in[r1 + x0], in[r1 + x1]);
-}
-
-// B.4 at (x, y) of lin[cur][image] (w x h) into xyb[image].
-EXACTQ_HD inline void XybAt(const Planes& p, int cur, int w, int h, float cube_root_of_bias, int x, int y,
-                            int image) {
-  if (x >= w || y >= h) return;
-  const float* in = p.lin[cur][image];
-  float* out = p.xyb[image];
-  const size_t i = static_cast<size_t>(y) * w + x;
-  float xo, yo, bo;
-  LinearRgbToXyb<ScalarLanes>(in[i], in[p.plane + i], in[2 * p.plane + i], cube_root_of_bias, xo, yo, bo);
-  out[i] = xo;
-  out[p.plane + i] = yo;
-  out[2 * p.plane + i] = bo;
+  const size_t o = static_cast<size_t>(oy) * ow + ox;
+  float rgb[kImageChannels];
+  for (int c = 0; c < kImageChannels; ++c) {
+    const float* in = p.lin[1 - cur][image] + c * p.plane;
+    rgb[c] = Downsample4<ScalarLanes>(in[r0 + x0], in[r0 + x1], in[r1 + x0], in[r1 + x1]);
+    p.lin[cur][image][c * p.plane + o] = rgb[c];
+  }
+  WriteXyb(p.xyb[cur][image], p.plane, o, rgb[0], rgb[1], rgb[2], cube_root_of_bias);
 }
 
 // The input of blur line `line` (channel * 5 + kind) from `start`: img1, img2,
@@ -181,7 +214,7 @@ struct BlurInput {
   EXACTQ_HD float operator()(size_t i) const { return product ? a[i] * b[i] : a[i]; }
 };
 
-EXACTQ_HD inline BlurInput BlurInputFor(const Planes& p, int line, size_t start) {
+EXACTQ_HD inline BlurInput BlurInputFor(const ScalePlanes& p, int line, size_t start) {
   const int c = line / kBlurKinds;
   const int kind = line % kBlurKinds;
   const float* one = p.xyb[0] + c * p.plane + start;
@@ -240,7 +273,7 @@ EXACTQ_HD inline void BlurLineAt(const Input& in, float* out, int length, size_t
 
 // The horizontal pass, thread t = line * h + row, of xyb (w x h) into rows. (The device
 // runs the tiled form below; this one is the plain form it is tested against.)
-EXACTQ_HD inline void BlurRowAt(const Planes& p, int w, int h, int64_t t) {
+EXACTQ_HD inline void BlurRowAt(const ScalePlanes& p, int w, int h, int64_t t) {
   if (t >= static_cast<int64_t>(h) * kBlurLines) return;
   const int row = static_cast<int>(t % h);
   const int line = static_cast<int>(t / h);
@@ -284,7 +317,7 @@ struct BlurTileRegs {
   float b[kBlurTile];  // the second factor, for product lines
 };
 
-EXACTQ_HD inline void BlurTileFetch(const Planes& p, int w, int h, int line, int row0, int b, int lane,
+EXACTQ_HD inline void BlurTileFetch(const ScalePlanes& p, int w, int h, int line, int row0, int b, int lane,
                                     BlurTileRegs& r) {
   const int column = b * kBlurTile + lane;
   const BlurInput in = BlurInputFor(p, line, 0);
@@ -302,7 +335,7 @@ EXACTQ_HD inline void BlurTileFetch(const Planes& p, int w, int h, int line, int
 
 // The fetched tile b into its slot (b % 2; tile b - 2, the slot's previous tile, is no
 // longer read), each value as BlurInput gives it (a product rounded once).
-EXACTQ_HD inline void BlurTilePut(const Planes& p, int line, int b, int lane, const BlurTileRegs& r,
+EXACTQ_HD inline void BlurTilePut(const ScalePlanes& p, int line, int b, int lane, const BlurTileRegs& r,
                                   BlurRowTiles& t) {
   const bool product = BlurInputFor(p, line, 0).product;
 #if defined(__CUDA_ARCH__)
@@ -358,7 +391,7 @@ EXACTQ_HD inline void BlurTileWalk(int w, int h, int row0, int b, int lane, Blur
   BlurLineSteps(TileInput{&t, lane}, TileOutput{&t, lane}, w, n_begin, group_end < w ? group_end : w, state);
 }
 
-EXACTQ_HD inline void BlurTileStore(const Planes& p, int w, int h, int line, int row0, int tile, int lane,
+EXACTQ_HD inline void BlurTileStore(const ScalePlanes& p, int w, int h, int line, int row0, int tile, int lane,
                                     const BlurRowTiles& t) {
   const int column = tile * kBlurTile + lane;
   if (column >= w) return;
@@ -415,7 +448,7 @@ EXACTQ_HD inline void StepColumnBatch(const BlurColumnBatch& batch, float (&carr
   for (int j = 0; j < kBlurColumnLag; ++j) carry[j] = batch.right[kBlurColumnBatch - kBlurColumnLag + j];
 }
 
-EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
+EXACTQ_HD inline void BlurColumnAt(const ScalePlanes& p, int w, int h, int64_t t) {
   if (t >= static_cast<int64_t>(w) * kBlurLines) return;
   const int column = static_cast<int>(t % w);
   const int line = static_cast<int>(t / w);
@@ -437,9 +470,9 @@ EXACTQ_HD inline void BlurColumnAt(const Planes& p, int w, int h, int64_t t) {
   }
 }
 
-// B.7-B.8 at pixel i (of n) of channel c: the six terms, as ChannelSums computes them,
-// into channel c's six term planes.
-EXACTQ_HD inline void TermsAt(const Planes& p, int c, size_t i, double (&terms)[kSumsPerChannel]) {
+// B.7 at pixel i of channel c: the SSIM dissimilarity d and the edge difference, as
+// ChannelSums computes them.
+EXACTQ_HD inline void TermBasesAt(const ScalePlanes& p, int c, size_t i, double& d, double& edge) {
   using L = ScalarLanes;
   const float img1 = p.xyb[0][c * p.plane + i];
   const float img2 = p.xyb[1][c * p.plane + i];
@@ -451,24 +484,41 @@ EXACTQ_HD inline void TermsAt(const Planes& p, int c, size_t i, double (&terms)[
   const float s12 = b[4 * p.plane + i];
   float num_m, num_s, den_s;
   SsimFactors<L>(mu1, mu2, s11, s22, s12, num_m, num_s, den_s);
-  const double d = SsimDissimilarity<L>(num_m, num_s, den_s);
-  const double edge = EdgeDifference<L>(img1, mu1, img2, mu2);
-  double artifact, detail;
-  SplitEdgeDifference<L>(edge, artifact, detail);
-  terms[kSumSsim] = d;
-  terms[kSumSsim4] = Quartic(d);
-  terms[kSumArtifact] = artifact;
-  terms[kSumArtifact4] = Quartic(artifact);
-  terms[kSumDetail] = detail;
-  terms[kSumDetail4] = Quartic(detail);
+  d = SsimDissimilarity<L>(num_m, num_s, den_s);
+  edge = EdgeDifference<L>(img1, mu1, img2, mu2);
 }
 
-// ... and into channel c's six term planes.
-EXACTQ_HD inline void TermsAt(const Planes& p, size_t n, int c, size_t i) {
-  if (i >= n) return;
-  double terms[kSumsPerChannel];
-  TermsAt(p, c, i, terms);
-  for (int k = 0; k < kSumsPerChannel; ++k) TermPlane(p, c, k)[i] = terms[k];
+// B.8: term k from its base (TermBasePlane's value): d, d^4, the edge difference's
+// artifact and detail parts and their fourth powers, as ChannelSums forms them.
+EXACTQ_HD inline double TermFromBase(int k, double base) {
+  if (k == kSumSsim) return base;
+  if (k == kSumSsim4) return Quartic(base);
+  double artifact, detail;
+  SplitEdgeDifference<ScalarLanes>(base, artifact, detail);
+  switch (k) {
+    case kSumArtifact: return artifact;
+    case kSumArtifact4: return Quartic(artifact);
+    case kSumDetail: return detail;
+    default: return Quartic(detail);
+  }
+}
+
+// The map of term k, for engine/exact's MappedArrayTerms over TermBasePlane(p, c, k).
+struct TermOfBase {
+  int k = 0;
+  EXACTQ_HD double operator()(double base) const { return TermFromBase(k, base); }
+};
+
+// Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes.
+EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
+                              double (&terms)[kSumsPerChannel]) {
+  double d, edge;
+  TermBasesAt(p, c, i, d, edge);
+  if (store_bases) {
+    TermBasePlane(p, c, kSumSsim)[i] = d;
+    TermBasePlane(p, c, kSumArtifact)[i] = edge;
+  }
+  for (int k = 0; k < kSumsPerChannel; ++k) terms[k] = TermFromBase(k, k == kSumSsim || k == kSumSsim4 ? d : edge);
 }
 
 }  // namespace gpu

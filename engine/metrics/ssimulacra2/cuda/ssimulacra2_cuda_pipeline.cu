@@ -11,8 +11,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include <cub/device/device_reduce.cuh>
-
 #include "engine/exact/ordered_sum_kernels.cuh"
 #include "engine/exact/ordered_sum_segments.cuh"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_kernels.h"
@@ -28,22 +26,11 @@ static_assert(kSumAccepted == xg::kSegmentAccepted && kSumRefused == xg::kSegmen
                   kSumOverflow == xg::kSegmentOverflow,
               "SumResults::status carries the segment pipeline's status");
 
-// The tree sum's result sits at the start of its region, its temporary storage after.
-constexpr size_t kTreeOutputBytes = 256;
-
-size_t TreeTempBytes(size_t n) {
-  size_t bytes = 0;
-  // A size query: no launch, no device access.
-  cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const double*>(nullptr), static_cast<double*>(nullptr),
-                         static_cast<int>(n));
-  return bytes;
-}
-
-// One sum's workspace region: whichever of the three ways of summing a frame uses.
+// One sum's workspace region: whichever of the ways of summing a frame uses (the tree
+// sum uses the segment workspace's chunk_sums and output).
 size_t SumRegionBytes(size_t n) {
   const int64_t chunks = xg::ChunkCount(n);
-  return AlignScratch(std::max({xg::SegmentWorkspaceBytes(chunks), xg::WorkspaceBytes(chunks),
-                                kTreeOutputBytes + TreeTempBytes(n)}));
+  return AlignScratch(std::max(xg::SegmentWorkspaceBytes(chunks), xg::WorkspaceBytes(chunks)));
 }
 
 // The planes, then 18 workspace regions per scale (one per sum).
@@ -82,22 +69,22 @@ __device__ inline int PixelX() { return static_cast<int>(blockIdx.x * blockDim.x
 __device__ inline int PixelY() { return static_cast<int>(blockIdx.y * blockDim.y + threadIdx.y); }
 __device__ inline int64_t LinearIndex() { return static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; }
 
+// Struct parameters are __grid_constant__: the bodies take them by reference and index
+// their arrays with values known only at run time (the image, the channel), which
+// otherwise makes every thread copy the struct to local memory first (on the H200 that
+// copy was most of these kernels' L2 traffic).
 template <class T>
-__global__ void YuvToLinearKernel(DeviceFrame f, Planes p) {
+__global__ void YuvToLinearKernel(const __grid_constant__ DeviceFrame f, const __grid_constant__ Planes p) {
   YuvToLinearAt<T>(f, p, PixelX(), PixelY(), static_cast<int>(blockIdx.z));
 }
 
-__global__ void DownsampleKernel(Planes p, int cur, int w, int h) {
-  DownsampleAt(p, cur, w, h, PixelX(), PixelY(), static_cast<int>(blockIdx.z));
-}
-
-__global__ void XybKernel(Planes p, int cur, int w, int h, float cube_root_of_bias) {
-  XybAt(p, cur, w, h, cube_root_of_bias, PixelX(), PixelY(), static_cast<int>(blockIdx.z));
+__global__ void DownsampleKernel(const __grid_constant__ Planes p, int cur, int w, int h, float cube_root_of_bias) {
+  DownsampleAt(p, cur, w, h, PixelX(), PixelY(), static_cast<int>(blockIdx.z), cube_root_of_bias);
 }
 
 // One warp per block: 32 rows of blur line blockIdx.y from row 32 * blockIdx.x, in tiles
 // of 32 columns (ssimulacra2_cuda_kernels.h, BlurTileLoad/Walk/Store).
-__global__ void __launch_bounds__(kBlurTile) BlurRowsTiledKernel(Planes p, int w, int h) {
+__global__ void __launch_bounds__(kBlurTile) BlurRowsTiledKernel(const __grid_constant__ ScalePlanes p, int w, int h) {
   __shared__ BlurRowTiles tiles;
   const int lane = static_cast<int>(threadIdx.x);
   const int row0 = static_cast<int>(blockIdx.x) * kBlurTile;
@@ -120,13 +107,11 @@ __global__ void __launch_bounds__(kBlurTile) BlurRowsTiledKernel(Planes p, int w
   BlurTileStore(p, w, h, line, row0, groups - 1, lane, tiles);
 }
 
-__global__ void BlurColumnsKernel(Planes p, int w, int h) { BlurColumnAt(p, w, h, LinearIndex()); }
+__global__ void BlurColumnsKernel(const __grid_constant__ ScalePlanes p, int w, int h) { BlurColumnAt(p, w, h, LinearIndex()); }
 
-__global__ void TermsKernel(Planes p, size_t n, int c) { TermsAt(p, n, c, static_cast<size_t>(LinearIndex())); }
-
-// Where TermsWithChunkSumsKernel leaves each chunk's approximate sum of each term plane:
-// the segment workspaces' chunk_sums, so the segment pipeline skips its own pass over the
-// planes (EnqueueSegmentedSumFromChunkSums).
+// Where TermsChunkSumsKernel leaves each chunk's sum of each of a channel's six terms:
+// the segment workspaces' chunk_sums, so the segment pipeline skips its own first pass
+// (EnqueueSegmentedSumsFromChunkSums); the tree sum adds them up.
 struct ChunkSumOutputs {
   double* p[kSumsPerChannel];
 };
@@ -134,11 +119,15 @@ struct ChunkSumOutputs {
 constexpr int kTermsChunkThreads = 256;
 static_assert(xg::kChunkTerms % kTermsChunkThreads == 0, "a block covers whole chunks");
 
-// One block per chunk of 1024 pixels (4 per thread): channel c's six terms into their
-// planes, as TermsKernel, and each plane's chunk sum (an approximate sum: any order of
-// adds will do, it only places the exact walk's checks).
-__global__ void __launch_bounds__(kTermsChunkThreads) TermsWithChunkSumsKernel(Planes p, size_t n, int c,
-                                                                               ChunkSumOutputs out) {
+// One block per chunk of 1024 pixels (4 per thread): channel c's six terms (TermsAt) and,
+// for the exact sums (store_bases), its two term bases into their planes; unless
+// out.p[0] is null, each term's
+// chunk sum, a tree of adds: for the segment pipeline an approximate sum (any order will
+// do: it only places the exact walk's checks); for the inexact variant the first level
+// of its tree.
+__global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n, int c,
+                                                                           bool store_bases,
+                                                                           const __grid_constant__ ChunkSumOutputs out) {
   constexpr int kWarps = kTermsChunkThreads / 32;
   __shared__ double warp_sums[kWarps][kSumsPerChannel];
   const size_t chunk = blockIdx.x;
@@ -148,14 +137,12 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsWithChunkSumsKernel(P
     const size_t i = chunk * xg::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
     if (i < n) {
       double terms[kSumsPerChannel];
-      TermsAt(p, c, i, terms);
+      TermsAt(p, c, i, store_bases, terms);
 #pragma unroll
-      for (int k = 0; k < kSumsPerChannel; ++k) {
-        TermPlane(p, c, k)[i] = terms[k];
-        acc[k] = __dadd_rn(acc[k], terms[k]);
-      }
+      for (int k = 0; k < kSumsPerChannel; ++k) acc[k] = __dadd_rn(acc[k], terms[k]);
     }
   }
+  if (out.p[0] == nullptr) return;  // the same for the whole block
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>(threadIdx.x) >> 5;
 #pragma unroll
@@ -174,6 +161,33 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsWithChunkSumsKernel(P
   }
 }
 
+// NOT EXACT (the inexact variant): block k adds sum k's chunk sums as a tree (each thread
+// a strided share, then the block's threads pairwise) into outputs[k].
+constexpr int kTreeThreads = 256;
+__global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(ChunkSumOutputs chunk_sums, int64_t chunks,
+                                                                      ChunkSumOutputs outputs) {
+  __shared__ double partial[kTreeThreads];
+  const int k = static_cast<int>(blockIdx.x);
+  const double* in = chunk_sums.p[0];
+  double* out = outputs.p[0];
+#pragma unroll
+  for (int j = 1; j < kSumsPerChannel; ++j) {
+    if (j == k) {
+      in = chunk_sums.p[j];
+      out = outputs.p[j];
+    }
+  }
+  double acc = 0.0;
+  for (int64_t i = threadIdx.x; i < chunks; i += kTreeThreads) acc = __dadd_rn(acc, in[i]);
+  partial[threadIdx.x] = acc;
+  __syncthreads();
+  for (int half = kTreeThreads / 2; half > 0; half /= 2) {
+    if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] = __dadd_rn(partial[threadIdx.x], partial[threadIdx.x + half]);
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) *out = partial[0];
+}
+
 // Where each of the 108 results lies when the sums are done: the bits of the double, and
 // the segment pipeline's status (null: none, 0).
 struct SumSources {
@@ -182,7 +196,7 @@ struct SumSources {
 };
 
 // The 108 results into SumResults (0 for scales not computed).
-__global__ void GatherKernel(SumSources sources, SumResults* results) {
+__global__ void GatherKernel(const __grid_constant__ SumSources sources, SumResults* results) {
   const int j = static_cast<int>(threadIdx.x);
   if (j >= kSumCount) return;
   results->sums[j] = sources.bits[j] == nullptr ? 0.0 : __longlong_as_double(static_cast<long long>(*sources.bits[j]));
@@ -196,35 +210,64 @@ dim3 PixelGrid(int w, int h, int z, dim3 block) {
 
 unsigned LinearGrid(int64_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
 
-// One sum of n terms at `terms` on `stream`, in `region`; sets where its result will be.
-// Whether the segment pipeline sums this plane (then the terms kernel writes its chunk
-// sums into the workspace).
-bool SegmentSum(SumPath path, size_t n) { return path == SumPath::kSegments && xg::SegmentPipelineFits(n); }
+// Whether the segment pipeline sums this scale (then the terms kernel writes its chunk
+// sums into the workspaces first).
+bool SegmentSums(SumPath path, size_t n) { return path == SumPath::kSegments && xg::SegmentPipelineFits(n); }
 
-cudaError_t EnqueueOneSum(SumPath path, int segment_plan_mode, const double* terms, size_t n, char* region,
-                          size_t region_bytes, cudaStream_t stream, const unsigned long long** bits,
-                          const int32_t** status) {
+// The event walk for sums of planes beyond the segment pipeline's reach (2^30 terms).
+SumPath EffectivePath(SumPath path, size_t n) {
+  return path == SumPath::kSegments && !SegmentSums(path, n) ? SumPath::kEventWalk : path;
+}
+
+// Term k of channel c as the sums read it: the stored base, mapped.
+using StoredTerm = xg::MappedArrayTerms<TermOfBase>;
+StoredTerm StoredTermOf(const ScalePlanes& view, int c, int k) { return StoredTerm{TermBasePlane(view, c, k), TermOfBase{k}}; }
+
+// Channel c's terms and six sums of scale s (n terms, from `view`) on `stream`; sets
+// where their results will be.
+cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int c, size_t n,
+                               char* const (&regions)[kSumsPerChannel], cudaStream_t stream,
+                               const unsigned long long** bits, const int32_t** status) {
   const int64_t chunks = xg::ChunkCount(n);
-  *status = nullptr;
-  if (SegmentSum(path, n)) {
-    const xg::SegmentWorkspace ws = xg::CarveSegmentWorkspace(region, chunks);
-    *bits = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
-    *status = &ws.output->status;
-    xg::PlanOptions plan;
-    plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
-    // TermsWithChunkSumsKernel left the chunk sums in ws.chunk_sums.
-    return xg::EnqueueSegmentedSumFromChunkSums(xg::DeviceArrayTerms{terms}, n, ws, plan, stream);
+  if (path == SumPath::kEventWalk) {
+    // The bases only (no chunk sums: the event walk forms its own), then the six walks.
+    TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, true,
+                                                                                           ChunkSumOutputs{});
+    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+    for (int k = 0; k < kSumsPerChannel; ++k) {
+      const xg::Workspace ws = xg::CarveWorkspace(regions[k], chunks);
+      bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
+      status[k] = nullptr;
+      if (cudaError_t err = xg::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, xg::PlanOptions{}, stream);
+          err != cudaSuccess) {
+        return err;
+      }
+    }
+    return cudaSuccess;
   }
+  xg::SegmentBatch<StoredTerm, kSumsPerChannel> batch;
+  ChunkSumOutputs chunk_sums;
+  ChunkSumOutputs outputs;
+  for (int k = 0; k < kSumsPerChannel; ++k) {
+    batch.source[k] = StoredTermOf(view, c, k);
+    const xg::SegmentWorkspace& ws = batch.workspaces.ws[k] = xg::CarveSegmentWorkspace(regions[k], chunks);
+    chunk_sums.p[k] = ws.chunk_sums;
+    outputs.p[k] = reinterpret_cast<double*>(&ws.output->sum_bits);
+    bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
+    status[k] = path == SumPath::kSegments ? &ws.output->status : nullptr;
+  }
+  // The inexact tree sum needs only the chunk sums; the segment pipeline reads the bases.
+  const bool store_bases = path == SumPath::kSegments;
+  TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, store_bases,
+                                                                                         chunk_sums);
+  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (path == SumPath::kInexactTree) {
-    double* out = reinterpret_cast<double*>(region);
-    *bits = reinterpret_cast<const unsigned long long*>(out);
-    size_t temp_bytes = region_bytes - kTreeOutputBytes;
-    return cub::DeviceReduce::Sum(region + kTreeOutputBytes, temp_bytes, terms, out, static_cast<int>(n), stream);
+    TreeOfChunkSumsKernel<<<kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
+    return cudaGetLastError();
   }
-  // kEventWalk, or a plane too large for the segment pipeline (beyond 2^30 terms).
-  const xg::Workspace ws = xg::CarveWorkspace(region, chunks);
-  *bits = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
-  return xg::EnqueueOrderedSum(xg::DeviceArrayTerms{terms}, n, ws, xg::PlanOptions{}, stream);
+  xg::PlanOptions plan;
+  plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
+  return xg::EnqueueSegmentedSumsFromChunkSums(batch, n, plan, stream);
 }
 
 }  // namespace
@@ -232,19 +275,14 @@ cudaError_t EnqueueOneSum(SumPath path, int segment_plan_mode, const double* ter
 cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams) {
   PipelineStreams& ps = *streams;
   ps.main = main;
-  for (auto& channel : ps.sums) {
-    for (cudaStream_t& s : channel) {
-      if (cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); err != cudaSuccess) return err;
-    }
+  for (cudaStream_t& s : ps.sums) {
+    if (cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); err != cudaSuccess) return err;
   }
   const auto make = [](cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); };
   for (int s = 0; s < kMaxScales; ++s) {
     if (cudaError_t err = make(&ps.blurred[s]); err != cudaSuccess) return err;
-    for (int c = 0; c < kImageChannels; ++c) {
-      if (cudaError_t err = make(&ps.terms[s][c]); err != cudaSuccess) return err;
-      for (int k = 0; k < kSumsPerChannel; ++k) {
-        if (cudaError_t err = make(&ps.summed[s][c][k]); err != cudaSuccess) return err;
-      }
+    for (cudaEvent_t& e : ps.summed[s]) {
+      if (cudaError_t err = make(&e); err != cudaSuccess) return err;
     }
   }
   return cudaSuccess;
@@ -252,22 +290,16 @@ cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams) {
 
 void DestroyPipelineStreams(PipelineStreams* streams) {
   PipelineStreams& ps = *streams;
-  for (auto& channel : ps.sums) {
-    for (cudaStream_t& s : channel) {
-      if (s != nullptr) cudaStreamDestroy(s);
-      s = nullptr;
-    }
+  for (cudaStream_t& s : ps.sums) {
+    if (s != nullptr) cudaStreamDestroy(s);
+    s = nullptr;
   }
   for (int s = 0; s < kMaxScales; ++s) {
     if (ps.blurred[s] != nullptr) cudaEventDestroy(ps.blurred[s]);
     ps.blurred[s] = nullptr;
-    for (int c = 0; c < kImageChannels; ++c) {
-      if (ps.terms[s][c] != nullptr) cudaEventDestroy(ps.terms[s][c]);
-      ps.terms[s][c] = nullptr;
-      for (int k = 0; k < kSumsPerChannel; ++k) {
-        if (ps.summed[s][c][k] != nullptr) cudaEventDestroy(ps.summed[s][c][k]);
-        ps.summed[s][c][k] = nullptr;
-      }
+    for (cudaEvent_t& e : ps.summed[s]) {
+      if (e != nullptr) cudaEventDestroy(e);
+      e = nullptr;
     }
   }
   ps.main = nullptr;
@@ -297,15 +329,17 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
 }
 
 cudaError_t PreparePipeline() {
-  if (cudaError_t err = xg::AllowWalkSharedMemory<xg::DeviceArrayTerms>(); err != cudaSuccess) return err;
-  return xg::AllowSegmentWalkSharedMemory();
+  if (cudaError_t err = xg::AllowWalkSharedMemory<StoredTerm>(); err != cudaSuccess) return err;
+  return xg::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>();
 }
 
-cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& ps, int segment_plan_mode) {
+cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,
+                            int segment_plan_mode) {
   const Layout l = MakeLayout(f.scratch, f.width, f.height);
   const Planes& p = l.planes;
   cudaStream_t main = ps.main;
   const dim3 block(32, 8);
+  // Scale 0's linear RGB and XYB.
   if (f.bit_depth > 8) {
     YuvToLinearKernel<uint16_t><<<PixelGrid(f.width, f.height, 2, block), block, 0, main>>>(f, p);
   } else {
@@ -318,75 +352,43 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineSt
   int w = f.width;
   int h = f.height;
   for (int s = 0; s < scales; ++s) {
-    const int cur = s % 2;
+    const int parity = s % 2;
     if (s > 0) {
-      // The previous scale's Terms read nothing the downsample writes (lin), so it runs
-      // while they may still run.
-      DownsampleKernel<<<PixelGrid(HalfSide(w), HalfSide(h), 2 * kImageChannels, block), block, 0, main>>>(
-          p, cur, w, h);
+      // This scale's XYB and blurred planes are scale s - 2's: its terms must be formed.
+      for (int c = 0; s >= 2 && c < kImageChannels; ++c) {
+        if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[s - 2][c], 0); err != cudaSuccess) return err;
+      }
+      DownsampleKernel<<<PixelGrid(HalfSide(w), HalfSide(h), 2, block), block, 0, main>>>(p, parity, w, h,
+                                                                                           f.cube_root_of_bias);
       w = HalfSide(w);
       h = HalfSide(h);
-      // Xyb and the blur overwrite what the previous scale's Terms read.
-      for (int c = 0; c < kImageChannels; ++c) {
-        if (cudaError_t err = cudaStreamWaitEvent(main, ps.terms[s - 1][c], 0); err != cudaSuccess) return err;
-      }
     }
-    XybKernel<<<PixelGrid(w, h, 2, block), block, 0, main>>>(p, cur, w, h, f.cube_root_of_bias);
+    const ScalePlanes view = ScaleView(p, parity);
     constexpr int kLineBlock = 64;
     BlurRowsTiledKernel<<<dim3(static_cast<unsigned>((h + kBlurTile - 1) / kBlurTile), kBlurLines), kBlurTile, 0,
-                          main>>>(p, w, h);
-    BlurColumnsKernel<<<LinearGrid(int64_t{w} * kBlurLines, kLineBlock), kLineBlock, 0, main>>>(p, w, h);
+                          main>>>(view, w, h);
+    BlurColumnsKernel<<<LinearGrid(int64_t{w} * kBlurLines, kLineBlock), kLineBlock, 0, main>>>(view, w, h);
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     if (cudaError_t err = cudaEventRecord(ps.blurred[s], main); err != cudaSuccess) return err;
     const size_t n = static_cast<size_t>(w) * h;
+    const SumPath path = EffectivePath(requested_path, n);
     for (int c = 0; c < kImageChannels; ++c) {
-      // Fork: channel c's terms on its first sum stream, after the blur; and after the
-      // previous scale's sums of channel c on the other five streams, which read the
-      // same planes (the first stream's own sum is before it in stream order).
-      cudaStream_t terms_stream = ps.sums[c][0];
-      if (cudaError_t err = cudaStreamWaitEvent(terms_stream, ps.blurred[s], 0); err != cudaSuccess) return err;
-      if (s > 0) {
-        for (int k = 1; k < kSumsPerChannel; ++k) {
-          if (cudaError_t err = cudaStreamWaitEvent(terms_stream, ps.summed[s - 1][c][k], 0); err != cudaSuccess) {
-            return err;
-          }
-        }
-      }
-      if (SegmentSum(path, n)) {
-        ChunkSumOutputs chunk_sums;
-        for (int k = 0; k < kSumsPerChannel; ++k) {
-          chunk_sums.p[k] = xg::CarveSegmentWorkspace(l.regions[s][c][k], xg::ChunkCount(n)).chunk_sums;
-        }
-        TermsWithChunkSumsKernel<<<static_cast<unsigned>(xg::ChunkCount(n)), kTermsChunkThreads, 0, terms_stream>>>(
-            p, n, c, chunk_sums);
-      } else {
-        constexpr int kTermBlock = 256;
-        TermsKernel<<<LinearGrid(static_cast<int64_t>(n), kTermBlock), kTermBlock, 0, terms_stream>>>(p, n, c);
-      }
-      if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-      if (cudaError_t err = cudaEventRecord(ps.terms[s][c], terms_stream); err != cudaSuccess) return err;
-      for (int k = 0; k < kSumsPerChannel; ++k) {
-        cudaStream_t stream = ps.sums[c][k];
-        if (k > 0) {
-          if (cudaError_t err = cudaStreamWaitEvent(stream, ps.terms[s][c], 0); err != cudaSuccess) return err;
-        }
-        const int j = (s * kImageChannels + c) * kSumsPerChannel + k;
-        if (cudaError_t err = EnqueueOneSum(path, segment_plan_mode, TermPlane(p, c, k), n, l.regions[s][c][k], l.region_bytes[s],
-                                            stream, &sources.bits[j], &sources.status[j]);
-            err != cudaSuccess) {
-          return err;
-        }
-        if (cudaError_t err = cudaEventRecord(ps.summed[s][c][k], stream); err != cudaSuccess) return err;
-      }
-    }
-  }
-  // Join: every sum stream's last sum (and so everything before it on that stream).
-  for (int c = 0; c < kImageChannels && scales > 0; ++c) {
-    for (int k = 0; k < kSumsPerChannel; ++k) {
-      if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[scales - 1][c][k], 0); err != cudaSuccess) {
+      // Fork: channel c's terms and sums after this scale's blur (and, in stream order,
+      // after the previous scale's sums of channel c, which read the same base planes).
+      cudaStream_t stream = ps.sums[c];
+      if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
+      const int j = (s * kImageChannels + c) * kSumsPerChannel;
+      if (cudaError_t err = EnqueueChannelSums(path, segment_plan_mode, view, c, n, l.regions[s][c], stream,
+                                               &sources.bits[j], &sources.status[j]);
+          err != cudaSuccess) {
         return err;
       }
+      if (cudaError_t err = cudaEventRecord(ps.summed[s][c], stream); err != cudaSuccess) return err;
     }
+  }
+  // Join: every sum stream's last sums (and so everything before them on that stream).
+  for (int c = 0; c < kImageChannels && scales > 0; ++c) {
+    if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[scales - 1][c], 0); err != cudaSuccess) return err;
   }
   GatherKernel<<<1, 128, 0, main>>>(sources, f.results);
   return cudaGetLastError();

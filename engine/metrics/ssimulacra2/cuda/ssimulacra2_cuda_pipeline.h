@@ -7,26 +7,27 @@
 // ssimulacra2_cuda_kernels.h, which call the shared functions of ssimulacra2_math.h.
 // On the main stream:
 //   YuvToLinear   one thread per pixel of scale 0 and image: nearest chroma straight from
-//                 the raw planes, YuvToLinearRgb (B.2-B.3) with the uploaded EOTF table;
-//   per scale s (ScaleCount of the frame, at most 6):
-//     Downsample  (s > 0) one thread per output sample, image and channel (B.5);
-//     Xyb         one thread per pixel and image (B.4) (after the previous scale's Terms:
-//                 they read xyb and blurred);
+//                 the raw planes, YuvToLinearRgb (B.2-B.3) with the uploaded EOTF table,
+//                 and the pixel's XYB (B.4), into lin[0] and xyb[0];
+//   per scale s (ScaleCount of the frame, at most 6; planes of parity s % 2):
+//     Downsample  (s > 0) one thread per output pixel and image: the three channels'
+//                 2x2 means (B.5) into lin[s % 2] and their XYB into xyb[s % 2] (after
+//                 scale s - 2's sums, which read the same parity's planes);
 //     BlurRowsTiled  one warp per 32 rows of one (channel, kind): the horizontal
 //                 recursive Gaussian of mu1, mu2, s11, s22, s12 (kinds 0..4; the products
 //                 rounded once on load, as the reference's Multiply), each lane walking
 //                 its row in the reference's order (B.6) through 32x32 tiles that the
 //                 warp loads and stores coalesced (BlurTileLoad/Walk/Store);
 //     BlurColumns one thread per (column, channel, kind): the vertical pass down the
-//                 column (row-major planes: a warp's loads are coalesced);
-//     then a fork (event record + cudaStreamWaitEvent) onto 18 sum streams, one per
-//     (channel c, sum k): stream (c, 0) runs Terms for channel c (one thread per pixel:
-//     the six fp64 terms of B.8 into channel c's own six term planes), and each stream
-//     (c, k), once those terms are written, runs sum k of channel c over its plane in
-//     raster order, with its own workspace (`SumPath` says how). Terms of scale s + 1
-//     wait for the sums of scale s that read the same planes; the main stream goes on to
-//     the next scale meanwhile;
-//   join: the main stream waits for the 18 sum streams' last sums, then
+//                 column (row-major planes: a warp's loads are coalesced) into blurred;
+//     then a fork (event record + cudaStreamWaitEvent) onto one sum stream per channel
+//     c, which runs TermsChunkSums (one block per chunk of 1024 pixels: the fp64 SSIM
+//     dissimilarity d and edge difference of B.7 into the channel's two base planes,
+//     and the chunk sums of the six terms of B.8) and then the six sums as one batch of
+//     engine/exact's segment pipeline, each reading its terms as an exact function of
+//     one base plane (TermFromBase: d, d^4, the edge's artifact and detail parts and
+//     their fourth powers). The main stream goes on to the next scale meanwhile;
+//   join: the main stream waits for the sum streams' last sums, then
 //   Gather        one thread per sum: the 108 results and their statuses into SumResults.
 // Inside a stream capture the fork and join become parallel branches of the graph.
 // Nothing is copied to the host here; the caller copies the SumResults once.
@@ -46,15 +47,17 @@ namespace gpu {
 
 // How each of the 108 sums is formed.
 enum class SumPath {
-  // Exact: engine/exact's segment pipeline (EnqueueSegmentedSum, four kernels). A sum it
-  // refuses has a nonzero status in SumResults; the caller then runs the frame again
-  // with kEventWalk (same bits where both finish).
+  // Exact: engine/exact's segment pipeline, a channel's six sums batched
+  // (EnqueueSegmentedSumsFromChunkSums, four launches). A sum it refuses has a nonzero
+  // status in SumResults; the caller then runs the frame again with kEventWalk (same
+  // bits where both finish).
   kSegments,
-  // Exact: engine/exact's event-walk pipeline (EnqueueOrderedSum, five kernels); never
-  // refuses.
+  // Exact: engine/exact's event-walk pipeline (EnqueueOrderedSum, five kernels), a
+  // channel's six sums one after the other; never refuses.
   kEventWalk,
-  // NOT EXACT: cub::DeviceReduce::Sum over each term plane (a tree, other bits). For the
-  // cost comparison only; never used by the service.
+  // NOT EXACT: a tree of adds (the chunk sums of TermsChunkSums, then a tree over them:
+  // other bits), fused as the exact path is. For the cost comparison only; never used by
+  // the service.
   kInexactTree,
 };
 
@@ -65,24 +68,23 @@ inline constexpr int32_t kSumRefused = 1;
 inline constexpr int32_t kSumOverflow = 2;
 
 // The streams and events of the fork/join. The caller creates them once
-// (CreatePipelineStreams: the main stream is the caller's; the 18 sum streams and the
-// events are made here, non-blocking, events without timing) and destroys them with
-// DestroyPipelineStreams after the last frame.
+// (CreatePipelineStreams: the main stream is the caller's; the three sum streams, one
+// per channel, and the events are made here, non-blocking, events without timing) and
+// destroys them with DestroyPipelineStreams after the last frame.
 struct PipelineStreams {
   cudaStream_t main = nullptr;
-  cudaStream_t sums[kImageChannels][kSumsPerChannel] = {};
+  cudaStream_t sums[kImageChannels] = {};
   cudaEvent_t blurred[kMaxScales] = {};
-  cudaEvent_t terms[kMaxScales][kImageChannels] = {};
-  cudaEvent_t summed[kMaxScales][kImageChannels][kSumsPerChannel] = {};
+  cudaEvent_t summed[kMaxScales][kImageChannels] = {};
 };
 cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams);
 void DestroyPipelineStreams(PipelineStreams* streams);
 
-// Device scratch for a frame of this size: the linear-RGB pyramid (ping-pong), XYB, the
-// blur planes, 18 term planes of doubles, and per sum one workspace region big enough
-// for the segment pipeline, the event walk and the tree sum (the three share it: a frame
-// uses one of them per sum). 336 bytes per pixel for the planes, plus the workspaces
-// (the segment pipeline's: 249 MB at 3840x2160, at least about 0.9 MB per sum).
+// Device scratch for a frame of this size: the linear-RGB pyramid (ping-pong), XYB and
+// blurred planes for both scale parities, the horizontal pass's planes, and per sum one
+// workspace region big enough for the segment pipeline, the event walk and the tree sum
+// (a frame uses one of them per sum). 324 bytes per pixel for the planes (the terms are
+// stored as two base planes of doubles per channel), plus the workspaces (249 MB at 3840x2160, at least about 0.9 MB per sum).
 size_t ScratchBytes(int width, int height);
 
 // Once after allocating `scratch` (and after any kEventWalk run in it, which overwrites
