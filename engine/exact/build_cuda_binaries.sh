@@ -4,6 +4,7 @@
 # contraction (--fmad=false), host code with -ffp-contract=off, static CUDA runtime.
 #
 #   engine/exact/build_cuda_binaries.sh [OUT_DIR]     # default OUT_DIR: /tmp/exactq_exact
+#   EXACTQ_NVCC_EXTRA=-lineinfo engine/exact/build_cuda_binaries.sh DIR   # for ncu source views
 #   OUT_DIR/ordered_sum_cuda_test                     # skips without a GPU
 #   OUT_DIR/ordered_sum_bench --reps=50               # exits 2 without a GPU
 set -euo pipefail
@@ -12,7 +13,7 @@ OUT=${1:-/tmp/exactq_exact}
 mkdir -p "$OUT"
 CUDA=${CUDA_PATH:-/usr/local/cuda}
 
-NVCC=("$CUDA/bin/nvcc" -std=c++17 -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false
+NVCC=("$CUDA/bin/nvcc" ${EXACTQ_NVCC_EXTRA:-} -std=c++17 -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false
       -Xcompiler=-ffp-contract=off -Werror=all-warnings -gencode=arch=compute_90,code=sm_90 -I.)
 CXX=(g++ -std=c++17 -O2 -ffp-contract=off -Wall -I. -I"$CUDA/include")
 # Abseil, GoogleTest and libstdc++ linked statically, so the binaries also run on a GPU

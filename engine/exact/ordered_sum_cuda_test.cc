@@ -6,6 +6,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -299,8 +300,8 @@ TEST_F(OrderedSumCudaTest, SumsGeneratedTermsWithoutStoringThem) {
 // The batched segment pipeline: three sums of different signs and ranges in the same
 // four launches, each from chunk sums a separate kernel wrote, each the loop's bits.
 // These terms never come near a binade edge unforeseen, so every sum must be accepted.
-TEST_F(OrderedSumCudaTest, BatchedSegmentSumsFromChunkSumsGiveTheLoopsBits) {
-  for (size_t n : {size_t{1}, size_t{1023}, size_t{1025}, size_t{300001}, k4kTerms}) {
+void ExpectBatchedSumsEqualTheLoop(std::initializer_list<size_t> lengths) {
+  for (size_t n : lengths) {
     absl::StatusOr<GeneratedBatchSums> got = SumGeneratedBatchOnDevice(n);
     ASSERT_TRUE(got.ok()) << got.status();
     std::vector<double> terms(n);
@@ -313,6 +314,13 @@ TEST_F(OrderedSumCudaTest, BatchedSegmentSumsFromChunkSumsGiveTheLoopsBits) {
     }
   }
 }
+
+// Small lengths (around a chunk; quick enough for compute-sanitizer's racecheck) and a
+// 4K plane.
+TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOnSmallPlanes) {
+  ExpectBatchedSumsEqualTheLoop({size_t{1}, size_t{1023}, size_t{1025}, size_t{40001}});
+}
+TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOn4kPlanes) { ExpectBatchedSumsEqualTheLoop({k4kTerms}); }
 
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {
   OrderedSumOptions options;
