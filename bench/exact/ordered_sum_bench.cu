@@ -222,7 +222,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   void* d_seg = nullptr;
   CHECK_CUDA(cudaMalloc(&d_seg, gpu::SegmentWorkspaceBytes(chunks)));
   const gpu::SegmentWorkspace seg = gpu::CarveSegmentWorkspace(d_seg, chunks);
-  CHECK_CUDA(gpu::ZeroSegmentState(seg, chunks, stream));
+  CHECK_CUDA(gpu::ZeroSegmentState(seg, stream));
   const gpu::DeviceArrayTerms source{d_terms};
   std::vector<double> stage_ms[kStages];
   std::vector<double> device_total_ms;

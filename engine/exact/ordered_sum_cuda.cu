@@ -112,7 +112,7 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   const gpu::SegmentWorkspace ws = gpu::CarveSegmentWorkspace(segments_.data, segments_.chunks);
   if (segments_.data != before) {
     // A new workspace: the state each run leaves for the next one (zero) must be there first.
-    if (cudaError_t err = gpu::ZeroSegmentState(ws, segments_.chunks, stream_); err != cudaSuccess) {
+    if (cudaError_t err = gpu::ZeroSegmentState(ws, stream_); err != cudaSuccess) {
       return CudaError("cudaMemsetAsync", err);
     }
   }

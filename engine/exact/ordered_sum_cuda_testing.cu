@@ -57,7 +57,7 @@ absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n) {
     batch.source[k] = GeneratedBatchTerms{n, k};
     batch.workspaces.ws[k] = gpu::CarveSegmentWorkspace(workspace + k * region, chunks);
     chunk_sums.p[k] = batch.workspaces.ws[k].chunk_sums;
-    if (err == cudaSuccess) err = gpu::ZeroSegmentState(batch.workspaces.ws[k], chunks, nullptr);
+    if (err == cudaSuccess) err = gpu::ZeroSegmentState(batch.workspaces.ws[k], nullptr);
   }
   const int64_t threads = chunks * kGeneratedBatch;
   if (err == cudaSuccess) {

@@ -393,8 +393,7 @@ __device__ inline int ClampLen(int64_t v) { return v < 0 ? 0 : (v > 32 ? 32 : st
 
 template <class TermSource>
 __global__ void __launch_bounds__(kSumWarps * 32)
-    ChunkApproximateSumsWarp(TermSource source, size_t n, int64_t chunks, double* chunk_sums,
-                             double* super_sums = nullptr) {
+    ChunkApproximateSumsWarp(TermSource source, size_t n, int64_t chunks, double* chunk_sums) {
   const int lane = LaneId();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kSumWarps;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSumWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
@@ -413,12 +412,7 @@ __global__ void __launch_bounds__(kSumWarps * 32)
     double s = x[0];
 #pragma unroll
     for (int d = 16; d >= 1; d >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, d));
-    if (lane == 0) {
-      chunk_sums[c] = s;
-      // The segment pipeline also wants sums of 32 chunks; they start at zero. Atomic adds
-      // land in any order, which only moves advice (see ordered_sum_segments.cuh).
-      if (super_sums != nullptr) atomicAdd(super_sums + (c >> 5), s);
-    }
+    if (lane == 0) chunk_sums[c] = s;
   }
 }
 
@@ -1050,18 +1044,25 @@ __global__ void __launch_bounds__(kWalkThreads, 1)
   }
 }
 
-// The walk needs more than 48 KB of shared memory: allowed once per process and device.
-template <class TermSource>
-cudaError_t AllowWalkSharedMemory() {
-  static std::atomic<uint64_t> done{0};
+// A kernel's dynamic shared-memory allowance above 48 KB, set once per process, device and
+// kernel (`done` is the kernel's own flag word): a call per enqueue would cost the
+// caller's thread a driver call each time.
+template <class Kernel>
+cudaError_t AllowSharedMemoryOnce(Kernel kernel, int bytes, std::atomic<uint64_t>& done) {
   int device = 0;
   if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
   const uint64_t bit = device >= 0 && device < 64 ? (uint64_t{1} << device) : 0;
   if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return cudaSuccess;
-  const cudaError_t err = cudaFuncSetAttribute(OrderedEventWalk<TermSource>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                               static_cast<int>(sizeof(WalkSmem)));
+  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (err == cudaSuccess && bit != 0) done.fetch_or(bit, std::memory_order_relaxed);
   return err;
+}
+
+// The walk needs more than 48 KB of shared memory.
+template <class TermSource>
+cudaError_t AllowWalkSharedMemory() {
+  static std::atomic<uint64_t> done{0};
+  return AllowSharedMemoryOnce(OrderedEventWalk<TermSource>, static_cast<int>(sizeof(WalkSmem)), done);
 }
 
 // Where EnqueueOrderedSum records events (each may be null): after each of the five kernels.

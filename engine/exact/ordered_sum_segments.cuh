@@ -36,7 +36,7 @@
 // The ADVICE (which lanes cross) depends only on the approximate sums, never the result.
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
-//   exact::gpu::ZeroSegmentState(ws, chunks, stream);  // once, after allocating `base`
+//   exact::gpu::ZeroSegmentState(ws, stream);  // once, after allocating `base`
 //   exact::gpu::EnqueueSegmentedSum(exact::gpu::DeviceArrayTerms{d_terms}, n, ws, plan, stream);
 //   // ws.output->status == kSegmentAccepted: ws.output->sum_bits are the loop's bits;
 //   // otherwise run EnqueueOrderedSum on the same terms.
@@ -171,13 +171,9 @@ inline size_t SegmentWorkspaceBytes(int64_t chunks) {
   return carver.bytes();
 }
 
-// The state SegmentWalk leaves for the next run, for a freshly allocated workspace.
-inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, int64_t chunks, cudaStream_t stream) {
-  if (cudaError_t err =
-          cudaMemsetAsync(ws.super_sums, 0, static_cast<size_t>(SuperCount(chunks)) * sizeof(double), stream);
-      err != cudaSuccess) {
-    return err;
-  }
+// The state SegmentWalk leaves for the next run (empty pools), for a freshly allocated
+// workspace.
+inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, cudaStream_t stream) {
   return cudaMemsetAsync(ws.counters, 0, sizeof(SegmentCounters), stream);
 }
 
@@ -804,19 +800,6 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
 template <int kThreads = kSegmentWalkThreads>
 __global__ void __launch_bounds__(kThreads) SegmentWalk(int64_t chunks, SegmentWorkspace ws) {
   SegmentWalkBlock<kThreads>(chunks, ws);
-}
-
-// The walk's shared memory, allowed once per process, device and kernel (a call per
-// enqueue would cost the caller's thread a driver call each time).
-template <class Kernel>
-cudaError_t AllowSharedMemoryOnce(Kernel kernel, int bytes, std::atomic<uint64_t>& done) {
-  int device = 0;
-  if (cudaError_t err = cudaGetDevice(&device); err != cudaSuccess) return err;
-  const uint64_t bit = device >= 0 && device < 64 ? (uint64_t{1} << device) : 0;
-  if (bit != 0 && (done.load(std::memory_order_relaxed) & bit) != 0) return cudaSuccess;
-  const cudaError_t err = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
-  if (err == cudaSuccess && bit != 0) done.fetch_or(bit, std::memory_order_relaxed);
-  return err;
 }
 
 inline cudaError_t AllowSegmentWalkSharedMemory() {

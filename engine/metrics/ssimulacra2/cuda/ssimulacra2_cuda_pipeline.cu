@@ -210,13 +210,9 @@ dim3 PixelGrid(int w, int h, int z, dim3 block) {
 
 unsigned LinearGrid(int64_t n, int block) { return static_cast<unsigned>((n + block - 1) / block); }
 
-// Whether the segment pipeline sums this scale (then the terms kernel writes its chunk
-// sums into the workspaces first).
-bool SegmentSums(SumPath path, size_t n) { return path == SumPath::kSegments && xg::SegmentPipelineFits(n); }
-
 // The event walk for sums of planes beyond the segment pipeline's reach (2^30 terms).
 SumPath EffectivePath(SumPath path, size_t n) {
-  return path == SumPath::kSegments && !SegmentSums(path, n) ? SumPath::kEventWalk : path;
+  return path == SumPath::kSegments && !xg::SegmentPipelineFits(n) ? SumPath::kEventWalk : path;
 }
 
 // Term k of channel c as the sums read it: the stored base, mapped.
@@ -316,7 +312,7 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
     const int64_t chunks = xg::ChunkCount(n);
     for (auto& channel : l.regions[s]) {
       for (char* region : channel) {
-        if (cudaError_t err = xg::ZeroSegmentState(xg::CarveSegmentWorkspace(region, chunks), chunks, stream);
+        if (cudaError_t err = xg::ZeroSegmentState(xg::CarveSegmentWorkspace(region, chunks), stream);
             err != cudaSuccess) {
           return err;
         }
