@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/exact/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -62,18 +63,6 @@ bool CheckOneStep(double s0, const std::vector<double>& terms, size_t split) {
   return true;
 }
 
-// splitmix64
-struct Rng {
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
-};
-
 // A double from sign, frame-relative exponent and a 53-bit significand (hidden bit set).
 double Compose53(bool negative, int exponent_of_unit, uint64_t significand) {
   return (negative ? -1.0 : 1.0) * std::ldexp(static_cast<double>(significand), exponent_of_unit);
@@ -86,7 +75,7 @@ TEST(OrderedSumAlgebra, OneTermRuleMatchesTheDoubleAdd) {
   // normal frames and the tiny frame; x a forced tie (half the cases), a near tie, or any
   // term 3 binades above to 60 below the unit, including subnormals.
   const int kFrames[] = {0, 1, -1, 16, 39, 52, 53, -1021, -1000, 1022, 1023, kTinyFrame};
-  Rng rng{12345};
+  TestRng rng{12345};
   int64_t accepted = 0, accepted_ties = 0, needless_rejections = 0;
   const int64_t kCases = 2000000;
   for (int64_t i = 0; i < kCases; ++i) {
@@ -210,7 +199,7 @@ TEST(OrderedSumAlgebra, EveryShortRunAtTheEdgesOfABinade) {
 TEST(OrderedSumAlgebra, CompositionIsAssociative) {
   // Random runs of single-term summaries (exact, inexact, ties, zeros, unfit and special
   // terms) under one frame: any bracketing equals the left fold, field for field.
-  Rng rng{777};
+  TestRng rng{777};
   const int frame = 0;
   const auto random_term = [&]() -> double {
     switch (rng.Next() % 8) {
@@ -226,7 +215,7 @@ TEST(OrderedSumAlgebra, CompositionIsAssociative) {
   // Folds [begin, end) with random bracketing.
   std::vector<RunSummary> leaves;
   struct Bracketer {
-    Rng& rng;
+    TestRng& rng;
     const std::vector<RunSummary>& leaves;
     RunSummary operator()(size_t begin, size_t end) const {
       if (begin == end) return IdentityRun();
@@ -259,7 +248,7 @@ TEST(OrderedSumAlgebra, CompositionIsAssociative) {
 }
 
 TEST(OrderedSumAlgebra, AppendTermEqualsComposeWithOneTermRun) {
-  Rng rng{99};
+  TestRng rng{99};
   for (int trial = 0; trial < 100000; ++trial) {
     RunSummary run = IdentityRun();
     RunSummary composed = IdentityRun();

@@ -15,22 +15,12 @@
 #include "engine/exact/ordered_sum_algebra.h"
 #include "engine/exact/ordered_sum_fast.h"
 #include "engine/exact/ordered_sum_fixtures.h"
+#include "engine/exact/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
 namespace exact {
 namespace {
-
-struct Rng {
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
-};
 
 std::vector<const cpu::ChunkKernels*> Tables() {
   std::vector<const cpu::ChunkKernels*> tables = {&cpu::GenericChunkKernels()};
@@ -43,7 +33,7 @@ std::vector<const cpu::ChunkKernels*> Tables() {
 }
 
 // A term chosen relative to `frame` (u = 2^(frame-52)).
-double TermFor(Rng& rng, int frame, int mode) {
+double TermFor(TestRng& rng, int frame, int mode) {
   const int unit_exp = frame - 52;
   const double sign = (rng.Next() & 1) ? -1.0 : 1.0;
   switch (mode) {
@@ -99,7 +89,7 @@ double TermFor(Rng& rng, int frame, int mode) {
   }
 }
 
-int FrameFor(Rng& rng) {
+int FrameFor(TestRng& rng) {
   switch (rng.Range(0, 5)) {
     case 0:
       return kTinyFrame;
@@ -116,7 +106,7 @@ int FrameFor(Rng& rng) {
 
 TEST(OrderedSumCpuKernels, SummariesEqualTheScalarFoldLaneByLane) {
   for (const cpu::ChunkKernels* k : Tables()) {
-    Rng rng{17};
+    TestRng rng{17};
     int64_t own = 0;
     int64_t handed = 0;
     int64_t parity_free_nonzero = 0;
@@ -208,7 +198,7 @@ TEST(OrderedSumCpuKernels, HandOverExactlyAtTheBound) {
 
 TEST(OrderedSumCpuKernels, ApproximateSumsEqualTheScalarOrder) {
   for (const cpu::ChunkKernels* k : Tables()) {
-    Rng rng{5};
+    TestRng rng{5};
     for (int iter = 0; iter < 20000; ++iter) {
       const int64_t chunk = 4 * rng.Range(1, 40);
       const int frame = static_cast<int>(rng.Range(-40, 40));

@@ -10,26 +10,16 @@
 #include <vector>
 
 #include "engine/exact/ordered_sum_algebra.h"
+#include "engine/exact/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
 namespace exact {
 namespace {
 
-struct Rng {
-  uint64_t s;
-  uint64_t Next() {
-    uint64_t z = (s += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  int64_t Range(int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1)); }
-};
-
 // A term chosen relative to `frame` (u = 2^(frame-52)): ties, near-ties, exact multiples,
 // tiny, huge, subnormal, special.
-double TermFor(Rng& rng, int frame) {
+double TermFor(TestRng& rng, int frame) {
   const int kind = static_cast<int>(rng.Range(0, 11));
   const double sign = (rng.Next() & 1) ? -1.0 : 1.0;
   const int unit_exp = frame - 52;
@@ -79,7 +69,7 @@ double TermFor(Rng& rng, int frame) {
   }
 }
 
-int FrameFor(Rng& rng) {
+int FrameFor(TestRng& rng) {
   switch (rng.Range(0, 5)) {
     case 0:
       return kTinyFrame;
@@ -99,7 +89,7 @@ int FrameFor(Rng& rng) {
 // (-1/2, 0] the two-add form gives +0 where nearbyint gives -0; both callers only use
 // the value.)
 TEST(OrderedSumFast, RoundHalfEvenEqualsNearbyint) {
-  Rng rng{4};
+  TestRng rng{4};
   std::vector<double> ts = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0x1p51, -0x1p51, 0x1p51 - 0.5, -0x1p51 + 0.5,
                             0x1p51 + 1, 0x1p52, 0x1p52 + 1, 0x1p53, 0x1p54, -0x1p54, 0x1.fffffffffffffp50,
                             std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
@@ -129,7 +119,7 @@ TEST(OrderedSumFast, RoundHalfEvenEqualsNearbyint) {
 }
 
 TEST(OrderedSumFast, IncrementEqualsTheIntegerRule) {
-  Rng rng{1};
+  TestRng rng{1};
   int64_t ties = 0;
   for (int i = 0; i < 3000000; ++i) {
     const int frame = FrameFor(rng);
@@ -147,7 +137,7 @@ TEST(OrderedSumFast, IncrementEqualsTheIntegerRule) {
 }
 
 TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
-  Rng rng{2};
+  TestRng rng{2};
   int64_t fit = 0;
   int64_t parity_dependent = 0;
   int64_t own_path = 0;  // runs the binary64 fold decided itself
@@ -197,7 +187,7 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
 // Paths whose prefixes end near +-2^53 units, where the binary64 fold must hand over
 // exactly when a partial sum leaves the exactly representable integers.
 TEST(OrderedSumFast, Binary64FoldAtItsBound) {
-  Rng rng{3};
+  TestRng rng{3};
   int64_t own = 0;
   int64_t handed = 0;
   for (int i = 0; i < 200000; ++i) {

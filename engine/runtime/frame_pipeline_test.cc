@@ -6,12 +6,12 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <cstring>
 #include <mutex>
 #include <set>
 #include <thread>
 #include <vector>
 
+#include "engine/exact/ordered_sum_algebra.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/device_fault.h"
 #include "engine/runtime/device_pool.h"
@@ -26,12 +26,6 @@ FrameGeometry Geometry() {
   g.height = 8;
   g.format = PixelFormat{ChromaLayout::k420, 8};
   return g;
-}
-
-uint64_t Bits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
 }
 
 // Frame i: content that differs per frame (a repeated or swapped frame shows); its
@@ -62,7 +56,7 @@ void ExpectSameBits(const FrameScores& got, const FrameScores& want, int frame) 
   ASSERT_EQ(got.size(), want.size()) << "frame " << frame;
   for (size_t k = 0; k < want.size(); ++k) {
     EXPECT_EQ(got[k].name, want[k].name) << "frame " << frame;
-    EXPECT_EQ(Bits(got[k].value), Bits(want[k].value)) << "frame " << frame << " " << want[k].name;
+    EXPECT_EQ(exact::BitsOf(got[k].value), exact::BitsOf(want[k].value)) << "frame " << frame << " " << want[k].name;
   }
 }
 
@@ -182,6 +176,15 @@ struct Answers {
   }
 };
 
+// Submits every pair (stopping at the first refusal), then drains.
+absl::Status SubmitAllThenDrain(FramePipeline& pipeline, const std::vector<Pair>& pairs, Answers& answers) {
+  for (const Pair& p : pairs) {
+    if (absl::Status s = pipeline.Submit(p.ref, p.dist, answers.Collect()); !s.ok()) return s;
+  }
+  pipeline.Drain();
+  return absl::OkStatus();
+}
+
 class FramePipelineTest : public ::testing::Test {
  protected:
   void MakePool(int devices) { pool_ = std::make_unique<DevicePool>(Devices(devices), DevicePool::Options{}); }
@@ -209,8 +212,7 @@ TEST_F(FramePipelineTest, AnswersInSubmissionOrderUnderRandomDelays) {
   {
     FramePipeline pipeline(Scorer(), {4});
     ASSERT_EQ(pipeline.frames_in_flight(), 4);
-    for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-    pipeline.Drain();
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
     EXPECT_EQ(answers.results.size(), pairs.size());
   }
   ASSERT_EQ(answers.results.size(), pairs.size());
@@ -263,8 +265,7 @@ TEST_F(FramePipelineTest, AnErrorInTheMiddleIsAnsweredInItsPlace) {
   {
     // cuda never falls back: frame 5 is an error, the others are scores.
     FramePipeline pipeline(Scorer(BackendPreference::kCuda), {3});
-    for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-    pipeline.Drain();
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
   }
   ASSERT_EQ(answers.results.size(), pairs.size());
   for (size_t i = 0; i < pairs.size(); ++i) {
@@ -287,8 +288,7 @@ TEST_F(FramePipelineTest, AutoScoresAFailedFrameAgainOnTheCpuWithTheSameBits) {
   Answers answers;
   {
     FramePipeline pipeline(Scorer(), {2});
-    for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-    pipeline.Drain();
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
   }
   ASSERT_EQ(answers.results.size(), pairs.size());
   int cpu = 0;
@@ -364,8 +364,7 @@ TEST_F(FramePipelineTest, OneFrameInFlightAnswersAsFrameScorerDoes) {
                                      {pool_.get(), fresh.Factory()});
     ASSERT_TRUE(first.ok());
     FramePipeline pipeline(std::move(*first), {1});
-    for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-    pipeline.Drain();
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
   }
   ASSERT_EQ(answers.results.size(), direct.size());
   for (size_t i = 0; i < direct.size(); ++i) {
@@ -398,8 +397,7 @@ TEST_F(FramePipelineTest, CpuFallbackEqualsTheCpuReferenceBitForBit) {
     {
       FramePipeline pipeline(Scorer(BackendPreference::kAuto, metrics, g), {3});
       EXPECT_EQ(pipeline.frames_in_flight(), 3);
-      for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-      pipeline.Drain();
+      ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
     }
     ASSERT_EQ(answers.results.size(), pairs.size());
     for (size_t i = 0; i < pairs.size(); ++i) {
@@ -420,8 +418,7 @@ TEST_F(FramePipelineTest, SiblingsStayOnTheStreamsDeviceAndDoNotMoveThePoolsTurn
   Answers answers;
   {
     FramePipeline pipeline(Scorer(), {4});
-    for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-    pipeline.Drain();
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
   }
   for (const FramePipeline::Result& r : answers.results) EXPECT_EQ(r.scored->device, "cuda:0 (Stand-in)");
   EXPECT_EQ(stand_in_.devices_used(), std::set<int>{0});
@@ -455,8 +452,7 @@ TEST(FramePipelineGpuTest, RealDeviceAnswersInOrderWithTheCpuBits) {
   {
     FramePipeline pipeline(std::move(*first), {3});
     EXPECT_EQ(pipeline.frames_in_flight(), 3) << pipeline.sibling_error();
-    for (const Pair& p : pairs) ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, answers.Collect()).ok());
-    pipeline.Drain();
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
   }
   ASSERT_EQ(answers.results.size(), pairs.size());
   for (size_t i = 0; i < pairs.size(); ++i) {

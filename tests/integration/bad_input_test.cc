@@ -11,6 +11,7 @@
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "tests/testing/grpc_probe.h"
+#include "tests/testing/score_requests.h"
 #include "tests/testing/server_process.h"
 
 namespace exactq {
@@ -486,12 +487,7 @@ TEST(ServerLimitsTest, HealthyStreamsAreUnaffectedByConcurrentBadOnes) {
         dist[i] = static_cast<char>((i * 13 + f + (i % 7)) & 0xff);
       }
       for (auto [pic, data] : {std::pair{v1::PICTURE_REFERENCE, &ref}, std::pair{v1::PICTURE_DISTORTED, &dist}}) {
-        ScoreRequest c;
-        c.mutable_chunk()->set_frame_index(f);
-        c.mutable_chunk()->set_picture(pic);
-        c.mutable_chunk()->set_data(*data);
-        c.mutable_chunk()->set_last(true);
-        stream->Write(c);
+        stream->Write(WholePictureChunk(f, pic, *data));
       }
     }
     stream->WritesDone();

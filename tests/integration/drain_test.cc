@@ -9,6 +9,7 @@
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "gtest/gtest.h"
 #include "tests/testing/grpc_probe.h"
+#include "tests/testing/score_requests.h"
 #include "tests/testing/server_process.h"
 
 namespace exactq {
@@ -26,12 +27,7 @@ v1::ScoreRequest Header() {
 }
 
 v1::ScoreRequest Chunk(uint64_t frame, v1::Picture picture) {
-  v1::ScoreRequest r;
-  r.mutable_chunk()->set_frame_index(frame);
-  r.mutable_chunk()->set_picture(picture);
-  r.mutable_chunk()->set_data(std::string(24, picture == v1::PICTURE_REFERENCE ? 'a' : 'b'));
-  r.mutable_chunk()->set_last(true);
-  return r;
+  return WholePictureChunk(frame, picture, std::string(24, picture == v1::PICTURE_REFERENCE ? 'a' : 'b'));
 }
 
 TEST(DrainTest, SigtermFinishesTheStreamInFlightAndRefusesNewOnes) {

@@ -13,6 +13,7 @@
 #include "engine/metrics/registry.h"
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "tests/testing/score_requests.h"
 #include "tests/testing/server_process.h"
 
 namespace exactq {
@@ -64,12 +65,7 @@ StreamOutcome RunStream(const std::string& address, int frames, int bad_frame) {
       Frame ref = MakeFrame(2 * f), dist = MakeFrame(2 * f + 1);
       if (f == bad_frame) dist.set_sample(0, 3, 2, 4000);
       for (auto [pic, frame] : {std::pair{v1::PICTURE_REFERENCE, &ref}, std::pair{v1::PICTURE_DISTORTED, &dist}}) {
-        v1::ScoreRequest c;
-        c.mutable_chunk()->set_frame_index(f);
-        c.mutable_chunk()->set_picture(pic);
-        c.mutable_chunk()->set_data(frame->bytes(), frame->size_bytes());
-        c.mutable_chunk()->set_last(true);
-        if (!stream->Write(c)) return;
+        if (!stream->Write(WholePictureChunk(f, pic, frame->bytes(), frame->size_bytes()))) return;
       }
     }
     stream->WritesDone();

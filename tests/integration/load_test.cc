@@ -14,6 +14,7 @@
 #include "engine/metrics/registry.h"
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "tests/testing/score_requests.h"
 #include "tests/testing/server_process.h"
 
 namespace exactq {
@@ -70,12 +71,7 @@ bool RunStream(v1::Scorer::Stub& stub, int stream_id, uint32_t round, std::strin
       const uint32_t seed = round * 100000 + stream_id * 1000 + f;
       Frame ref = MakeFrame(g, seed), dist = MakeFrame(g, seed + 7);
       for (auto [pic, frame] : {std::pair{v1::PICTURE_REFERENCE, &ref}, std::pair{v1::PICTURE_DISTORTED, &dist}}) {
-        v1::ScoreRequest c;
-        c.mutable_chunk()->set_frame_index(f);
-        c.mutable_chunk()->set_picture(pic);
-        c.mutable_chunk()->set_data(frame->bytes(), frame->size_bytes());
-        c.mutable_chunk()->set_last(true);
-        if (!stream->Write(c)) return;
+        if (!stream->Write(WholePictureChunk(f, pic, frame->bytes(), frame->size_bytes()))) return;
       }
     }
     stream->WritesDone();
