@@ -391,28 +391,35 @@ __device__ inline int ClampLen(int64_t v) { return v < 0 ? 0 : (v > 32 ? 32 : st
 // 1. Approximate chunk sums: one warp per chunk, lane l adds terms l, l+32, ... (a fixed
 // order: the plan is the same on every run), then a butterfly over the lanes.
 
+// Chunk c's approximate sum, in every lane of the warp.
+template <class TermSource>
+__device__ inline double ChunkApproximateSum(const TermSource& source, size_t n, int64_t c) {
+  const int lane = LaneId();
+  const size_t base = static_cast<size_t>(c) * kChunkTerms;
+  double x[32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) {
+    const size_t idx = base + static_cast<size_t>(i * 32 + lane);
+    x[i] = idx < n ? source(idx) : 0.0;
+  }
+#pragma unroll
+  for (int step = 1; step < 32; step <<= 1) {
+#pragma unroll
+    for (int i = 0; i < 32; i += 2 * step) x[i] = __dadd_rn(x[i], x[i + step]);
+  }
+  double s = x[0];
+#pragma unroll
+  for (int d = 16; d >= 1; d >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, d));
+  return s;
+}
+
 template <class TermSource>
 __global__ void __launch_bounds__(kSumWarps * 32)
     ChunkApproximateSumsWarp(TermSource source, size_t n, int64_t chunks, double* chunk_sums) {
-  const int lane = LaneId();
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kSumWarps;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSumWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
-    const size_t base = static_cast<size_t>(c) * kChunkTerms;
-    double x[32];
-#pragma unroll
-    for (int i = 0; i < 32; ++i) {
-      const size_t idx = base + static_cast<size_t>(i * 32 + lane);
-      x[i] = idx < n ? source(idx) : 0.0;
-    }
-#pragma unroll
-    for (int step = 1; step < 32; step <<= 1) {
-#pragma unroll
-      for (int i = 0; i < 32; i += 2 * step) x[i] = __dadd_rn(x[i], x[i + step]);
-    }
-    double s = x[0];
-#pragma unroll
-    for (int d = 16; d >= 1; d >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, d));
-    if (lane == 0) chunk_sums[c] = s;
+    const double s = ChunkApproximateSum(source, n, c);
+    if (LaneId() == 0) chunk_sums[c] = s;
   }
 }
 

@@ -16,11 +16,13 @@
 // ordered_sum_kernels.cuh, which handles every case. Either way the bits are the loop's;
 // a refusal costs time only.
 //
-// Five kernels on one stream (chunks of 1024 terms; lane k of a warp = sub-chunk k):
-//   ChunkApproximateSumsWarp  shared with ordered_sum_kernels.cuh: the approximate sum of
-//                      each chunk (a metric's own kernel may write these instead);
-//   SegmentSuperPrefix one block: the sum of each run of 32 chunks, and their exclusive
-//                      prefix (in a fixed order, but any order would do: it is advice);
+// Four kernels on one stream (chunks of 1024 terms; lane k of a warp = sub-chunk k):
+//   SegmentApproximateSums  one block per run of 32 chunks: the approximate sum of each
+//                      chunk and of the run; the last block to finish forms the exclusive
+//                      prefix of the run sums (in a fixed order, but any order would do:
+//                      it is advice). A metric's own kernel may write the chunk sums
+//                      instead (EnqueueSegmentedSumFromChunkSums): then SegmentSuperPrefix,
+//                      one block, forms the run sums and their prefix from them;
 //   SegmentChunkWarp   one warp per chunk: the approximate prefix before it (one 32-chunk
 //                      prefix and at most 31 chunk sums), each lane's approximate path and frame, the
 //                      crossing lanes, and the other lanes composed per segment (a
@@ -97,7 +99,7 @@ struct SegmentCounters {
   int middle_taken;
   int lanes_taken;
   int overflow;
-  int pad;
+  int supers_done;  // SegmentApproximateSums' blocks that have written their run's sum
 };
 
 inline constexpr int32_t kSegmentAccepted = 0;  // sum_bits are the loop's
@@ -241,10 +243,28 @@ __device__ inline double WarpSumDouble(double v) {
   return v;
 }
 
-template <int kThreads = kSuperPrefixThreads>
-__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws) {
+// The exclusive prefix of the 32-chunk sums, by one block of kThreads (a fixed order: the
+// same advice on every run).
+template <int kThreads>
+__device__ inline void SuperPrefixOfSums(int64_t supers, const SegmentWorkspace& ws) {
   using Scan = cub::BlockScan<double, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename Scan::TempStorage scan_temp;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int64_t per = (supers + kThreads - 1) / kThreads;
+  const int64_t begin = tid * per < supers ? tid * per : supers;
+  const int64_t end = begin + per < supers ? begin + per : supers;
+  double mine = 0.0;
+  for (int64_t j = begin; j < end; ++j) mine = __dadd_rn(mine, __ldcg(ws.super_sums + j));
+  double before = 0.0;
+  Scan(scan_temp).ExclusiveScan(mine, before, 0.0, [](double a, double b) { return __dadd_rn(a, b); });
+  for (int64_t j = begin; j < end; ++j) {
+    ws.super_prefix[j] = before;
+    before = __dadd_rn(before, __ldcg(ws.super_sums + j));
+  }
+}
+
+template <int kThreads = kSuperPrefixThreads>
+__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws) {
   WaitForPriorKernel();
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = LaneId();
@@ -256,22 +276,55 @@ __device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWork
     if (lane == 0) ws.super_sums[s] = v;
   }
   __syncthreads();  // the block's writes above are visible to the whole block
-  const int64_t per = (supers + kThreads - 1) / kThreads;
-  const int64_t begin = tid * per < supers ? tid * per : supers;
-  const int64_t end = begin + per < supers ? begin + per : supers;
-  double mine = 0.0;
-  for (int64_t j = begin; j < end; ++j) mine = __dadd_rn(mine, ws.super_sums[j]);
-  double before = 0.0;
-  Scan(scan_temp).ExclusiveScan(mine, before, 0.0, [](double a, double b) { return __dadd_rn(a, b); });
-  for (int64_t j = begin; j < end; ++j) {
-    ws.super_prefix[j] = before;
-    before = __dadd_rn(before, ws.super_sums[j]);
-  }
+  SuperPrefixOfSums<kThreads>(supers, ws);
 }
 
 template <int kThreads = kSuperPrefixThreads>
 __global__ void __launch_bounds__(kThreads) SegmentSuperPrefix(int64_t chunks, SegmentWorkspace ws) {
   SegmentSuperPrefixBlock<kThreads>(chunks, ws);
+}
+
+// 1 + 2 in one kernel, for terms the pipeline reads itself: one block per run of 32 chunks
+// (kSumWarps warps, 32 / kSumWarps chunks each) writes each chunk's approximate sum
+// (ChunkApproximateSum, as ChunkApproximateSumsWarp) and the run's sum (its 32 chunk sums
+// by a butterfly: a fixed order); the last block to finish forms the prefix of the run
+// sums and empties the pools. (As two kernels, the second, one block, took 8 us of a
+// 4K plane's 115 on the H200: mostly waiting for its loads, one warp-iteration at a time.)
+inline constexpr int kApproximateThreads = kSumWarps * 32;
+
+template <class TermSource>
+__global__ void __launch_bounds__(kApproximateThreads)
+    SegmentApproximateSums(TermSource source, size_t n, int64_t chunks, SegmentWorkspace ws) {
+  static_assert(32 % kSumWarps == 0, "a block's warps share its 32 chunks evenly");
+  __shared__ double run_sums[32];
+  __shared__ int is_last;
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  const int lane = LaneId();
+  const int64_t super = blockIdx.x;
+#pragma unroll 1
+  for (int k = warp; k < 32; k += kSumWarps) {
+    const int64_t c = (super << 5) + k;
+    double v = 0.0;
+    if (c < chunks) {
+      v = ChunkApproximateSum(source, n, c);
+      if (lane == 0) ws.chunk_sums[c] = v;
+    }
+    if (lane == 0) run_sums[k] = v;
+  }
+  __syncthreads();
+  if (warp == 0) {
+    const double v = WarpSumDouble(run_sums[lane]);
+    if (lane == 0) {
+      ws.super_sums[super] = v;
+      __threadfence();  // the run's sum before the count that says it is there
+      is_last = atomicAdd(&ws.counters->supers_done, 1) == static_cast<int>(gridDim.x) - 1;
+    }
+  }
+  __syncthreads();
+  if (!is_last) return;
+  __threadfence();  // every block's run sum is visible here (their fences came before their counts)
+  SuperPrefixOfSums<kApproximateThreads>(SuperCount(chunks), ws);
+  if (threadIdx.x == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
 }
 
 // ---------------------------------------------------------------------------------
@@ -822,15 +875,10 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
     if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
     return cudaEventRecord(stages->after[k], stream);
   };
-  ChunkApproximateSumsWarp<TermSource><<<WarpGrid(chunks, kSumWarps), kSumWarps * 32, 0, stream>>>(
-      source, n, chunks, ws.chunk_sums);
+  SegmentApproximateSums<TermSource><<<static_cast<unsigned>(SuperCount(chunks)), kApproximateThreads, 0, stream>>>(
+      source, n, chunks, ws);
   // Between stage events a kernel follows an event record, not a kernel: plain launches.
   const bool pdl = options.programmatic_launch && stages == nullptr;
-  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefix<kSuperPrefixThreads>, 1, kSuperPrefixThreads, 0, stream,
-                                         pdl, chunks, ws);
-      err != cudaSuccess) {
-    return err;
-  }
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
   if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, WarpGrid(chunks, kSegmentWarps),
                                          kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
