@@ -106,6 +106,14 @@ EXACTQ_HD inline int64_t RintToInt64(double t) {
 #endif
 }
 
+EXACTQ_HD inline double AddRn(double a, double b) {
+#if defined(__CUDA_ARCH__)
+  return __dadd_rn(a, b);
+#else
+  return a + b;
+#endif
+}
+
 EXACTQ_HD inline double Int64ToDouble(int64_t v) {
 #if defined(__CUDA_ARCH__)
   return __ll2double_rn(v);
@@ -296,6 +304,73 @@ EXACTQ_HD inline RunSummary SummarizeTermsBinary64(const Terms& x, int len, int 
     run.hi[p] = hii;
   }
   return run;
+}
+
+// ---------------------------------------------------------------------------------
+// The walk's check in binary64: TryApplyRun's common case (a normal sum in a frame whose
+// unit u = 2^(frame-52) is a normal double, a run of finite terms with a non-zero one)
+// with the sum's value on a chain of ONE dependent add instead of a dozen integer steps.
+// Equality argument, for a sum S = sign * m * u of frame `frame` and parity p = m & 1:
+//   - d, lo, hi (the run's values for p, integers) become D = d*u, LO = lo*u, HI = hi*u:
+//     exact for |x| <= 2^53 (a power-of-two scaling of a normal double), and monotone in x
+//     beyond (where the integer check's outcome no longer depends on the exact value);
+//   - S + LO and S + HI are (N + lo)*u and (N + hi)*u with N = sign * m, exact while
+//     |N + x| < 2^53 (a multiple of u below 2^53 u, u normal), and rounding is monotone
+//     beyond: so comparing them with the inner bounds (2^52 + 1) u and (2^53 - 1) u (both
+//     doubles, built from S's own bits) decides exactly as the integer comparisons do;
+//   - when both pass, lo <= d <= hi keeps N + d strictly inside the binade: S + D is
+//     exact, and it is the integer result N + d with S's exponent and sign.
+// A refusal here only hands over: the caller asks TryApplyRun, which decides.
+struct FloatRun {
+  double d[2];
+  double lo[2];      // NaN for an unfit parity: every comparison with it fails
+  double hi[2];
+  uint32_t biased;   // the exponent field a sum must have (frame + 1023); 0: never here
+  uint32_t pad;
+};
+
+inline constexpr int kLowestFloatRunFrame = -970;  // u = 2^(frame-52) >= 2^-1022: normal
+
+EXACTQ_HD inline FloatRun FloatRunOf(const RunSummary& run, int frame) {
+  FloatRun f;
+  f.biased = 0;
+  f.pad = 0;
+  const bool eligible = frame >= kLowestFloatRunFrame && frame <= kHighestFrame &&
+                        (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
+  const double u = eligible ? Pow2(frame - 52) : 1.0;
+  EXACTQ_UNROLL
+  for (int p = 0; p < 2; ++p) {
+    const bool unfit = (run.flags & UnfitBit(p)) != 0;
+    f.d[p] = MulRn(Int64ToDouble(run.d[p]), u);
+    f.lo[p] = unfit ? DoubleOf(kCanonicalNaNBits) : MulRn(Int64ToDouble(run.lo[p]), u);
+    f.hi[p] = unfit ? DoubleOf(kCanonicalNaNBits) : MulRn(Int64ToDouble(run.hi[p]), u);
+  }
+  if (eligible) f.biased = static_cast<uint32_t>(frame + 1023);
+  return f;
+}
+
+// True: `s` is now the loop's value after the run (TryApplyRun would accept, with these
+// bits). False: `s` is untouched and TryApplyRun decides.
+EXACTQ_HD inline bool TryApplyFloatRun(double& s, const FloatRun& f) {
+  const uint64_t bits = BitsOf(s);
+  const uint32_t biased = static_cast<uint32_t>(bits >> 52) & 0x7ffu;
+  const int p = static_cast<int>(bits & 1);  // m's parity: the hidden bit is above it
+  const double d = p ? f.d[1] : f.d[0];
+  const double lo = p ? f.lo[1] : f.lo[0];
+  const double hi = p ? f.hi[1] : f.hi[0];
+  const double next = AddRn(s, d);
+  const double lowest = AddRn(s, lo);
+  const double highest = AddRn(s, hi);
+  const uint64_t top = bits & ~kFractionMask;  // sign and exponent
+  const bool negative = (bits >> 63) != 0;
+  // The inner bounds (2^52 + 1) u and (2^53 - 1) u, with S's sign.
+  const double near_zero = DoubleOf(top | 1);
+  const double far = DoubleOf(top | kFractionMask);
+  const double bottom = negative ? far : near_zero;
+  const double ceiling = negative ? near_zero : far;
+  if (f.biased == 0 || biased != f.biased || !(lowest >= bottom) || !(highest <= ceiling)) return false;
+  s = next;
+  return true;
 }
 
 // Whether two summaries would make the same decisions with the same results: equal

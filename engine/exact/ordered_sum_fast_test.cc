@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "engine/exact/ordered_sum_algebra.h"
@@ -231,6 +232,126 @@ TEST(OrderedSumFast, LongPathsReachTheSaturationLimit) {
       EXPECT_TRUE(SameRun(SummarizeTermsBinary64(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
     }
   }
+}
+
+// A sum of the given frame and sign whose significand m is near the binade's edges or
+// anywhere in it.
+double SumFor(TestRng& rng, int frame, bool negative) {
+  int64_t m;
+  switch (rng.Range(0, 2)) {
+    case 0:
+      m = (int64_t{1} << 52) + rng.Range(0, 40);
+      break;
+    case 1:
+      m = (int64_t{1} << 53) - 1 - rng.Range(0, 40);
+      break;
+    default:
+      m = (int64_t{1} << 52) | static_cast<int64_t>(rng.Next() >> 12);
+      break;
+  }
+  const uint64_t bits = (negative ? kSignBit : 0) | (static_cast<uint64_t>(frame + 1023) << 52) |
+                        (static_cast<uint64_t>(m) & kFractionMask);
+  return DoubleOf(bits);
+}
+
+// A run whose extreme prefixes put N + lo and N + hi within a few units of the checks'
+// bounds (2^52 + 1, 2^53 - 1 in magnitude), or anywhere up to the saturation limit.
+int64_t OffsetNear(TestRng& rng, int64_t target) {
+  switch (rng.Range(0, 3)) {
+    case 0:
+      return target + rng.Range(-3, 3);
+    case 1:
+      return static_cast<int64_t>(rng.Range(-kLimit, kLimit));
+    case 2:
+      return rng.Range(-40, 40);
+    default:
+      return target + rng.Range(-(int64_t{1} << 20), int64_t{1} << 20);
+  }
+}
+
+// TryApplyFloatRun accepts exactly what TryApplyRun accepts wherever it decides (a
+// normal sum, its own frame with a normal unit, finite terms with a non-zero one), with
+// the same bits, and hands everything else over.
+TEST(OrderedSumFast, FloatRunDecidesAsTheIntegerCheck) {
+  TestRng rng{5};
+  int64_t accepted = 0;
+  int64_t refused = 0;
+  int64_t handed_over = 0;
+  for (int i = 0; i < 3000000; ++i) {
+    const bool negative = (rng.Next() & 1) != 0;
+    int frame = FrameFor(rng);
+    if (frame == kTinyFrame) frame = -1021;
+    const double s = SumFor(rng, frame, negative);
+    const int64_t n = negative ? -static_cast<int64_t>((BitsOf(s) & kFractionMask) | kHiddenBit)
+                               : static_cast<int64_t>((BitsOf(s) & kFractionMask) | kHiddenBit);
+    // The run's frame: mostly the sum's, sometimes a neighbour or anywhere.
+    int run_frame = frame;
+    if (rng.Next() % 8 == 0) run_frame = frame + static_cast<int>(rng.Range(-1, 1));
+    if (rng.Next() % 32 == 0) run_frame = FrameFor(rng);
+    RunSummary run = IdentityRun();
+    if (rng.Next() % 4 == 0) {
+      // From terms, as the chunk stage forms them.
+      double x[32];
+      const int len = static_cast<int>(rng.Range(1, 32));
+      for (int j = 0; j < len; ++j) {
+        const int k = static_cast<int>(rng.Range(-1, 60));
+        const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
+        x[j] = ((rng.Next() & 1) ? -1.0 : 1.0) * std::ldexp(m, run_frame - 104 - k);
+        if (rng.Next() % 8 == 0) x[j] = std::ldexp(static_cast<double>(rng.Range(-9, 9)), run_frame - 53);  // ties
+        if (rng.Next() % 200 == 0) x[j] = TermFor(rng, run_frame);
+      }
+      run = SummarizeTermsFast(x, len, run_frame);
+    } else {
+      // Built at the bounds: for each parity, lo <= d <= hi near where the checks flip.
+      const int64_t low_target = (negative ? -((int64_t{1} << 53) - 1) : (int64_t{1} << 52) + 1) - n;
+      const int64_t high_target = (negative ? -((int64_t{1} << 52) + 1) : (int64_t{1} << 53) - 1) - n;
+      run.flags = kNonZero;
+      for (int p = 0; p < 2; ++p) {
+        int64_t lo = OffsetNear(rng, low_target);
+        int64_t hi = OffsetNear(rng, high_target);
+        if (lo > hi) std::swap(lo, hi);
+        const int64_t d = lo + static_cast<int64_t>(rng.Next() % static_cast<uint64_t>(hi - lo + 1));
+        if (rng.Next() % 16 == 0) {
+          MarkUnfit(run, p);
+        } else {
+          run.d[p] = d;
+          run.lo[p] = lo;
+          run.hi[p] = hi;
+        }
+      }
+      if (rng.Next() % 2 == 0) {  // no tie: one path for both parities, as most runs
+        run.d[1] = run.d[0];
+        run.lo[1] = run.lo[0];
+        run.hi[1] = run.hi[0];
+        run.flags = (run.flags & kUnfitEven) ? (run.flags | kUnfitOdd) : (run.flags & ~kUnfitOdd);
+      }
+      if (rng.Next() % 64 == 0) run.flags |= kHasPosInf;
+      if (rng.Next() % 64 == 0) run.flags &= ~kNonZero;
+    }
+    uint64_t want_bits = BitsOf(s);
+    const bool want = TryApplyRun(want_bits, run, run_frame);
+    double got = s;
+    const bool decided = TryApplyFloatRun(got, FloatRunOf(run, run_frame));
+    if (decided) {
+      ASSERT_TRUE(want) << std::hexfloat << s << " frame " << run_frame;
+      ASSERT_EQ(BitsOf(got), want_bits) << std::hexfloat << s << " frame " << run_frame;
+    } else {
+      ASSERT_EQ(BitsOf(got), BitsOf(s));
+    }
+    const bool its_case = run_frame == frame && frame >= kLowestFloatRunFrame &&
+                          (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
+    if (its_case) {
+      ASSERT_EQ(decided, want) << std::hexfloat << s << " frame " << run_frame;
+      (want ? accepted : refused) += 1;
+    } else {
+      handed_over += 1;
+    }
+  }
+  std::printf("binary64 check: %lld accepted, %lld refused, %lld handed over\n", static_cast<long long>(accepted),
+              static_cast<long long>(refused), static_cast<long long>(handed_over));
+  EXPECT_GT(accepted, 100000);
+  EXPECT_GT(refused, 100000);
+  EXPECT_GT(handed_over, 100000);
 }
 
 TEST(OrderedSumFast, PredictionIsOnlyAdvice) {

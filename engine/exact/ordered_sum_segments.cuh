@@ -66,7 +66,7 @@ namespace gpu {
 inline constexpr int kSegmentWarps = 4;             // SegmentChunkWarp block
 inline constexpr int kSegmentGroupChunks = 512;     // SegmentGroups block: one thread per chunk
 inline constexpr int kSegmentGroupSteps = 4096;     // steps one group may emit
-inline constexpr int kSegmentWalkThreads = 256;
+inline constexpr int kSegmentWalkThreads = 64;
 inline constexpr int kSegmentBatch = 64;            // steps staged per batch
 inline constexpr int kSegmentMaxGroups = 2048;      // 2^30 terms; beyond, callers use the event walk
 inline constexpr int32_t kNoRunFrame = 0x7fffffff;  // "no run here" (a chunk that starts or ends with a crossing lane)
@@ -678,6 +678,7 @@ __global__ void __launch_bounds__(kThreads) SegmentGroups(int64_t chunks, Segmen
 
 struct SegmentWalkSmem {
   SegmentStep steps[2][kSegmentBatch];
+  FloatRun runs[2][kSegmentBatch];  // a run step's values in binary64, for TryApplyFloatRun
   double terms[2][kSegmentBatch][32];
   int group_start[kSegmentMaxGroups + 1];
   int stop;
@@ -729,12 +730,65 @@ __device__ inline void StageSegmentBatch(SegmentWalkSmem& sm, const SegmentWorks
     const SegmentStep* src = ws.steps + static_cast<int64_t>(lo) * kSegmentGroupSteps + (j - sm.group_start[lo]);
     CopyStep(&sm.steps[buffer][k], src);
     const int lane_terms = sm.steps[buffer][k].lane_terms;
+    if (lane_terms < 0) sm.runs[buffer][k] = FloatRunOf(sm.steps[buffer][k].run, sm.steps[buffer][k].frame);
     if (lane_terms >= 0) {
       const double2* t = reinterpret_cast<const double2*>(ws.lane_terms + static_cast<size_t>(lane_terms) * 32);
       double2* to = reinterpret_cast<double2*>(sm.terms[buffer][k]);
 #pragma unroll
       for (int i = 0; i < 16; ++i) to[i] = t[i];
     }
+  }
+}
+
+// One step in the walking thread's registers: a crossing lane's terms, or a run's values
+// in binary64 (the integer summary stays in shared memory for the rare fallback).
+struct WalkStepRegs {
+  int32_t lane_terms;  // >= 0: a crossing lane of `count` terms in x; else a run
+  int32_t count;
+  FloatRun run;
+  double x[32];
+};
+
+__device__ inline void LoadWalkStep(const SegmentWalkSmem& sm, int buffer, int k, WalkStepRegs& r) {
+  const SegmentStep& step = sm.steps[buffer][k];
+  r.lane_terms = step.lane_terms;
+  r.count = step.frame;
+  if (r.lane_terms >= 0) {
+    const double2* t2 = reinterpret_cast<const double2*>(sm.terms[buffer][k]);
+#pragma unroll
+    for (int i = 0; i < 16; ++i) {
+      const double2 v = t2[i];
+      r.x[2 * i] = v.x;
+      r.x[2 * i + 1] = v.y;
+    }
+  } else {
+    r.run = sm.runs[buffer][k];
+  }
+}
+
+// The step applied to the exact sum; false when a check refuses a run (sum untouched).
+// A run goes by the binary64 check, one add on the chain, where it decides (nearly
+// always), else by ApplyRunStep on the integer summary.
+__device__ inline bool ApplyWalkStep(double& sum, const WalkStepRegs& r, const SegmentStep& step) {
+  if (r.lane_terms >= 0) {
+#pragma unroll
+    for (int i = 0; i < 32; ++i) {
+      if (i < r.count) sum = __dadd_rn(sum, r.x[i]);
+    }
+    return true;
+  }
+  if (TryApplyFloatRun(sum, r.run)) return true;
+  uint64_t bits = BitsOf(sum);
+  if (!ApplyRunStep(bits, step.run, step.frame)) return false;
+  sum = DoubleOf(bits);
+  return true;
+}
+
+__device__ inline void CountWalkStep(const WalkStepRegs& r, int& applied, int& crossing_lanes, int& terms_one_by_one) {
+  ++applied;
+  if (r.lane_terms >= 0) {
+    ++crossing_lanes;
+    terms_one_by_one += r.count;
   }
 }
 
@@ -793,46 +847,28 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
       if (b + 1 < batches) StageSegmentBatch(sm, ws, groups, total, b + 1, buffer ^ 1, tid - 32, kThreads - 32);
     } else if (tid == 0) {
       const int in_batch = total - b * kSegmentBatch < kSegmentBatch ? total - b * kSegmentBatch : kSegmentBatch;
-      // Each step is copied to registers one step ahead, so its shared-memory loads are not
-      // on the chain of dependent operations through `sum`.
-      SegmentStep next;
-      CopyStep(&next, &sm.steps[buffer][0]);
-      for (int k = 0; k < in_batch; ++k) {
-        const SegmentStep step = next;
-        if (k + 1 < in_batch) CopyStep(&next, &sm.steps[buffer][k + 1]);
-        if (step.lane_terms >= 0) {
-          const double* t = sm.terms[buffer][k];
-          const int count = step.frame;
-          if (count == 32) {
-            // A whole lane: all 32 loads first, then the chain of dependent adds.
-            double x[32];
-            const double2* t2 = reinterpret_cast<const double2*>(t);
-#pragma unroll
-            for (int i = 0; i < 16; ++i) {
-              const double2 v = t2[i];
-              x[2 * i] = v.x;
-              x[2 * i + 1] = v.y;
-            }
-#pragma unroll
-            for (int i = 0; i < 32; ++i) sum = __dadd_rn(sum, x[i]);
-          } else {
-            for (int i = 0; i < count; ++i) sum = __dadd_rn(sum, t[i]);
-          }
-          ++crossing_lanes;
-          terms_one_by_one += count;
-        } else {
-          const RunSummary run = step.run;
-          const int frame = step.frame;
-          uint64_t bits = BitsOf(sum);
-          if (!ApplyRunStep(bits, run, frame)) {
-            refused_step = b * kSegmentBatch + k;
-            sm.stop = 1;
-            break;
-          }
-          sum = DoubleOf(bits);
+      // Steps alternate between two register sets, each loaded a step before its use:
+      // the shared-memory loads stay off the chain of dependent adds through `sum`, and
+      // nothing is copied from one set to the other.
+      WalkStepRegs even;
+      WalkStepRegs odd;
+      LoadWalkStep(sm, buffer, 0, even);
+      for (int k = 0; k < in_batch; k += 2) {
+        if (k + 1 < in_batch) LoadWalkStep(sm, buffer, k + 1, odd);
+        if (!ApplyWalkStep(sum, even, sm.steps[buffer][k])) {
+          refused_step = b * kSegmentBatch + k;
+          break;
         }
-        ++applied;
+        CountWalkStep(even, applied, crossing_lanes, terms_one_by_one);
+        if (k + 1 >= in_batch) break;
+        if (k + 2 < in_batch) LoadWalkStep(sm, buffer, k + 2, even);
+        if (!ApplyWalkStep(sum, odd, sm.steps[buffer][k + 1])) {
+          refused_step = b * kSegmentBatch + k + 1;
+          break;
+        }
+        CountWalkStep(odd, applied, crossing_lanes, terms_one_by_one);
       }
+      if (refused_step >= 0) sm.stop = 1;
     }
     __syncthreads();
     if (sm.stop) break;
