@@ -285,24 +285,25 @@ __global__ void __launch_bounds__(kThreads) SegmentSuperPrefix(int64_t chunks, S
 }
 
 // 1 + 2 in one kernel, for terms the pipeline reads itself: one block per run of 32 chunks
-// (kSumWarps warps, 32 / kSumWarps chunks each) writes each chunk's approximate sum
+// (kApproximateWarps warps, 32 / kApproximateWarps chunks each) writes each chunk's approximate sum
 // (ChunkApproximateSum, as ChunkApproximateSumsWarp) and the run's sum (its 32 chunk sums
 // by a butterfly: a fixed order); the last block to finish forms the prefix of the run
 // sums and empties the pools. (As two kernels, the second, one block, took 8 us of a
 // 4K plane's 115 on the H200: mostly waiting for its loads, one warp-iteration at a time.)
-inline constexpr int kApproximateThreads = kSumWarps * 32;
+inline constexpr int kApproximateWarps = 16;
+inline constexpr int kApproximateThreads = kApproximateWarps * 32;
 
 template <class TermSource>
 __global__ void __launch_bounds__(kApproximateThreads)
     SegmentApproximateSums(TermSource source, size_t n, int64_t chunks, SegmentWorkspace ws) {
-  static_assert(32 % kSumWarps == 0, "a block's warps share its 32 chunks evenly");
+  static_assert(32 % kApproximateWarps == 0, "a block's warps share its 32 chunks evenly");
   __shared__ double run_sums[32];
   __shared__ int is_last;
   const int warp = static_cast<int>(threadIdx.x >> 5);
   const int lane = LaneId();
   const int64_t super = blockIdx.x;
 #pragma unroll 1
-  for (int k = warp; k < 32; k += kSumWarps) {
+  for (int k = warp; k < 32; k += kApproximateWarps) {
     const int64_t c = (super << 5) + k;
     double v = 0.0;
     if (c < chunks) {
