@@ -90,7 +90,7 @@ struct ChunkRecord {
   int32_t mixed;
   int32_t middle_base;
   int32_t middle_count;
-  int32_t crossing_lanes;
+  int32_t pad;
 };
 
 // The ticket counter and the pools SegmentChunkWarp takes from; SegmentWalk zeroes them
@@ -486,7 +486,6 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
         rec.mixed = 0;
         rec.middle_base = 0;
         rec.middle_count = 0;
-        rec.crossing_lanes = 0;
       }
       continue;
     }
@@ -521,7 +520,6 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
       rec.mixed = 1;
       rec.middle_base = middle_base;
       rec.middle_count = overflow ? 0 : middle_count;
-      rec.crossing_lanes = crossing_lanes;
       if (!has_head) rec.head.frame = kNoRunFrame;
       if (!has_tail) rec.tail.frame = kNoRunFrame;
     }
@@ -685,32 +683,6 @@ struct SegmentWalkSmem {
   int stop;
 };
 
-// TryApplyRun with its most common case first: a finite normal sum, a run of finite terms
-// with a non-zero one, summarised under the sum's own frame. The same decision and result
-// as TryApplyRun (whose tail this repeats), in fewer dependent instructions; anything
-// else goes to TryApplyRun itself.
-__device__ inline bool ApplyRunStep(uint64_t& s_bits, const RunSummary& run, int frame) {
-  const uint64_t s = s_bits;
-  const int biased = static_cast<int>((s >> 52) & 0x7ff);
-  const bool common = biased >= 2 && biased <= 0x7fe && biased - 1023 == frame &&
-                      (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
-  if (!common) return TryApplyRun(s_bits, run, frame);
-  const int64_t m = static_cast<int64_t>((s & kFractionMask) | kHiddenBit);
-  const int p = static_cast<int>(m & 1);
-  if (run.flags & UnfitBit(p)) return false;
-  const int64_t lo = AtParity(run.lo, p);
-  const int64_t hi = AtParity(run.hi, p);
-  const int64_t d = AtParity(run.d, p);
-  const bool negative = (s >> 63) != 0;
-  const int64_t m_lowest = negative ? m - hi : m + lo;
-  const int64_t m_highest = negative ? m - lo : m + hi;
-  const int64_t m1 = negative ? m - d : m + d;
-  if (m_lowest < kLowestInnerSignificand || m_highest > kHighestInnerSignificand) return false;
-  // m1 stays in [2^52, 2^53): the exponent bits do not change.
-  s_bits = (s & ~kFractionMask) | (static_cast<uint64_t>(m1) & kFractionMask);
-  return true;
-}
-
 __device__ inline void StageSegmentBatch(SegmentWalkSmem& sm, const SegmentWorkspace& ws, int groups, int total,
                                          int batch, int buffer, int worker, int workers) {
   const int first = batch * kSegmentBatch;
@@ -769,7 +741,7 @@ __device__ inline void LoadWalkStep(const SegmentWalkSmem& sm, int buffer, int k
 
 // The step applied to the exact sum; false when a check refuses a run (sum untouched).
 // A run goes by the binary64 check, one add on the chain, where it decides (nearly
-// always), else by ApplyRunStep on the integer summary.
+// always), else by TryApplyRun on the integer summary.
 __device__ inline bool ApplyWalkStep(double& sum, const WalkStepRegs& r, const SegmentStep& step) {
   if (r.lane_terms >= 0) {
 #pragma unroll
@@ -780,7 +752,7 @@ __device__ inline bool ApplyWalkStep(double& sum, const WalkStepRegs& r, const S
   }
   if (TryApplyFloatRun(sum, r.run)) return true;
   uint64_t bits = BitsOf(sum);
-  if (!ApplyRunStep(bits, step.run, step.frame)) return false;
+  if (!TryApplyRun(bits, step.run, step.frame)) return false;
   sum = DoubleOf(bits);
   return true;
 }
