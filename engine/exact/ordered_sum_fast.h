@@ -269,11 +269,7 @@ EXACTQ_HD inline RunSummary SummarizeTermsBinary64(const Terms& x, int len, int 
     const double diff = SubRn(t, r);
     tie = tie || diff == 0.5 || diff == -0.5;
     nonzero = nonzero || xi != 0.0;
-#if defined(__CUDA_ARCH__)
-    d = __dadd_rn(d, r);
-#else
-    d = d + r;
-#endif
+    d = AddRn(d, r);
     lo = lo < d ? lo : d;
     hi = hi > d ? hi : d;
   }
@@ -326,7 +322,7 @@ struct FloatRun {
   double lo[2];      // NaN for an unfit parity: every comparison with it fails
   double hi[2];
   uint32_t biased;   // the exponent field a sum must have (frame + 1023); 0: never here
-  uint32_t pad;
+  uint32_t pad;      // explicit, and zeroed: no byte of a staged FloatRun is left undefined
 };
 
 inline constexpr int kLowestFloatRunFrame = -970;  // u = 2^(frame-52) >= 2^-1022: normal

@@ -132,6 +132,10 @@ struct SegmentWorkspace {
   int lane_capacity;
 };
 
+// The counters as the next run must find them: empty pools, no overflow, no run sums
+// counted. Whichever kernel reads them last in a run writes this (a single thread).
+__device__ inline void EmptySegmentPools(const SegmentWorkspace& ws) { *ws.counters = SegmentCounters{0, 0, 0, 0}; }
+
 __host__ __device__ inline int64_t SuperCount(int64_t chunks) { return (chunks + 31) / 32; }
 
 __host__ __device__ inline int64_t SegmentGroupCount(int64_t chunks) {
@@ -268,7 +272,7 @@ __device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWork
   WaitForPriorKernel();
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = LaneId();
-  if (tid == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
+  if (tid == 0) EmptySegmentPools(ws);
   const int64_t supers = SuperCount(chunks);
   for (int64_t s = tid >> 5; s < supers; s += kThreads / 32) {
     const int64_t c = (s << 5) + lane;
@@ -325,7 +329,7 @@ __global__ void __launch_bounds__(kApproximateThreads)
   if (!is_last) return;
   __threadfence();  // every block's run sum is visible here (their fences came before their counts)
   SuperPrefixOfSums<kApproximateThreads>(SuperCount(chunks), ws);
-  if (threadIdx.x == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
+  if (threadIdx.x == 0) EmptySegmentPools(ws);
 }
 
 // ---------------------------------------------------------------------------------
@@ -795,7 +799,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
   if (tid == 0) sm.stop = 0;
   __syncthreads();  // also: every thread has read the counters and step counts
   // The state the next run starts from (SegmentChunkWarp and SegmentGroups are done).
-  if (tid == 0) *ws.counters = SegmentCounters{0, 0, 0, 0};
+  if (tid == 0) EmptySegmentPools(ws);
   if (overflow != 0) {
     if (tid == 0) {
       SegmentOutput out{};
