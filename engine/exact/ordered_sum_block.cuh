@@ -57,7 +57,8 @@ struct DeviceArrayTerms {
 // Term i is map(stored[i]): several sums over one stored array, each its own exact
 // function of the stored double (ssimulacra2 sums d and d^4 from one plane of d). The
 // segment pipeline copies `stored` as it copies a DeviceArrayTerms (asynchronously,
-// straight to shared memory) and applies `map` there.
+// straight to shared memory) and applies `map` as each lane reads its terms there; a map
+// without branches keeps that loop straight-line (ssimulacra2's TermOfBase).
 template <class Map>
 struct MappedArrayTerms {
   const double* stored;

@@ -322,6 +322,27 @@ TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOnSmallPlanes) {
 }
 TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOn4kPlanes) { ExpectBatchedSumsEqualTheLoop({k4kTerms}); }
 
+// MappedArrayTerms in a batch: the chunk stage maps the stored values as it reads them.
+void ExpectStoredBatchEqualsTheLoop(std::initializer_list<size_t> lengths) {
+  for (size_t n : lengths) {
+    absl::StatusOr<StoredBatchSums> got = SumStoredBatchOnDevice(n);
+    ASSERT_TRUE(got.ok()) << got.status();
+    std::vector<double> terms(n);
+    for (int k = 0; k < kStoredBatch; ++k) {
+      for (size_t i = 0; i < n; ++i) terms[i] = StoredBatchMap(k, StoredBatchValue(i, n, k));
+      const double want = OrderedSumReference::Loop(terms.data(), n);
+      EXPECT_EQ(got->status[k], 0) << "n=" << n << " sum " << k << " refused";
+      EXPECT_EQ(BitsOf(got->sums[k]), BitsOf(want))
+          << "n=" << n << " sum " << k << ": cuda " << Hex(got->sums[k]) << " loop " << Hex(want);
+    }
+  }
+}
+
+TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOnSmallPlanes) {
+  ExpectStoredBatchEqualsTheLoop({size_t{1}, size_t{1023}, size_t{1025}, size_t{40001}});
+}
+TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOn4kPlanes) { ExpectStoredBatchEqualsTheLoop({k4kTerms}); }
+
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {
   OrderedSumOptions options;
   options.chunk_terms = 512;

@@ -55,6 +55,25 @@ struct GeneratedBatchSums {
 };
 absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n);
 
+// A batch of MappedArrayTerms over two stored arrays (the chunk stage copies the stored
+// values and maps them as it reads them): sums 0, 1 and 3 read array A (GeneratedTerm)
+// through different maps, sum 2 reads array B (GeneratedTerm squared).
+inline constexpr int kStoredBatch = 4;
+EXACTQ_HD inline double StoredBatchValue(uint64_t i, uint64_t n, int k) {  // the stored double
+  const double t = GeneratedTerm(i, n);
+  return k == 2 ? t * t : t;
+}
+EXACTQ_HD inline double StoredBatchMap(int k, double x) {  // term k of a stored x
+  if (k == 1) return -x * 0.75;
+  if (k == 3) return (x * x) * x;
+  return x;
+}
+struct StoredBatchSums {
+  double sums[kStoredBatch];
+  int32_t status[kStoredBatch];
+};
+absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n);
+
 }  // namespace exact
 }  // namespace exactq
 

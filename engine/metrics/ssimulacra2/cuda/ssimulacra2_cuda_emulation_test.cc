@@ -218,6 +218,46 @@ TEST(Ssimulacra2CudaEmulationTest, TiledRowBlurEqualsThePlainRowBlur) {
   }
 }
 
+// The chunk stage's branch-free map equals the definition on every kind of double: both
+// zeros, subnormals, the binade edges, huge values, infinities, NaNs with payloads, and
+// random bit patterns across every exponent. (The device runs the same source.)
+TEST(Ssimulacra2CudaEmulationTest, TermOfBaseIsTermFromBase) {
+  std::vector<double> values = {0.0, -0.0, std::numeric_limits<double>::denorm_min(),
+                                -std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
+                                -std::numeric_limits<double>::min(), 1e-300, -1e-300, 0.5, -0.5, 1.0, -1.0,
+                                3.7, -3.7, 1e300, -1e300, std::numeric_limits<double>::max(),
+                                -std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+                                -std::numeric_limits<double>::quiet_NaN()};
+  uint64_t payload_nan_bits = 0x7ff8000000012345ull;
+  double payload_nan;
+  std::memcpy(&payload_nan, &payload_nan_bits, sizeof payload_nan);
+  values.push_back(payload_nan);
+  std::mt19937_64 rng(20261201);
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t bits = rng();
+    double x;
+    std::memcpy(&x, &bits, sizeof x);
+    values.push_back(x);
+  }
+  const auto bits_of = [](double x) {
+    uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+  };
+  int nans = 0;
+  for (int k = 0; k < kSumsPerChannel; ++k) {
+    const TermOfBase map{k};
+    for (double x : values) {
+      const double want = TermFromBase(k, x);
+      const double got = map(x);
+      if (want != want) ++nans;
+      ASSERT_EQ(bits_of(got), bits_of(want)) << "k=" << k << " base bits " << std::hex << bits_of(x);
+    }
+  }
+  EXPECT_GT(nans, 0) << "the values include NaNs";
+}
+
 }  // namespace
 }  // namespace gpu
 }  // namespace ssimulacra2
