@@ -297,22 +297,28 @@ TEST_F(OrderedSumCudaTest, SumsGeneratedTermsWithoutStoringThem) {
   }
 }
 
-// The batched segment pipeline: three sums of different signs and ranges in the same
-// four launches, each from chunk sums a separate kernel wrote, each the loop's bits.
+// A batch of K sums on the device against the loop over term_of(i, n, k), sum by sum.
 // These terms never come near a binade edge unforeseen, so every sum must be accepted.
-void ExpectBatchedSumsEqualTheLoop(std::initializer_list<size_t> lengths) {
+template <int K, class SumOnDevice, class TermOf>
+void ExpectBatchEqualsTheLoop(std::initializer_list<size_t> lengths, SumOnDevice sum_on_device, TermOf term_of) {
   for (size_t n : lengths) {
-    absl::StatusOr<GeneratedBatchSums> got = SumGeneratedBatchOnDevice(n);
+    absl::StatusOr<BatchSumsOnDevice<K>> got = sum_on_device(n);
     ASSERT_TRUE(got.ok()) << got.status();
     std::vector<double> terms(n);
-    for (int k = 0; k < kGeneratedBatch; ++k) {
-      for (size_t i = 0; i < n; ++i) terms[i] = GeneratedBatchTerm(i, n, k);
+    for (int k = 0; k < K; ++k) {
+      for (size_t i = 0; i < n; ++i) terms[i] = term_of(i, n, k);
       const double want = OrderedSumReference::Loop(terms.data(), n);
       EXPECT_EQ(got->status[k], 0) << "n=" << n << " sum " << k << " refused";
       EXPECT_EQ(BitsOf(got->sums[k]), BitsOf(want))
           << "n=" << n << " sum " << k << ": cuda " << Hex(got->sums[k]) << " loop " << Hex(want);
     }
   }
+}
+
+// The batched segment pipeline: three sums of different signs and ranges in the same
+// four launches, each from chunk sums a separate kernel wrote, each the loop's bits.
+void ExpectBatchedSumsEqualTheLoop(std::initializer_list<size_t> lengths) {
+  ExpectBatchEqualsTheLoop<kGeneratedBatch>(lengths, SumGeneratedBatchOnDevice, GeneratedBatchTerm);
 }
 
 // Small lengths (around a chunk; quick enough for compute-sanitizer's racecheck) and a
@@ -324,18 +330,7 @@ TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOn4kPlanes) { Expec
 
 // MappedArrayTerms in a batch: the chunk stage maps the stored values as it reads them.
 void ExpectStoredBatchEqualsTheLoop(std::initializer_list<size_t> lengths) {
-  for (size_t n : lengths) {
-    absl::StatusOr<StoredBatchSums> got = SumStoredBatchOnDevice(n);
-    ASSERT_TRUE(got.ok()) << got.status();
-    std::vector<double> terms(n);
-    for (int k = 0; k < kStoredBatch; ++k) {
-      for (size_t i = 0; i < n; ++i) terms[i] = StoredBatchMap(k, StoredBatchValue(i, n, k));
-      const double want = OrderedSumReference::Loop(terms.data(), n);
-      EXPECT_EQ(got->status[k], 0) << "n=" << n << " sum " << k << " refused";
-      EXPECT_EQ(BitsOf(got->sums[k]), BitsOf(want))
-          << "n=" << n << " sum " << k << ": cuda " << Hex(got->sums[k]) << " loop " << Hex(want);
-    }
-  }
+  ExpectBatchEqualsTheLoop<kStoredBatch>(lengths, SumStoredBatchOnDevice, StoredBatchTerm);
 }
 
 TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOnSmallPlanes) {

@@ -22,32 +22,41 @@ struct GeneratedBatchTerms {
   __device__ double operator()(size_t i) const { return GeneratedBatchTerm(i, n, k); }
 };
 
-struct ChunkSumOutputs {
-  double* p[kGeneratedBatch];
-};
-
-// One thread per chunk and sum: the chunk's terms added in order (any order would do).
-__global__ void GeneratedChunkSums(size_t n, int64_t chunks, ChunkSumOutputs out) {
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= chunks * kGeneratedBatch) return;
-  const int k = static_cast<int>(t % kGeneratedBatch);
-  const int64_t c = t / kGeneratedBatch;
-  double s = 0.0;
-  for (size_t i = static_cast<size_t>(c) * gpu::kChunkTerms; i < n && i < static_cast<size_t>(c + 1) * gpu::kChunkTerms;
-       ++i) {
-    s += GeneratedBatchTerm(i, n, k);
-  }
-  out.p[k][c] = s;
-}
-
 struct StoredBatchMapOf {
   int k;
   __device__ double operator()(double x) const { return StoredBatchMap(k, x); }
 };
 
-struct StoredChunkSumOutputs {
-  double* p[kStoredBatch];
+// Term i of sum k, for the chunk sums.
+struct GeneratedBatchTermOf {
+  size_t n;
+  __device__ double operator()(size_t i, int k) const { return GeneratedBatchTerm(i, n, k); }
 };
+struct StoredBatchTermOf {
+  const double* a;
+  const double* b;
+  __device__ double operator()(size_t i, int k) const { return StoredBatchMap(k, (k == 2 ? b : a)[i]); }
+};
+
+template <int K>
+struct ChunkSumOutputs {
+  double* p[K];
+};
+
+// One thread per chunk and sum: the chunk's terms added in order (any order would do).
+template <int K, class TermOf>
+__global__ void ChunkSumsOf(size_t n, int64_t chunks, TermOf term, ChunkSumOutputs<K> out) {
+  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (t >= chunks * K) return;
+  const int k = static_cast<int>(t % K);
+  const int64_t c = t / K;
+  double s = 0.0;
+  for (size_t i = static_cast<size_t>(c) * gpu::kChunkTerms; i < n && i < static_cast<size_t>(c + 1) * gpu::kChunkTerms;
+       ++i) {
+    s += term(i, k);
+  }
+  out.p[k][c] = s;
+}
 
 __global__ void StoreBatchArrays(size_t n, double* a, double* b) {
   const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -56,59 +65,54 @@ __global__ void StoreBatchArrays(size_t n, double* a, double* b) {
   b[i] = StoredBatchValue(i, n, 2);
 }
 
-// One thread per chunk and sum, as GeneratedChunkSums.
-__global__ void StoredChunkSums(size_t n, int64_t chunks, const double* a, const double* b, StoredChunkSumOutputs out) {
-  const int64_t t = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  if (t >= chunks * kStoredBatch) return;
-  const int k = static_cast<int>(t % kStoredBatch);
-  const int64_t c = t / kStoredBatch;
-  const double* stored = k == 2 ? b : a;
-  double s = 0.0;
-  for (size_t i = static_cast<size_t>(c) * gpu::kChunkTerms; i < n && i < static_cast<size_t>(c + 1) * gpu::kChunkTerms;
-       ++i) {
-    s += StoredBatchMap(k, stored[i]);
+// A batch whose sources are set: each sum's workspace carved from `regions` and zeroed,
+// its chunk sums from ChunkSumsOf(term_of), the four launches, and each sum's output.
+template <class Source, int K, class TermOf>
+cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batch, TermOf term_of,
+                     BatchSumsOnDevice<K>& result) {
+  const int64_t chunks = gpu::ChunkCount(n);
+  const size_t region = gpu::SegmentWorkspaceBytes(chunks);
+  ChunkSumOutputs<K> chunk_sums;
+  cudaError_t err = cudaSuccess;
+  for (int k = 0; k < K; ++k) {
+    batch.workspaces.ws[k] = gpu::CarveSegmentWorkspace(regions + k * region, chunks);
+    chunk_sums.p[k] = batch.workspaces.ws[k].chunk_sums;
+    if (err == cudaSuccess) err = gpu::ZeroSegmentState(batch.workspaces.ws[k], nullptr);
   }
-  out.p[k][c] = s;
+  if (err == cudaSuccess) {
+    const int64_t threads = chunks * K;
+    ChunkSumsOf<K><<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, chunks, term_of, chunk_sums);
+    err = cudaGetLastError();
+  }
+  if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
+  for (int k = 0; k < K && err == cudaSuccess; ++k) {
+    gpu::SegmentOutput out{};
+    err = cudaMemcpy(&out, batch.workspaces.ws[k].output, sizeof out, cudaMemcpyDeviceToHost);
+    result.sums[k] = DoubleOf(out.sum_bits);
+    result.status[k] = out.status;
+  }
+  return err;
 }
 
 }  // namespace
 
 absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n) {
   if (n == 0 || !gpu::SegmentPipelineFits(n)) return absl::InvalidArgumentError("n out of the segment pipeline's range");
-  const int64_t chunks = gpu::ChunkCount(n);
-  const size_t region = gpu::SegmentWorkspaceBytes(chunks);
   const size_t arrays = (2 * n * sizeof(double) + 255) / 256 * 256;
   char* workspace = nullptr;
-  if (cudaError_t err = cudaMalloc(&workspace, arrays + kStoredBatch * region); err != cudaSuccess) {
+  if (cudaError_t err = cudaMalloc(&workspace, arrays + kStoredBatch * gpu::SegmentWorkspaceBytes(gpu::ChunkCount(n)));
+      err != cudaSuccess) {
     return absl::InternalError(absl::StrCat("cudaMalloc: ", cudaGetErrorString(err)));
   }
   double* a = reinterpret_cast<double*>(workspace);
   double* b = a + n;
-  char* regions = workspace + arrays;
   using Stored = gpu::MappedArrayTerms<StoredBatchMapOf>;
   gpu::SegmentBatch<Stored, kStoredBatch> batch;
-  StoredChunkSumOutputs chunk_sums;
-  cudaError_t err = cudaSuccess;
-  for (int k = 0; k < kStoredBatch; ++k) {
-    batch.source[k] = Stored{k == 2 ? b : a, StoredBatchMapOf{k}};
-    batch.workspaces.ws[k] = gpu::CarveSegmentWorkspace(regions + k * region, chunks);
-    chunk_sums.p[k] = batch.workspaces.ws[k].chunk_sums;
-    if (err == cudaSuccess) err = gpu::ZeroSegmentState(batch.workspaces.ws[k], nullptr);
-  }
+  for (int k = 0; k < kStoredBatch; ++k) batch.source[k] = Stored{k == 2 ? b : a, StoredBatchMapOf{k}};
+  StoreBatchArrays<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, a, b);
   StoredBatchSums result{};
-  if (err == cudaSuccess) {
-    StoreBatchArrays<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, a, b);
-    const int64_t threads = chunks * kStoredBatch;
-    StoredChunkSums<<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, chunks, a, b, chunk_sums);
-    err = cudaGetLastError();
-  }
-  if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
-  for (int k = 0; k < kStoredBatch && err == cudaSuccess; ++k) {
-    gpu::SegmentOutput out{};
-    err = cudaMemcpy(&out, batch.workspaces.ws[k].output, sizeof out, cudaMemcpyDeviceToHost);
-    result.sums[k] = DoubleOf(out.sum_bits);
-    result.status[k] = out.status;
-  }
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{a, b}, result);
   cudaFree(workspace);
   if (err != cudaSuccess) return absl::InternalError(absl::StrCat("stored batch segment sums: ", cudaGetErrorString(err)));
   return result;
@@ -116,34 +120,15 @@ absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n) {
 
 absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n) {
   if (n == 0 || !gpu::SegmentPipelineFits(n)) return absl::InvalidArgumentError("n out of the segment pipeline's range");
-  const int64_t chunks = gpu::ChunkCount(n);
-  const size_t region = gpu::SegmentWorkspaceBytes(chunks);
   char* workspace = nullptr;
-  if (cudaError_t err = cudaMalloc(&workspace, kGeneratedBatch * region); err != cudaSuccess) {
+  if (cudaError_t err = cudaMalloc(&workspace, kGeneratedBatch * gpu::SegmentWorkspaceBytes(gpu::ChunkCount(n)));
+      err != cudaSuccess) {
     return absl::InternalError(absl::StrCat("cudaMalloc: ", cudaGetErrorString(err)));
   }
   gpu::SegmentBatch<GeneratedBatchTerms, kGeneratedBatch> batch;
-  ChunkSumOutputs chunk_sums;
-  cudaError_t err = cudaSuccess;
-  for (int k = 0; k < kGeneratedBatch; ++k) {
-    batch.source[k] = GeneratedBatchTerms{n, k};
-    batch.workspaces.ws[k] = gpu::CarveSegmentWorkspace(workspace + k * region, chunks);
-    chunk_sums.p[k] = batch.workspaces.ws[k].chunk_sums;
-    if (err == cudaSuccess) err = gpu::ZeroSegmentState(batch.workspaces.ws[k], nullptr);
-  }
-  const int64_t threads = chunks * kGeneratedBatch;
-  if (err == cudaSuccess) {
-    GeneratedChunkSums<<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, chunks, chunk_sums);
-    err = cudaGetLastError();
-  }
-  if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
+  for (int k = 0; k < kGeneratedBatch; ++k) batch.source[k] = GeneratedBatchTerms{n, k};
   GeneratedBatchSums result{};
-  for (int k = 0; k < kGeneratedBatch && err == cudaSuccess; ++k) {
-    gpu::SegmentOutput out{};
-    err = cudaMemcpy(&out, batch.workspaces.ws[k].output, sizeof out, cudaMemcpyDeviceToHost);
-    result.sums[k] = DoubleOf(out.sum_bits);
-    result.status[k] = out.status;
-  }
+  const cudaError_t err = RunBatch(n, workspace, batch, GeneratedBatchTermOf{n}, result);
   cudaFree(workspace);
   if (err != cudaSuccess) return absl::InternalError(absl::StrCat("batched segment sums: ", cudaGetErrorString(err)));
   return result;

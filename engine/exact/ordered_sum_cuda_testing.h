@@ -45,14 +45,18 @@ EXACTQ_HD inline double GeneratedBatchTerm(uint64_t i, uint64_t n, int k) {
   return t * t;
 }
 
+// What a batch of K segment sums left: status[k] is sum k's segment pipeline status (0:
+// accepted, and sums[k] is then the loop's).
+template <int K>
+struct BatchSumsOnDevice {
+  double sums[K];
+  int32_t status[K];
+};
+
 // The batched segment pipeline (EnqueueSegmentedSumsFromChunkSums) over the
 // kGeneratedBatch sums of GeneratedBatchTerm, computed on demand; the chunk sums come from
-// a plain kernel, as a metric's terms kernel would leave them. status[k] is the segment
-// pipeline's (0: accepted, and sums[k] is then the loop's).
-struct GeneratedBatchSums {
-  double sums[kGeneratedBatch];
-  int32_t status[kGeneratedBatch];
-};
+// a plain kernel, as a metric's terms kernel would leave them.
+using GeneratedBatchSums = BatchSumsOnDevice<kGeneratedBatch>;
 absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n);
 
 // A batch of MappedArrayTerms over two stored arrays (the chunk stage copies the stored
@@ -68,10 +72,10 @@ EXACTQ_HD inline double StoredBatchMap(int k, double x) {  // term k of a stored
   if (k == 3) return (x * x) * x;
   return x;
 }
-struct StoredBatchSums {
-  double sums[kStoredBatch];
-  int32_t status[kStoredBatch];
-};
+EXACTQ_HD inline double StoredBatchTerm(uint64_t i, uint64_t n, int k) {
+  return StoredBatchMap(k, StoredBatchValue(i, n, k));
+}
+using StoredBatchSums = BatchSumsOnDevice<kStoredBatch>;
 absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n);
 
 }  // namespace exact

@@ -489,43 +489,32 @@ EXACTQ_HD inline void TermBasesAt(const ScalePlanes& p, int c, size_t i, double&
 }
 
 // B.8: term k from its base (TermBasePlane's value): d, d^4, the edge difference's
-// artifact and detail parts and their fourth powers, as ChannelSums forms them.
+// artifact and detail parts and their fourth powers, as ChannelSums forms them
+// (SplitEdgeDifference's parts: max(y, +0) for y = edge or -edge, the edge itself where
+// it is not finite; Quartic). k only picks among values, with no branch on it: the sums'
+// chunk loops call this once per term (MappedArrayTerms<TermOfBase>), and a chain of
+// branches there kept each term's arithmetic apart (on the H200 a third of the chunk
+// stage's instructions). TermFromBaseIsTheSpecB8Term checks it against B.8 kind by kind.
 EXACTQ_HD inline double TermFromBase(int k, double base) {
-  if (k == kSumSsim) return base;
-  if (k == kSumSsim4) return Quartic(base);
-  double artifact, detail;
-  SplitEdgeDifference<ScalarLanes>(base, artifact, detail);
-  switch (k) {
-    case kSumArtifact: return artifact;
-    case kSumArtifact4: return Quartic(artifact);
-    case kSumDetail: return detail;
-    default: return Quartic(detail);
-  }
+  const bool edge = k >= kSumArtifact;  // an edge difference's part, not d
+  const bool detail = k >= kSumDetail;  // the part below zero, negated
+  const bool fourth = (k & 1) != 0;     // kSumSsim4, kSumArtifact4, kSumDetail4
+  const double y = detail ? -base : base;
+  const bool finite = (base - base) == 0.0;
+  const double part = finite ? (y > 0.0 ? y : 0.0) : base;
+  const double v = edge ? part : base;
+  const double q = Quartic(v);
+  return fourth ? q : v;
 }
-
-// The map of term k, for engine/exact's MappedArrayTerms over TermBasePlane(p, c, k):
-// TermFromBase(k, base), bit for bit (TermOfBaseIsTermFromBase), without a branch on k.
-// The sums' chunk loops call it once per term; TermFromBase's chain of branches there
-// kept each term's arithmetic apart (on the H200 the map was a third of the chunk
-// stage's instructions). Here k only picks among values: straight-line code.
-struct TermOfBase {
-  int k = 0;
-  EXACTQ_HD double operator()(double base) const {
-    const bool edge = k >= kSumArtifact;   // an edge difference's part, not d
-    const bool detail = k >= kSumDetail;   // the part below zero, negated
-    const bool fourth = (k & 1) != 0;      // kSumSsim4, kSumArtifact4, kSumDetail4
-    // SplitEdgeDifference's part: max(y, +0) for y = d or -d, d itself where d is not finite.
-    const double y = detail ? -base : base;
-    const bool finite = (base - base) == 0.0;
-    const double part = finite ? (y > 0.0 ? y : 0.0) : base;
-    const double v = edge ? part : base;
-    const double q = Quartic(v);
-    return fourth ? q : v;
-  }
-};
 static_assert(kSumSsim == 0 && kSumSsim4 == 1 && kSumArtifact == 2 && kSumArtifact4 == 3 && kSumDetail == 4 &&
                   kSumDetail4 == 5,
-              "TermOfBase reads the sum's kind from these values");
+              "TermFromBase reads the sum's kind from these values");
+
+// The map of term k, for engine/exact's MappedArrayTerms over TermBasePlane(p, c, k).
+struct TermOfBase {
+  int k = 0;
+  EXACTQ_HD double operator()(double base) const { return TermFromBase(k, base); }
+};
 
 // Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes.
 EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
