@@ -10,6 +10,8 @@
 //                segments, and the event walk only where a check refuses them;
 //   exact_plain_launches_ms  the same with every kernel launched plainly (no programmatic
 //                dependent launch);
+//   exact_tile_chunks_ms  the same with every chunk summarised lane by lane in the tile
+//                (strided_chunks off: the chunk stage before strided chunks), for the ratio;
 //   event_walk_ms  the same with the event walk alone (the previous pipeline, the fallback);
 //   cub_ms       cub::DeviceReduce::Sum + result copy + sync, timed the same way (INEXACT:
 //                a tree order, other bits than the loop);
@@ -126,11 +128,12 @@ void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vect
 // `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
 double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePipeline pipeline, const double* d_terms,
                  size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits,
-                 L2Flusher* flusher = nullptr, bool programmatic_launch = true) {
+                 L2Flusher* flusher = nullptr, bool programmatic_launch = true, bool strided_chunks = true) {
   namespace ex = exactq::exact;
   ex::OrderedSumOptions options;
   options.device_pipeline = pipeline;
   options.programmatic_launch = programmatic_launch;
+  options.strided_chunks = strided_chunks;
   ex::OrderedSumCuda exact(stream, options);
   same_bits = true;
   std::vector<double> ms_list;
@@ -176,6 +179,11 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   bool plain_same_bits = true;
   const double plain_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, plain_stats,
                                         plain_same_bits, nullptr, /*programmatic_launch=*/false);
+  // The same with every chunk summarised lane by lane in the tile (no strided chunks).
+  ex::OrderedSumStats tile_stats;
+  bool tile_same_bits = true;
+  const double tile_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, tile_stats,
+                                       tile_same_bits, nullptr, /*programmatic_launch=*/true, /*strided_chunks=*/false);
   ex::OrderedSumStats walk_stats;
   bool walk_same_bits = true;
   const double walk_median = TimeClass(stream, Pipeline::kEventWalkOnly, d_terms, n, want, reps, walk_stats, walk_same_bits);
@@ -229,6 +237,13 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   TimeStages(
       stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, e); },
       stage_ms, device_total_ms);
+  std::vector<double> tile_stage_ms[kSegmentStages];
+  std::vector<double> tile_total_ms;
+  gpu::PlanOptions tile_options;
+  tile_options.strided_chunks = false;
+  TimeStages(
+      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, tile_options, stream, e); },
+      tile_stage_ms, tile_total_ms);
   std::vector<double> seg_stage_ms[kSegmentStages];
   std::vector<double> seg_total_ms;
   TimeStages(
@@ -248,6 +263,10 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
               static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes));
   std::printf("  exact_plain_launches_ms %8.4f  (%s)  without programmatic dependent launch\n", plain_median,
               plain_same_bits ? "loop bits" : "OTHER BITS");
+  std::printf("  exact_tile_chunks_ms %8.4f  (%s)  every chunk lane by lane in the tile (before strided chunks); "
+              "strided: %lld of %lld chunks through the tile\n",
+              tile_median, tile_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(stats.segment_tile_chunks),
+              static_cast<long long>(stats.chunks));
   std::printf("  event_walk_ms %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
               walk_median, walk_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk_stats.chunks_rejected),
               static_cast<long long>(walk_stats.subchunks_rejected), static_cast<long long>(walk_stats.terms_one_by_one),
@@ -259,6 +278,9 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   std::printf("  segment stages_ms");
   for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(seg_stage_ms[s]));
   std::printf(" (device total %.4f)\n", Median(seg_total_ms));
+  std::printf("  the same, tile chunks  ");
+  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(tile_stage_ms[s]));
+  std::printf(" (device total %.4f)\n", Median(tile_total_ms));
   std::printf("  segment walk thread: %.2f us for %d steps (%d crossing lanes, %d terms one by one)\n",
               walk_out.cycles_total * us_per_cycle, walk_out.steps, walk_out.crossing_lanes, walk_out.terms_one_by_one);
   std::printf("  event walk stages_ms");
@@ -272,6 +294,10 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
   Add(fixture + "/exact_plain_launches_ms", plain_median, "ms");
   Add(fixture + "/exact_plain_launches_bits_equal_loop", plain_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/exact_tile_chunks_ms", tile_median, "ms");
+  Add(fixture + "/exact_tile_chunks_bits_equal_loop", tile_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/ratio_exact_over_exact_tile_chunks", exact_median / tile_median, "ratio");
+  Add(fixture + "/segment_tile_chunks", static_cast<double>(stats.segment_tile_chunks), "count");
   Add(fixture + "/exact_l2_flushed_ms", exact_cold_median, "ms");
   Add(fixture + "/cub_l2_flushed_ms", cub_cold_median, "ms");
   Add(fixture + "/ratio_exact_over_cub_l2_flushed", exact_cold_median / cub_cold_median, "ratio");
@@ -283,6 +309,10 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
     Add(fixture + "/segment_stage_" + kSegmentStageNames[s] + "_ms", Median(seg_stage_ms[s]), "ms");
   }
   Add(fixture + "/segment_device_total_ms", Median(seg_total_ms), "ms");
+  for (int s = 0; s < kSegmentStages; ++s) {
+    Add(fixture + "/tile_chunks_stage_" + kSegmentStageNames[s] + "_ms", Median(tile_stage_ms[s]), "ms");
+  }
+  Add(fixture + "/tile_chunks_device_total_ms", Median(tile_total_ms), "ms");
   Add(fixture + "/segment_walk_thread_us", walk_out.cycles_total * us_per_cycle, "us");
   Add(fixture + "/segment_terms_one_by_one", walk_out.terms_one_by_one, "count");
   Add(fixture + "/event_walk_ms", walk_median, "ms");

@@ -60,6 +60,9 @@ struct OrderedSumStats {
   int64_t segment_accepted = 0;
   int64_t segment_steps = 0;
   int64_t segment_crossing_lanes = 0;
+  // Of the segment pipeline's chunks, those summarised lane by lane (a tie, a special term,
+  // a path near a binade edge, or strided_chunks off); the others were one strided run.
+  int64_t segment_tile_chunks = 0;
 
   OrderedSumStats& operator+=(const OrderedSumStats& o) {
     terms += o.terms;
@@ -71,6 +74,7 @@ struct OrderedSumStats {
     segment_accepted += o.segment_accepted;
     segment_steps += o.segment_steps;
     segment_crossing_lanes += o.segment_crossing_lanes;
+    segment_tile_chunks += o.segment_tile_chunks;
     return *this;
   }
 };
@@ -93,6 +97,10 @@ struct OrderedSumOptions {
   // programmatic dependent launch where the device has it (gpu::PlanOptions); false
   // gives plain launches (same bits; for benchmarks).
   bool programmatic_launch = true;
+  // Device only: the segment pipeline's chunk stage first tries each chunk as one run from
+  // strided reads, and summarises lane by lane only the chunks that refuses (gpu::PlanOptions
+  // ::strided_chunks). false: every chunk lane by lane (same bits; for tests and benchmarks).
+  bool strided_chunks = true;
   // Host only: how OrderedSumThreads forms approximate chunk sums and summaries. Every
   // choice gives the same sums, summaries, plans, stats and bits (tests run them all):
   // kAuto takes the AVX2 kernels where the CPU has AVX2 and the generic (SSE2) ones

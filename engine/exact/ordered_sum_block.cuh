@@ -66,6 +66,16 @@ struct MappedArrayTerms {
   __device__ double operator()(size_t i) const { return map(stored[i]); }
 };
 
+// A map whose run-time choice (ssimulacra2's kind k) is the same for every term of a sum
+// can hand a loop a map with that choice fixed at compile time: the per-term loop then
+// holds only that kind's arithmetic. A Map opts in with an overload of VisitMap found by
+// argument-dependent lookup, which calls f(fixed) with an equivalent map (same value for
+// every double); this default calls f(map) itself.
+template <class Map, class F>
+__device__ inline void VisitMap(const Map& map, F&& f) {
+  f(map);
+}
+
 // Loads thread `lane`'s terms of chunk `chunk` from a TermSource; `valid` counts the ones
 // inside [0, n) (they are always a prefix of the lane's terms).
 template <class TermSource>

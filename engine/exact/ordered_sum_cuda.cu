@@ -120,6 +120,7 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   plan.mode = options_.plan_mode;
   plan.fixed_frame = options_.fixed_frame;
   plan.programmatic_launch = options_.programmatic_launch;
+  plan.strided_chunks = options_.strided_chunks;
   if (cudaError_t err = gpu::EnqueueSegmentedSum(gpu::DeviceArrayTerms{device_terms}, n, ws, plan, stream_);
       err != cudaSuccess) {
     return CudaError("kernel launch", err);
@@ -135,6 +136,7 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
     stats->segment_accepted = out.status == gpu::kSegmentAccepted ? 1 : 0;
     stats->segment_steps = out.steps;
     stats->segment_crossing_lanes = out.crossing_lanes;
+    stats->segment_tile_chunks = out.tile_chunks;
   }
   if (out.status == gpu::kSegmentAccepted) return DoubleOf(out.sum_bits);
   if (options_.device_pipeline == Pipeline::kSegmentsOnly) {

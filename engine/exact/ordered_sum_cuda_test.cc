@@ -5,6 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <string>
@@ -75,11 +76,13 @@ using Pipeline = OrderedSumOptions::DevicePipeline;
 // Sums on the device and compares with the loop; returns the stats. Under kSegmentsOnly a
 // refusal (FAILED_PRECONDITION) is allowed unless `must_accept`; wrong bits never are.
 OrderedSumStats ExpectParity(const std::vector<double>& terms, const PlanCase& plan, const std::string& what,
-                             Pipeline pipeline = Pipeline::kSegmentsThenEventWalk, bool must_accept = false) {
+                             Pipeline pipeline = Pipeline::kSegmentsThenEventWalk, bool must_accept = false,
+                             bool strided_chunks = true) {
   OrderedSumOptions options;
   options.plan_mode = plan.mode;
   options.fixed_frame = plan.fixed_frame;
   options.device_pipeline = pipeline;
+  options.strided_chunks = strided_chunks;
   OrderedSumCuda sum(nullptr, options);
   DeviceTerms device(terms);
   OrderedSumStats stats;
@@ -99,6 +102,12 @@ OrderedSumStats ExpectParity(const std::vector<double>& terms, const PlanCase& p
   EXPECT_EQ(stats.terms, static_cast<int64_t>(terms.size()));
   EXPECT_LE(stats.terms_one_by_one, static_cast<int64_t>(terms.size()));
   EXPECT_LE(stats.segment_crossing_lanes * 32, static_cast<int64_t>(terms.size()) + 31);
+  if (stats.segment_accepted == 1) {
+    EXPECT_LE(stats.segment_tile_chunks, stats.chunks) << what;
+    if (!strided_chunks) {
+      EXPECT_EQ(stats.segment_tile_chunks, stats.chunks) << what;
+    }
+  }
   return stats;
 }
 
@@ -165,6 +174,66 @@ TEST_F(OrderedSumCudaTest, SegmentPipelineAloneSumsRealisticFrames) {
   }
 }
 
+// The chunk stage's strided form (one run per chunk from coalesced reads) must be the
+// path on real-like frames, and give the tile path's bits: with it and without it, the
+// segment pipeline alone gives the loop's bits, and with it only the chunks near a binade
+// edge (about one per binade crossed, like the crossing lanes), or with ties, go through
+// the tile. The tie-heavy frame is all ties: every chunk takes the tile there.
+TEST_F(OrderedSumCudaTest, StridedChunksAreThePathAndGiveTheTilesBits) {
+  for (FixtureKind kind : {FixtureKind::kUniform, FixtureKind::kFourthPowers, FixtureKind::kSsimLikeCrossingZero,
+                           FixtureKind::kZeroCrossings, FixtureKind::kTieHeavy}) {
+    const std::vector<double> terms = MakeFixture(kind, k4kTerms, 31);
+    const std::string what = std::string(FixtureName(kind)) + " 4K";
+    const OrderedSumStats strided =
+        ExpectParity(terms, kPlans[0], what + " strided", Pipeline::kSegmentsOnly, /*must_accept=*/true);
+    const OrderedSumStats tile = ExpectParity(terms, kPlans[0], what + " tile", Pipeline::kSegmentsOnly,
+                                              /*must_accept=*/true, /*strided_chunks=*/false);
+    std::printf("%-26s chunks %lld: through the tile %lld with strided chunks, %lld without; crossing lanes %lld / %lld\n",
+                FixtureName(kind), static_cast<long long>(strided.chunks),
+                static_cast<long long>(strided.segment_tile_chunks), static_cast<long long>(tile.segment_tile_chunks),
+                static_cast<long long>(strided.segment_crossing_lanes), static_cast<long long>(tile.segment_crossing_lanes));
+    if (kind != FixtureKind::kTieHeavy) {
+      EXPECT_LE(strided.segment_tile_chunks, 400) << what;
+    }
+  }
+}
+
+// Terms of float precision (24 significant bits, like ssimulacra2's edge differences):
+// a term whose lowest bit sits at half the running sum's unit is a tie, so many chunks
+// have a few. The strided form takes them (its second pass, the ties in order) and must
+// give the loop's bits; the tile sees only the chunks near a binade edge.
+TEST_F(OrderedSumCudaTest, StridedChunksWithTiesGiveTheLoopsBits) {
+  std::vector<double> terms(k4kTerms);
+  uint64_t h = 12345;
+  for (double& t : terms) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    t = static_cast<double>(static_cast<float>(static_cast<double>(h >> 11) * 0x1p-53));
+  }
+  // Chunks with a tie under the loop's own running sum (its exact frames).
+  int64_t chunks_with_ties = 0;
+  double s = 0.0;
+  for (size_t c = 0; c < k4kTerms; c += 1024) {
+    bool tie = false;
+    for (size_t i = c; i < c + 1024 && i < k4kTerms; ++i) {
+      if (s > 0.0) {
+        int e;
+        std::frexp(s, &e);  // s in [2^(e-1), 2^e): unit 2^(e-53)
+        const double t = std::ldexp(terms[i], 53 - e);
+        tie = tie || t - std::floor(t) == 0.5;
+      }
+      s += terms[i];
+    }
+    chunks_with_ties += tie ? 1 : 0;
+  }
+  const OrderedSumStats stats =
+      ExpectParity(terms, kPlans[0], "float-precision 4K", Pipeline::kSegmentsOnly, /*must_accept=*/true);
+  std::printf("float-precision terms: %lld of %lld chunks have a tie; %lld went through the tile\n",
+              static_cast<long long>(chunks_with_ties), static_cast<long long>(stats.chunks),
+              static_cast<long long>(stats.segment_tile_chunks));
+  EXPECT_GT(chunks_with_ties, 1000);
+  EXPECT_LE(stats.segment_tile_chunks, 400);
+}
+
 // Small enough for compute-sanitizer's racecheck and memcheck: every kernel of both
 // pipelines, several groups (33 * 1024 + 5 terms: 34 chunks; 600,000: 586 chunks in two
 // groups of the segment pipeline), mixed chunks, overflowing pools avoided.
@@ -176,6 +245,8 @@ TEST_F(OrderedSumCudaTest, BothPipelinesOnSmallFrames) {
       const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n);
       ExpectParity(terms, kPlans[0], what);
       ExpectParity(terms, kPlans[0], what + " segments only", Pipeline::kSegmentsOnly);
+      ExpectParity(terms, kPlans[0], what + " segments only, tile chunks", Pipeline::kSegmentsOnly,
+                   /*must_accept=*/false, /*strided_chunks=*/false);
     }
   }
 }

@@ -46,6 +46,9 @@ EXACTQ_HD inline double Pow2(int e) { return DoubleOf(static_cast<uint64_t>(e + 
 
 EXACTQ_HD inline bool FastFrame(int frame) { return frame >= kTinyFrame && frame <= kHighestFrame; }
 
+// The lowest frame whose unit u = 2^(frame-52) is a normal double (2^-1022).
+inline constexpr int kLowestNormalUnitFrame = -970;
+
 // x/u = x * scale_hi * scale_lo for a frame in [-1022, 1023].
 struct FrameScale {
   double hi;
@@ -303,6 +306,161 @@ EXACTQ_HD inline RunSummary SummarizeTermsBinary64(const Terms& x, int len, int 
 }
 
 // ---------------------------------------------------------------------------------
+// A chunk of 1024 terms as ONE run from strided reads: the device's lane l of 32 takes
+// terms l, l+32, ..., so step i of the warp holds terms 32i .. 32i+31 in lane order.
+//
+// Increments. Term x's increment under a frame is r = rint(x / u) (FastIncrementOfTerm:
+// t = x/u exact, t - r exact) unless t is a tie (t - r = +-1/2): then it depends on the
+// parity of the running integer N before it, r if N is even, r + s (s = +-1, toward t)
+// if odd, and N is EVEN after it (round half to even), whatever it was.
+//   - Without ties the chunk's d is the sum of the r_i in any order (integers: exact while
+//     the magnitudes stay below 2^53, checked), for both start parities.
+//   - With ties, only the first tie's increment depends on the start parity p (the
+//     parity before it is p xor the parity of the r before it); every later tie's parity
+//     is that of the r since the tie before it. So d(p) = sum r + the later ties'
+//     corrections + the first tie's, found from per-step masks (StridedTieStep) in a
+//     second pass, run only for chunks with ties.
+// Path bounds. The extremes of the path depend on the order, but bounds do not: with P
+// and N the sums of the positive and negative r, and T ties (each moves the path by at
+// most 1), every prefix lies in [max(r_0, 0) + N - T, min(r_0, 0) + P + T].
+//   - Without ties, when no r after the first is negative (or none positive), the bounds
+//     ARE the extremes: the summary equals SummarizeTerms' bit for bit (unsigned terms).
+//   - Otherwise they may be wider. A check on a wider path is stricter, never looser: a
+//     step the walk accepts on these bounds it would accept on the extremes, with the
+//     same d, so the sum is still the loop's; a wider path only risks a refusal.
+// Refused here (the chunk is then summarised in order, lane by lane): a NaN or infinite
+// x/u, a sum of |r| reaching 2^53 - 2^11, a frame outside StridedFrame.
+//
+//   StridedSums lane;                                  // per lane, over its strided terms
+//   double r = AddStridedTerm(lane, x, StridedScale(frame));
+//   StridedSums chunk = ... (the lanes' sums added, their flags or-ed)
+//   StridedTies ties;  ... StridedTieStep(ties, masks of step i) for every step, if chunk.doubtful
+//   RunSummary run;
+//   if (StridedChunkRun(chunk, ties, /*first=*/r of the chunk's first term, run)) { ... }
+struct StridedSums {
+  double sum = 0.0;        // the sum of the r
+  double magnitude = 0.0;  // the sum of |r|
+  bool doubtful = false;   // a tie, or a term whose x/u is NaN or infinite
+  bool nonzero = false;    // some term is not +-0
+};
+
+// The frames the strided form takes: x/u is ONE exact multiply and u = 2^(frame-52) is a
+// normal double (so are the path's bounds in units of the sum: PredictCrossing's input).
+EXACTQ_HD inline bool StridedFrame(int frame) { return frame >= kLowestNormalUnitFrame && frame <= kHighestFrame; }
+EXACTQ_HD inline double StridedScale(int frame) { return Pow2(52 - frame); }
+
+// Adds term x's r under the frame of `scale` (StridedScale) and returns it. |t - r| < 1/2
+// fails exactly on a tie and on a NaN or infinite t. `|`, not `||`, and |r| as an operand
+// (not max/min, which the device emulates in five instructions each): no branch per term.
+EXACTQ_HD inline double AddStridedTerm(StridedSums& s, double x, double scale) {
+  const double t = MulRn(x, scale);
+  const double r = RoundHalfEven(t);
+  const double rest = SubRn(t, r);
+  s.doubtful = s.doubtful | !(fabs(rest) < 0.5);
+  s.nonzero = s.nonzero | (x != 0.0);
+  s.sum = AddRn(s.sum, r);
+  s.magnitude = AddRn(s.magnitude, fabs(r));
+  return r;
+}
+
+// What the second pass knows of one term: whether it is a tie (and which way, s = +1 if
+// t is above r), whether its r is odd, whether its t is NaN or infinite.
+struct StridedTieTerm {
+  bool tie;
+  bool up;
+  bool odd;
+  bool special;
+};
+EXACTQ_HD inline StridedTieTerm TieTermOf(double x, double scale) {
+  const double t = MulRn(x, scale);
+  const double r = RoundHalfEven(t);
+  const double rest = SubRn(t, r);
+  const double half = MulRn(r, 0.5);  // exact: |r| < 2^53 wherever this is used
+  StridedTieTerm k;
+  k.tie = fabs(rest) == 0.5;
+  k.up = rest > 0.0;
+  k.odd = !k.tie && RoundHalfEven(half) != half;
+  k.special = !(fabs(rest) <= 0.5);
+  return k;
+}
+
+// The ties of a chunk, step by step in order.
+struct StridedTies {
+  bool seen = false;       // a tie was met: the running parity is known from there on
+  uint32_t parity = 0;     // seen: the running integer's parity; else that of the r so far
+  int64_t correction = 0;  // the later ties' increments minus their r
+  uint32_t first_q = 0;    // the first tie: the parity of the r before it (p xor this is N's)
+  int first_s = 0;         //            and its s
+  int count = 0;           // ties so far
+};
+
+// Bits [from, 32) of a step's lanes.
+EXACTQ_HD inline uint32_t LanesFrom(int from) { return from >= 32 ? 0u : (0xffffffffu << from); }
+EXACTQ_HD inline int ParityOf(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __popc(bits) & 1;
+#else
+  return __builtin_popcount(bits) & 1;
+#endif
+}
+EXACTQ_HD inline int LowestLane(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __ffs(bits) - 1;
+#else
+  return __builtin_ctz(bits);
+#endif
+}
+
+// One step (32 terms in order, lane l = bit l): `odd` the non-tie terms with an odd r,
+// `tie` the ties, `up` the ties whose s is +1.
+EXACTQ_HD inline void StridedTieStep(StridedTies& ties, uint32_t odd, uint32_t tie, uint32_t up) {
+  int from = 0;
+  while (tie != 0) {
+    const int lane = LowestLane(tie);
+    tie &= tie - 1;
+    const uint32_t before = ties.parity ^ static_cast<uint32_t>(ParityOf(odd & LanesFrom(from) & ~LanesFrom(lane)));
+    const int s = ((up >> lane) & 1u) ? 1 : -1;
+    if (!ties.seen) {
+      ties.seen = true;
+      ties.first_q = before;
+      ties.first_s = s;
+    } else if (before != 0) {
+      ties.correction += s;
+    }
+    ties.parity = 0;  // a tie leaves the running integer even
+    ++ties.count;
+    from = lane + 1;
+  }
+  ties.parity ^= static_cast<uint32_t>(ParityOf(odd & LanesFrom(from)));
+}
+
+// The chunk's run from its lanes' sums (added in any order), its ties (all steps, when
+// `chunk.doubtful`; else unused) and its first term's r; false when it must be summarised
+// in order. Every value below is an integer of magnitude below 2^53: each add is exact.
+EXACTQ_HD inline bool StridedChunkRun(const StridedSums& chunk, const StridedTies& ties, double first, RunSummary& run) {
+  if (!(chunk.magnitude < 0x1p53 - 0x1p11)) return false;  // NaN fails too
+  const int64_t sum = static_cast<int64_t>(chunk.sum);
+  const int64_t positive = static_cast<int64_t>(MulRn(AddRn(chunk.magnitude, chunk.sum), 0.5));
+  const int64_t negative = static_cast<int64_t>(MulRn(SubRn(chunk.sum, chunk.magnitude), 0.5));
+  const int64_t r0 = static_cast<int64_t>(first);
+  const int64_t tie_count = chunk.doubtful ? ties.count : 0;
+  run = IdentityRun();
+  run.flags = chunk.nonzero ? kNonZero : 0u;
+  EXACTQ_UNROLL
+  for (int p = 0; p < 2; ++p) {
+    int64_t d = sum;
+    if (chunk.doubtful) {
+      d += ties.correction;
+      if (ties.seen && ((static_cast<uint32_t>(p) ^ ties.first_q) & 1u)) d += ties.first_s;
+    }
+    run.d[p] = d;
+    run.lo[p] = (r0 > 0 ? r0 : 0) + negative - tie_count;
+    run.hi[p] = (r0 < 0 ? r0 : 0) + positive + tie_count;
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------------------------
 // The walk's check in binary64: TryApplyRun's common case (a normal sum in a frame whose
 // unit u = 2^(frame-52) is a normal double, a run of finite terms with a non-zero one)
 // with the sum's value on a chain of ONE dependent add instead of a dozen integer steps.
@@ -325,13 +483,11 @@ struct FloatRun {
   uint32_t pad;      // explicit, and zeroed: no byte of a staged FloatRun is left undefined
 };
 
-inline constexpr int kLowestFloatRunFrame = -970;  // u = 2^(frame-52) >= 2^-1022: normal
-
 EXACTQ_HD inline FloatRun FloatRunOf(const RunSummary& run, int frame) {
   FloatRun f;
   f.biased = 0;
   f.pad = 0;
-  const bool eligible = frame >= kLowestFloatRunFrame && frame <= kHighestFrame &&
+  const bool eligible = frame >= kLowestNormalUnitFrame && frame <= kHighestFrame &&
                         (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
   const double u = eligible ? Pow2(frame - 52) : 1.0;
   EXACTQ_UNROLL

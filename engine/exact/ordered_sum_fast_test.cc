@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <limits>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -338,7 +339,7 @@ TEST(OrderedSumFast, FloatRunDecidesAsTheIntegerCheck) {
     } else {
       ASSERT_EQ(BitsOf(got), BitsOf(s));
     }
-    const bool its_case = run_frame == frame && frame >= kLowestFloatRunFrame &&
+    const bool its_case = run_frame == frame && frame >= kLowestNormalUnitFrame &&
                           (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
     if (its_case) {
       ASSERT_EQ(decided, want) << std::hexfloat << s << " frame " << run_frame;
@@ -352,6 +353,148 @@ TEST(OrderedSumFast, FloatRunDecidesAsTheIntegerCheck) {
   EXPECT_GT(accepted, 100000);
   EXPECT_GT(refused, 100000);
   EXPECT_GT(handed_over, 100000);
+}
+
+// The device's strided chunk form, lane for lane: lane l of 32 takes terms l, l+32, ...
+// (a whole chunk of 1024), then the lanes' sums are added (any order: see the header);
+// with a tie, the second pass's masks step by step, as the ballots form them.
+bool StridedChunkRunOf(const double* x, int frame, RunSummary& run) {
+  const double scale = StridedScale(frame);
+  StridedSums chunk;
+  double first = 0.0;
+  for (int lane = 0; lane < 32; ++lane) {
+    StridedSums mine;
+    for (int i = 0; i < 32; ++i) {
+      const double r = AddStridedTerm(mine, x[i * 32 + lane], scale);
+      if (i == 0 && lane == 0) first = r;
+    }
+    chunk.sum += mine.sum;
+    chunk.magnitude += mine.magnitude;
+    chunk.doubtful = chunk.doubtful || mine.doubtful;
+    chunk.nonzero = chunk.nonzero || mine.nonzero;
+  }
+  StridedTies ties;
+  if (chunk.doubtful) {
+    bool special = false;
+    for (int i = 0; i < 32; ++i) {
+      uint32_t tie = 0, odd = 0, up = 0;
+      for (int lane = 0; lane < 32; ++lane) {
+        const StridedTieTerm k = TieTermOf(x[i * 32 + lane], scale);
+        special = special || k.special;
+        tie |= uint32_t{k.tie} << lane;
+        odd |= uint32_t{k.odd} << lane;
+        up |= uint32_t{k.up} << lane;
+      }
+      StridedTieStep(ties, odd, tie, up);
+    }
+    if (special) return false;
+  }
+  return StridedChunkRun(chunk, ties, first, run);
+}
+
+// The strided form against the left fold (AppendTerm) on whole chunks of 1024: where it
+// accepts, the same flags and d for both start parities (ties included), path bounds
+// that contain the fold's extremes, and the fold's summary bit for bit when there is no
+// tie and no increment after the first has the other sign (unsigned terms); where it
+// refuses, a reason (a special term, or a sum of |r| of 2^53 - 2^11 or more), computed
+// here from the integer rule.
+TEST(OrderedSumFast, StridedChunkRunBoundsTheLeftFold) {
+  TestRng rng{6};
+  int64_t same = 0;       // accepted, equal to the fold
+  int64_t wider = 0;      // accepted, signed, bounds wider than the fold's extremes
+  int64_t with_ties = 0;  // accepted with ties
+  int64_t parity_dependent = 0;  // of them, d differs between the start parities
+  int64_t refused = 0;
+  std::vector<double> x(1024);
+  for (int iter = 0; iter < 12000; ++iter) {
+    int frame = FrameFor(rng);
+    if (!StridedFrame(frame)) frame = static_cast<int>(rng.Range(-60, 60));
+    const int mode = static_cast<int>(rng.Range(0, 6));
+    const int tie_rate = 1 << rng.Range(0, 9);  // one term in tie_rate is a tie (mode 4)
+    for (int j = 0; j < 1024; ++j) {
+      const int k = static_cast<int>(rng.Range(-30, 30));
+      const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
+      const double ordinary = std::ldexp(m, frame - 104 - k);  // 2^-k units or so: ties are rare
+      switch (mode) {
+        case 0:  // anything, specials included
+          x[j] = rng.Next() % 64 == 0 ? TermFor(rng, frame) : ordinary;
+          break;
+        case 1:  // unsigned
+          x[j] = ordinary;
+          break;
+        case 2:  // signed
+          x[j] = (rng.Next() & 1) ? -ordinary : ordinary;
+          break;
+        case 3:  // mostly positive, a few negative (SSIM-like)
+          x[j] = rng.Next() % 50 == 0 ? -ordinary : ordinary;
+          break;
+        case 4:  // exact ties (and exact integers) at a chosen rate, both signs sometimes
+          x[j] = rng.Next() % static_cast<uint64_t>(tie_rate) == 0
+                     ? std::ldexp(static_cast<double>(rng.Range(-9, 99)), frame - 53)
+                     : ordinary;
+          break;
+        case 5:  // float-precision terms: few significant bits, ties wherever one sits at u/2
+          x[j] = std::ldexp(static_cast<double>(rng.Range(1, 1 << 24)), frame - 52 - static_cast<int>(rng.Range(20, 26)));
+          break;
+        default:  // increments of about 2^43: sums around 2^53
+          x[j] = std::ldexp(m, frame - 52 + static_cast<int>(rng.Range(42, 43)) - 52);
+          break;
+      }
+    }
+    RunSummary want = IdentityRun();
+    __int128 magnitude = 0;
+    bool tie = false;
+    bool special = false;
+    bool one_sign_after_first = true;
+    int after_first_sign = 0;
+    for (int j = 0; j < 1024; ++j) {
+      AppendTerm(want, BitsOf(x[j]), frame);
+      const FastIncrement f = FastIncrementOfTerm(x[j], ScaleOfFrame(frame));
+      tie = tie || f.tie;
+      special = special || (f.flags & kSpecialTerms) != 0;
+      magnitude += f.d_even < 0 ? -__int128{f.d_even} : __int128{f.d_even};
+      if (f.flags & kUnfitEven) magnitude += __int128{1} << 60;  // |x/u| > 2^54
+      if (j > 0 && f.d_even != 0) {
+        const int sign = f.d_even > 0 ? 1 : -1;
+        if (after_first_sign != 0 && sign != after_first_sign) one_sign_after_first = false;
+        after_first_sign = sign;
+      }
+    }
+    RunSummary got;
+    const std::string what = "iter " + std::to_string(iter) + " frame " + std::to_string(frame) + " mode " +
+                             std::to_string(mode);
+    if (!StridedChunkRunOf(x.data(), frame, got)) {
+      ASSERT_TRUE(special || magnitude >= (__int128{1} << 53) - 2048) << what;
+      ++refused;
+      continue;
+    }
+    ASSERT_FALSE(special) << what;
+    ASSERT_TRUE((want.flags & (kUnfitEven | kUnfitOdd)) == 0) << what;
+    ASSERT_EQ(got.flags, want.flags) << what;
+    for (int p = 0; p < 2; ++p) {
+      ASSERT_EQ(got.d[p], want.d[p]) << what << " parity " << p;
+      ASSERT_LE(got.lo[p], want.lo[p]) << what;
+      ASSERT_GE(got.hi[p], want.hi[p]) << what;
+    }
+    if (tie) {
+      ++with_ties;
+      parity_dependent += want.d[0] != want.d[1] ? 1 : 0;
+    } else if (one_sign_after_first) {
+      ASSERT_TRUE(SameRun(got, want)) << what;
+      ++same;
+    } else {
+      wider += SameRun(got, want) ? 0 : 1;
+    }
+  }
+  std::printf("strided chunks: %lld equal to the fold, %lld with wider bounds, %lld with ties (%lld whose d depends "
+              "on the start parity), %lld refused\n",
+              static_cast<long long>(same), static_cast<long long>(wider), static_cast<long long>(with_ties),
+              static_cast<long long>(parity_dependent), static_cast<long long>(refused));
+  EXPECT_GT(same, 2000);
+  EXPECT_GT(wider, 1000);
+  EXPECT_GT(with_ties, 1000);
+  EXPECT_GT(parity_dependent, 1000);
+  EXPECT_GT(refused, 500);
 }
 
 TEST(OrderedSumFast, PredictionIsOnlyAdvice) {

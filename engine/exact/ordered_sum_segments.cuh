@@ -50,6 +50,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cuda_pipeline.h>
 
@@ -100,6 +101,7 @@ struct SegmentCounters {
   int lanes_taken;
   int overflow;
   int supers_done;  // SegmentApproximateSums' blocks that have written their run's sum
+  int tile_chunks;  // chunks the strided form refused (summarised lane by lane in the tile)
 };
 
 inline constexpr int32_t kSegmentAccepted = 0;  // sum_bits are the loop's
@@ -113,7 +115,7 @@ struct SegmentOutput {
   int32_t crossing_lanes;   // of them, crossing lanes (32 terms added one by one each)
   int32_t refused_step;     // the global index of the refused step, or -1
   int32_t terms_one_by_one; // terms the walk added with binary64 adds (in the crossing lanes)
-  int32_t pad;
+  int32_t tile_chunks;      // chunks summarised lane by lane in the tile (the rest: strided)
   int64_t cycles_total;     // the walk's thread from its first step to its result (clock64), for benchmarks
 };
 
@@ -134,7 +136,7 @@ struct SegmentWorkspace {
 
 // The counters as the next run must find them: empty pools, no overflow, no run sums
 // counted. Whichever kernel reads them last in a run writes this (a single thread).
-__device__ inline void EmptySegmentPools(const SegmentWorkspace& ws) { *ws.counters = SegmentCounters{0, 0, 0, 0}; }
+__device__ inline void EmptySegmentPools(const SegmentWorkspace& ws) { *ws.counters = SegmentCounters{0, 0, 0, 0, 0}; }
 
 __host__ __device__ inline int64_t SuperCount(int64_t chunks) { return (chunks + 31) / 32; }
 
@@ -346,7 +348,6 @@ __device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws
   const double in_run = WarpSumDouble(k < c ? __ldcg(ws.chunk_sums + k) : 0.0);
   return __dadd_rn(runs_before, in_run);
 }
-
 // A warp's tile: row k = sub-chunk k, 33 doubles apart (the pad keeps both the coalesced
 // copies, lane l to column l, and each lane's walk along its own row free of bank
 // conflicts). 16-byte copies into 34-double rows with pair reads were measured on the
@@ -378,6 +379,13 @@ __device__ inline void FinishChunkLoad(const TermSource&) {}
 
 __device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t base, int count,
                                       TileRows rows, int lane) {
+  if (count == kChunkTerms) {  // every chunk but a sum's last: no bounds, one base address
+    const double* from = source.terms + base + static_cast<size_t>(lane);
+#pragma unroll
+    for (int i = 0; i < 32; ++i) __pipeline_memcpy_async(&rows[i][lane], from + i * 32, sizeof(double));
+    __pipeline_commit();
+    return;
+  }
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
     const int k = i * 32 + lane;
@@ -422,6 +430,123 @@ __device__ inline TileRow<TermSource> RowOf(const TermSource&, const double* row
 template <class Map>
 __device__ inline TileRow<MappedArrayTerms<Map>> RowOf(const MappedArrayTerms<Map>& source, const double* row) {
   return TileRow<MappedArrayTerms<Map>>{row, source.map};
+}
+
+// A lane's column of the tile (terms lane, lane+32, ...), as TileRow is its row.
+template <class Map>
+struct MappedColumn {
+  const double* first;
+  Map map;
+  __device__ double operator()(int i) const { return map(first[i * kTileStride]); }
+};
+struct PlainColumn {
+  const double* first;
+  __device__ double operator()(int i) const { return first[i * kTileStride]; }
+};
+
+// Calls f(column) with the lane's column as the sum's terms: the stored values, or for a
+// MappedArrayTerms their map, through VisitMap (a map fixed to the sum's kind, if the Map
+// offers one).
+template <class TermSource, class F>
+__device__ inline void WithColumn(const TermSource&, ConstTileRows rows, int lane, F&& f) {
+  f(PlainColumn{&rows[0][lane]});
+}
+template <class Map, class F>
+__device__ inline void WithColumn(const MappedArrayTerms<Map>& source, ConstTileRows rows, int lane, F&& f) {
+  const double* first = &rows[0][lane];
+  VisitMap(source.map, [&](const auto& map) { f(MappedColumn<std::decay_t<decltype(map)>>{first, map}); });
+}
+
+// A lane's strided sums over its column of a whole chunk; `first` is its first term's
+// r (lane 0's is the chunk's first term).
+template <class Column>
+__device__ inline void StridedLaneSums(const Column& column, double scale, StridedSums& mine, double& first) {
+  first = AddStridedTerm(mine, column(0), scale);
+#pragma unroll 4  // 8 or more: spills (the kernel is held to 80 registers)
+  for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column(i), scale);
+}
+
+// The second pass, for a chunk with a tie: the ties step by step (warp-uniform result);
+// false if some x/u is NaN or infinite, or the chunk has more than kMaxStridedTies ties
+// (each costs a step of the warp-uniform loop; the tile path's lanes take a chunk of
+// ties faster: on the H200 an all-tie plane's chunk stage took 0.25 ms this way, 0.07
+// through the tile). ssimulacra2's edge sums have ties in up to 70% of their chunks,
+// a few each.
+inline constexpr int kMaxStridedTies = 32;
+template <class Column>
+__device__ inline bool StridedChunkTies(const Column& column, double scale, StridedTies& ties) {
+  bool special = false;
+#pragma unroll 1
+  for (int i = 0; i < kSubchunks; ++i) {
+    const StridedTieTerm k = TieTermOf(column(i), scale);
+    special = special | k.special;
+    const uint32_t tie = __ballot_sync(kFullMask, k.tie);
+    const uint32_t odd = __ballot_sync(kFullMask, k.odd);
+    const uint32_t up = __ballot_sync(kFullMask, k.up);
+    if (ties.count + __popc(tie) > kMaxStridedTies) return false;
+    StridedTieStep(ties, odd, tie, up);
+  }
+  return !__any_sync(kFullMask, special);
+}
+
+// A chunk that is one run under one frame.
+__device__ inline void WriteUniformRecord(ChunkRecord& rec, const RunSummary& run, int frame) {
+  rec.head.run = run;
+  rec.head.frame = frame;
+  rec.head.lane_terms = -1;
+  rec.tail.frame = kNoRunFrame;
+  rec.mixed = 0;
+  rec.middle_base = 0;
+  rec.middle_count = 0;
+}
+
+// The chunk stage's first try (PlanOptions::strided_chunks): chunk c, its 1024 terms in
+// the warp's tile, as ONE run under the frame planned from `before`, each lane taking the
+// tile's column (terms l, l+32, ...: the order the copies wrote them, conflict-free with
+// the 33-double rows) and the chunk summarised by StridedChunkRun. True: the uniform
+// record is written; a chunk with ties takes a second pass over the tile for them
+// (StridedChunkTies). False, for the whole warp (a special term, a frame it does not
+// take, a random plan, a short last chunk, or an approximate path within PredictCrossing's
+// margin of the frame's edges: about one chunk per binade the sum crosses): the caller
+// summarises the chunk lane by lane from the same tile, which finds the crossing lanes.
+template <class TermSource>
+__device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows rows, int count, int64_t c,
+                                       double before, const PlanOptions& options, const SegmentWorkspace& ws) {
+  const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
+  // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
+  // last chunk of a sum, if short, too (one chunk: no loop with bounds for it).
+  if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) ||
+      count != kChunkTerms) {
+    return false;
+  }
+  const int lane = LaneId();
+  const double scale = StridedScale(frame);
+  StridedSums mine;
+  double first = 0.0;
+  WithColumn(source, rows, lane, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
+  StridedSums chunk;
+  chunk.sum = WarpSumDouble(mine.sum);
+  chunk.magnitude = WarpSumDouble(mine.magnitude);
+  chunk.doubtful = __any_sync(kFullMask, mine.doubtful);
+  chunk.nonzero = __any_sync(kFullMask, mine.nonzero);
+  first = __shfl_sync(kFullMask, first, 0);
+  StridedTies ties;
+  if (chunk.doubtful) {
+    bool fit = true;
+    WithColumn(source, rows, lane, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
+    if (!fit) return false;
+  }
+  RunSummary run;
+  if (!StridedChunkRun(chunk, ties, first, run)) return false;
+  // The approximate path: from `before`, within [lo u, hi u] of it (exact scalings: u is
+  // normal and |lo|, |hi| < 2^53; both parities have the same bounds), as the tile path
+  // predicts each lane's.
+  const double u = Pow2(frame - 52);
+  const double low = fmin(0.0, Int64ToDouble(run.lo[0]) * u);
+  const double high = fmax(0.0, Int64ToDouble(run.hi[0]) * u);
+  if (PredictCrossing(before, low, high)) return false;
+  if (lane == 0) WriteUniformRecord(ws.records[c], run, frame);
+  return true;
 }
 
 // Chunk c of one sum, its terms in the warp's tile (`rows`, loaded and visible to the
@@ -494,17 +619,9 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   ChunkRecord& rec = ws.records[c];
 
   if (cross_mask == 0 && start_mask == 1u) {
-    // Uniform: one run under one frame (the common case).
+    // Uniform: one run under one frame.
     const RunSummary total = WarpTotal(run);  // lanes past the end hold the identity
-    if (lane == 0) {
-      rec.head.run = total;
-      rec.head.frame = frame;
-      rec.head.lane_terms = -1;
-      rec.tail.frame = kNoRunFrame;
-      rec.mixed = 0;
-      rec.middle_base = 0;
-      rec.middle_count = 0;
-    }
+    if (lane == 0) WriteUniformRecord(rec, total, frame);
     return;
   }
 
@@ -565,7 +682,12 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   }
 }
 
-// Block `block` of `grid` (the kernels below pass their own index, or a batch's).
+// Block `block` of `grid` (the kernels below pass their own index, or a batch's). One
+// tile per warp and one chunk per warp in the launch of EnqueueSegmentedSum (the loop is
+// for grids that are smaller). Measured on the H200 and not kept: two tiles per warp in
+// a resident grid, the next chunk's copies in flight while a chunk is summarised (4K
+// plane 38 against 33 us; ssimulacra2 at 4K 435 against 445 fps with 8 in flight): the
+// summaries then ran beside the copies, three times slower per chunk.
 template <class TermSource>
 __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n, int64_t chunks,
                                              const PlanOptions& options, const SegmentWorkspace& ws, int64_t block,
@@ -584,6 +706,8 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
     const double before = ApproximatePrefix(c, ws);  // its loads overlap the terms'
     FinishChunkLoad(source);
     __syncwarp();
+    if (TryStridedChunk(source, rows, count, c, before, options, ws)) continue;
+    if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
     SegmentChunkFromTile(source, rows, count, c, before, options, ws);
   }
 }
@@ -814,6 +938,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
   using GroupScan = cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename GroupScan::TempStorage group_temp;
   __shared__ int overflow;
+  __shared__ int tile_chunks;
   const int tid = static_cast<int>(threadIdx.x);
   const int groups = static_cast<int>(SegmentGroupCount(chunks));
   // Where each group's steps start in the global order.
@@ -823,7 +948,10 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
     const int g = tid * kGroupsPerThread + i;
     counts[i] = g < groups ? ws.step_count[g] : 0;
   }
-  if (tid == 0) overflow = ws.counters->overflow;
+  if (tid == 0) {
+    overflow = ws.counters->overflow;
+    tile_chunks = ws.counters->tile_chunks;
+  }
   int starts[kGroupsPerThread];
   int total;
   GroupScan(group_temp).ExclusiveSum(counts, starts, total);
@@ -841,6 +969,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
       SegmentOutput out{};
       out.status = kSegmentOverflow;
       out.refused_step = -1;
+      out.tile_chunks = tile_chunks;
       *ws.output = out;
     }
     return;
@@ -894,6 +1023,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
     out.crossing_lanes = crossing_lanes;
     out.terms_one_by_one = terms_one_by_one;
     out.refused_step = refused_step;
+    out.tile_chunks = tile_chunks;
     out.cycles_total = clock64() - clock_start;
     *ws.output = out;
   }

@@ -46,6 +46,11 @@ struct PlanOptions {
   // one before it drains, and waits for it (griddepcontrol.wait) before touching memory.
   // Same results either way; false is for benchmarks (the plain launches).
   bool programmatic_launch = true;
+  // The segment pipeline's chunk stage tries each chunk first as one run from strided
+  // reads (TryStridedChunk; StridedChunkRun in ordered_sum_fast.h), and goes through the
+  // tile only where that refuses. Same bits either way; false sends every chunk through
+  // the tile (for tests and benchmarks).
+  bool strided_chunks = true;
 };
 
 inline int64_t ChunkCount(size_t n) { return static_cast<int64_t>((n + kChunkTerms - 1) / kChunkTerms); }

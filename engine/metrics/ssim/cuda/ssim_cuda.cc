@@ -279,6 +279,7 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
     frame.sum_stats.segment_accepted = r.segment_status == 0 ? 1 : 0;
     frame.sum_stats.segment_steps = r.segment_steps;
     frame.sum_stats.segment_crossing_lanes = r.segment_crossing_lanes;
+    frame.sum_stats.segment_tile_chunks = r.segment_tile_chunks;
   }
   if (frame.sum_stats.segment_accepted) {
     // The event walk did not run: its part of the result is stale.

@@ -73,7 +73,7 @@ struct SsimTermSumResult {
   int32_t segment_crossing_lanes;
   int32_t segment_refused_step;
   int32_t segment_terms_one_by_one;
-  int32_t segment_pad;
+  int32_t segment_tile_chunks;
   int64_t segment_cycles;
   // The event walk.
   uint64_t sum_bits;

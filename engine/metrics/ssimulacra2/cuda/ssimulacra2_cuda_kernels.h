@@ -516,6 +516,13 @@ struct TermOfBase {
   EXACTQ_HD double operator()(double base) const { return TermFromBase(k, base); }
 };
 
+// TermOfBase{K} with K fixed at compile time (the same function): what the pipeline's
+// VisitMap hands the exact sums' per-term loop, so that it holds only kind K's arithmetic.
+template <int K>
+struct TermOfKind {
+  EXACTQ_HD double operator()(double base) const { return TermFromBase(K, base); }
+};
+
 // Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes.
 EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
                               double (&terms)[kSumsPerChannel]) {

@@ -18,6 +18,21 @@
 namespace exactq {
 namespace ssimulacra2 {
 namespace gpu {
+
+// engine/exact's VisitMap for the sums' map (found by argument-dependent lookup): the
+// exact sums' strided per-term loop gets the sum's kind as a constant, TermOfKind<K>.
+template <class F>
+__device__ inline void VisitMap(const TermOfBase& map, F&& f) {
+  switch (map.k) {
+    case kSumSsim: f(TermOfKind<kSumSsim>{}); return;
+    case kSumSsim4: f(TermOfKind<kSumSsim4>{}); return;
+    case kSumArtifact: f(TermOfKind<kSumArtifact>{}); return;
+    case kSumArtifact4: f(TermOfKind<kSumArtifact4>{}); return;
+    case kSumDetail: f(TermOfKind<kSumDetail>{}); return;
+    default: f(TermOfKind<kSumDetail4>{}); return;  // kSumDetail4, the last kind
+  }
+}
+
 namespace {
 
 namespace xg = ::exactq::exact::gpu;
