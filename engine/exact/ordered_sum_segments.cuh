@@ -340,12 +340,15 @@ __global__ void __launch_bounds__(kApproximateThreads)
 // The approximate sum of chunks 0..c-1: the prefix of the 32-chunk sums before c's run of
 // 32, then the chunk sums in it before c (warp-wide, any order: it is advice). One load
 // per lane: a loop over all the 32-chunk sums before c was this kernel's main stall.
-__device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws) {
+// Also gives chunk c's own approximate sum (`own`), from the same loads.
+__device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws, double* own = nullptr) {
   const int lane = LaneId();
   const int64_t super = c >> 5;
   const int64_t k = (super << 5) + lane;
   const double runs_before = __ldcg(ws.super_prefix + super);
-  const double in_run = WarpSumDouble(k < c ? __ldcg(ws.chunk_sums + k) : 0.0);
+  const double mine = k <= c ? __ldcg(ws.chunk_sums + k) : 0.0;
+  if (own != nullptr) *own = __shfl_sync(kFullMask, mine, static_cast<int>(c & 31));
+  const double in_run = WarpSumDouble(k < c ? mine : 0.0);
   return __dadd_rn(runs_before, in_run);
 }
 // A warp's tile: row k = sub-chunk k, 33 doubles apart (the pad keeps both the coalesced
@@ -511,12 +514,17 @@ __device__ inline void WriteUniformRecord(ChunkRecord& rec, const RunSummary& ru
 // summarises the chunk lane by lane from the same tile, which finds the crossing lanes.
 template <class TermSource>
 __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows rows, int count, int64_t c,
-                                       double before, const PlanOptions& options, const SegmentWorkspace& ws) {
+                                       double before, double approximate_sum, const PlanOptions& options,
+                                       const SegmentWorkspace& ws) {
   const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
   // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
-  // last chunk of a sum, if short, too (one chunk: no loop with bounds for it).
+  // last chunk of a sum, if short, too (one chunk: no loop with bounds for it). A chunk
+  // whose approximate sum already takes the path out of its frame goes to the tile at
+  // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
+  // and one of them late in the grid ends the kernel after the others are done.
   if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) ||
-      count != kChunkTerms) {
+      count != kChunkTerms ||
+      PredictCrossing(before, fmin(0.0, approximate_sum), fmax(0.0, approximate_sum))) {
     return false;
   }
   const int lane = LaneId();
@@ -703,10 +711,11 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
     // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
     __syncwarp();  // the previous chunk's readers are done with the tile
     StartChunkLoad(source, base, count, rows, lane);
-    const double before = ApproximatePrefix(c, ws);  // its loads overlap the terms'
+    double approximate_sum;
+    const double before = ApproximatePrefix(c, ws, &approximate_sum);  // its loads overlap the terms'
     FinishChunkLoad(source);
     __syncwarp();
-    if (TryStridedChunk(source, rows, count, c, before, options, ws)) continue;
+    if (TryStridedChunk(source, rows, count, c, before, approximate_sum, options, ws)) continue;
     if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
     SegmentChunkFromTile(source, rows, count, c, before, options, ws);
   }
