@@ -24,7 +24,9 @@
 //                      instead (EnqueueSegmentedSumFromChunkSums): then SegmentSuperPrefix,
 //                      one block, forms the run sums and their prefix from them;
 //   SegmentChunkWarp   one warp per chunk: the approximate prefix before it (one 32-chunk
-//                      prefix and at most 31 chunk sums), each lane's approximate path and frame, the
+//                      prefix and at most 31 chunk sums); the chunk as ONE run from its
+//                      tile's columns where that is possible (TryStridedChunk: nearly
+//                      every chunk), else each lane's approximate path and frame, the
 //                      crossing lanes, and the other lanes composed per segment (a
 //                      segmented warp scan) into a ChunkRecord: head run, tail run, middle
 //                      steps;
