@@ -353,6 +353,7 @@ __device__ inline double ApproximatePrefix(int64_t c, const SegmentWorkspace& ws
   const double in_run = WarpSumDouble(k < c ? mine : 0.0);
   return __dadd_rn(runs_before, in_run);
 }
+
 // A warp's tile: row k = sub-chunk k, 33 doubles apart (the pad keeps both the coalesced
 // copies, lane l to column l, and each lane's walk along its own row free of bank
 // conflicts). 16-byte copies into 34-double rows with pair reads were measured on the
