@@ -366,7 +366,7 @@ using ConstTileRows = const double (*)[kTileStride];
 // TermSource: through registers. From an array in device memory: asynchronous copies
 // (cp.async) straight into shared memory, which keeps 64 registers free (the kernel
 // then fits 6 blocks per SM). A MappedArrayTerms tile holds the STORED values: each lane
-// maps its row's values as it reads them (TileRow), so no pass over the tile maps them in
+// maps its row's values as it reads them (TileLine), so no pass over the tile maps them in
 // place first (on the H200, with ssimulacra2's branch-free map: 384 against 370 fps at 4K).
 template <class TermSource>
 __device__ inline void StartChunkLoad(const TermSource& source, size_t base, int count,
@@ -415,61 +415,47 @@ __device__ inline void FinishChunkLoad(const MappedArrayTerms<Map>&) {
   __pipeline_wait_prior(0);
 }
 
-// A lane's sub-chunk in the tile as its sum's terms: the row itself, or for a
-// MappedArrayTerms the map of each stored value (only indices below the lane's length
-// are read: the zeros past the end are never mapped).
-template <class TermSource>
-struct TileRow {
-  const double* row;
-  __device__ double operator[](int i) const { return row[i]; }
+// A lane's line of the tile as its sum's terms: its row (its sub-chunk, stride 1: the
+// tile path) or its column (terms lane, lane+32, ..., stride kTileStride: the strided
+// form); the stored values themselves, or for a MappedArrayTerms the map of each (only
+// indices below the lane's length are read: the zeros past the end are never mapped).
+struct NoMap {
+  __device__ double operator()(double x) const { return x; }
 };
-template <class Map>
-struct TileRow<MappedArrayTerms<Map>> {
-  const double* row;
-  Map map;
-  __device__ double operator[](int i) const { return map(row[i]); }
-};
-template <class TermSource>
-__device__ inline TileRow<TermSource> RowOf(const TermSource&, const double* row) {
-  return TileRow<TermSource>{row};
-}
-template <class Map>
-__device__ inline TileRow<MappedArrayTerms<Map>> RowOf(const MappedArrayTerms<Map>& source, const double* row) {
-  return TileRow<MappedArrayTerms<Map>>{row, source.map};
-}
-
-// A lane's column of the tile (terms lane, lane+32, ...), as TileRow is its row.
-template <class Map>
-struct MappedColumn {
+template <int kStride, class Map>
+struct TileLine {
   const double* first;
   Map map;
-  __device__ double operator()(int i) const { return map(first[i * kTileStride]); }
+  __device__ double operator[](int i) const { return map(first[i * kStride]); }
 };
-struct PlainColumn {
-  const double* first;
-  __device__ double operator()(int i) const { return first[i * kTileStride]; }
-};
+template <class TermSource>
+__device__ inline TileLine<1, NoMap> RowOf(const TermSource&, const double* row) {
+  return {row, NoMap{}};
+}
+template <class Map>
+__device__ inline TileLine<1, Map> RowOf(const MappedArrayTerms<Map>& source, const double* row) {
+  return {row, source.map};
+}
 
-// Calls f(column) with the lane's column as the sum's terms: the stored values, or for a
-// MappedArrayTerms their map, through VisitMap (a map fixed to the sum's kind, if the Map
-// offers one).
+// Calls f(column) with the lane's column as the sum's terms; for a MappedArrayTerms the
+// map comes through VisitMap (fixed to the sum's kind, if the Map offers that).
 template <class TermSource, class F>
 __device__ inline void WithColumn(const TermSource&, ConstTileRows rows, int lane, F&& f) {
-  f(PlainColumn{&rows[0][lane]});
+  f(TileLine<kTileStride, NoMap>{&rows[0][lane], NoMap{}});
 }
 template <class Map, class F>
 __device__ inline void WithColumn(const MappedArrayTerms<Map>& source, ConstTileRows rows, int lane, F&& f) {
   const double* first = &rows[0][lane];
-  VisitMap(source.map, [&](const auto& map) { f(MappedColumn<std::decay_t<decltype(map)>>{first, map}); });
+  VisitMap(source.map, [&](const auto& map) { f(TileLine<kTileStride, std::decay_t<decltype(map)>>{first, map}); });
 }
 
 // A lane's strided sums over its column of a whole chunk; `first` is its first term's
 // r (lane 0's is the chunk's first term).
 template <class Column>
 __device__ inline void StridedLaneSums(const Column& column, double scale, StridedSums& mine, double& first) {
-  first = AddStridedTerm(mine, column(0), scale);
+  first = AddStridedTerm(mine, column[0], scale);
 #pragma unroll 4  // 8 or more: spills (the kernel is held to 80 registers)
-  for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column(i), scale);
+  for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column[i], scale);
 }
 
 // The second pass, for a chunk with a tie: the ties step by step (warp-uniform result);
@@ -484,7 +470,7 @@ __device__ inline bool StridedChunkTies(const Column& column, double scale, Stri
   bool special = false;
 #pragma unroll 1
   for (int i = 0; i < kSubchunks; ++i) {
-    const StridedTieTerm k = TieTermOf(column(i), scale);
+    const StridedTieTerm k = TieTermOf(column[i], scale);
     special = special | k.special;
     const uint32_t tie = __ballot_sync(kFullMask, k.tie);
     const uint32_t odd = __ballot_sync(kFullMask, k.odd);
@@ -569,7 +555,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
                                             const SegmentWorkspace& ws) {
   const int lane = LaneId();
   const uint32_t lanes_below = (1u << lane) - 1u;
-  const TileRow<TermSource> row = RowOf(source, rows[lane]);
+  const auto row = RowOf(source, rows[lane]);
   const int len = ClampLen(count - lane * 32);
   const int nsub = (count + kSubchunkTerms - 1) / kSubchunkTerms;
   const bool in_chunk = lane < nsub;
