@@ -5,7 +5,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <cmath>
 #include <cstdio>
 #include <initializer_list>
 #include <string>
@@ -14,7 +13,9 @@
 #include "engine/exact/ordered_sum.h"
 #include "engine/exact/ordered_sum_cuda_testing.h"
 #include "engine/exact/ordered_sum_device_model.h"
+#include "engine/exact/ordered_sum_fast.h"
 #include "engine/exact/ordered_sum_fixtures.h"
+#include "engine/exact/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -204,23 +205,17 @@ TEST_F(OrderedSumCudaTest, StridedChunksAreThePathAndGiveTheTilesBits) {
 // give the loop's bits; the tile sees only the chunks near a binade edge.
 TEST_F(OrderedSumCudaTest, StridedChunksWithTiesGiveTheLoopsBits) {
   std::vector<double> terms(k4kTerms);
-  uint64_t h = 12345;
-  for (double& t : terms) {
-    h = h * 6364136223846793005ull + 1442695040888963407ull;
-    t = static_cast<double>(static_cast<float>(static_cast<double>(h >> 11) * 0x1p-53));
-  }
-  // Chunks with a tie under the loop's own running sum (its exact frames).
+  TestRng rng{12345};
+  for (double& t : terms) t = static_cast<double>(static_cast<float>(static_cast<double>(rng.Next() >> 11) * 0x1p-53));
+  // Chunks with a tie under the loop's own running sum (its exact frames), by the
+  // increment rule every path shares (FastIncrementOfTerm).
   int64_t chunks_with_ties = 0;
   double s = 0.0;
   for (size_t c = 0; c < k4kTerms; c += 1024) {
     bool tie = false;
     for (size_t i = c; i < c + 1024 && i < k4kTerms; ++i) {
-      if (s > 0.0) {
-        int e;
-        std::frexp(s, &e);  // s in [2^(e-1), 2^e): unit 2^(e-53)
-        const double t = std::ldexp(terms[i], 53 - e);
-        tie = tie || t - std::floor(t) == 0.5;
-      }
+      const int frame = FrameOfBits(BitsOf(s));
+      tie = tie || (FastFrame(frame) && FastIncrementOfTerm(terms[i], ScaleOfFrame(frame)).tie);
       s += terms[i];
     }
     chunks_with_ties += tie ? 1 : 0;

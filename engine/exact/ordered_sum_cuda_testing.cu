@@ -33,9 +33,8 @@ struct GeneratedBatchTermOf {
   __device__ double operator()(size_t i, int k) const { return GeneratedBatchTerm(i, n, k); }
 };
 struct StoredBatchTermOf {
-  const double* a;
-  const double* b;
-  __device__ double operator()(size_t i, int k) const { return StoredBatchMap(k, (k == 2 ? b : a)[i]); }
+  size_t n;
+  __device__ double operator()(size_t i, int k) const { return StoredBatchTerm(i, n, k); }
 };
 
 template <int K>
@@ -112,7 +111,7 @@ absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n) {
   StoreBatchArrays<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, a, b);
   StoredBatchSums result{};
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{a, b}, result);
+  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{n}, result);
   cudaFree(workspace);
   if (err != cudaSuccess) return absl::InternalError(absl::StrCat("stored batch segment sums: ", cudaGetErrorString(err)));
   return result;
