@@ -7,7 +7,8 @@
 // For each fixture it prints medians over --reps repetitions (after warm-up) of:
 //   exact_ms     OrderedSumCuda::Sum, host wall time: launches + device work + the small
 //                result copy + stream sync (what a caller waits for); the default pipeline:
-//                segments, and the event walk only where a check refuses them;
+//                segments, and the event walk only where a check refuses them; one plane
+//                summed again and again, each sum planned afresh (reuse_plan off);
 //   exact_plain_launches_ms  the same with every kernel launched plainly (no programmatic
 //                dependent launch);
 //   exact_tile_chunks_ms  the same with every chunk summarised lane by lane in the tile
@@ -17,11 +18,16 @@
 //                a tree order, other bits than the loop);
 //   the same two with L2 flushed before each repetition (outside the timing);
 //   stage times  each pipeline's kernels alone, from CUDA events;
+//   streams      (the two floor fixtures) one instance summing frames in turn: similar
+//                frames (seeds 1-4) and scene cuts (two fixtures in turn), with the
+//                previous frame's plan reused (reuse_plan) and with a fresh plan each,
+//                and the reusing pipeline's stages;
 // and whether each result has the loop's bits. Then the host: the plain loop, and
 // OrderedSumThreads with 1 and with all hardware threads (same bits, checked).
 // --json=FILE also writes {"benchmark", "device", "commit", "dirty", "results": [{"name",
 // "value", "unit"}]}, with ratio_exact_over_cub_unsigned (the uniform fixture) and
-// ratio_exact_over_cub_signed (ssim_like_crossing_zero). Needs a GPU; exits 2 without one.
+// ratio_exact_over_cub_signed (ssim_like_crossing_zero), and ratio_stream_exact_over_cub_*
+// (the similar-frame stream with its plan reused). Needs a GPU; exits 2 without one.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -134,6 +140,7 @@ double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePi
   options.device_pipeline = pipeline;
   options.programmatic_launch = programmatic_launch;
   options.strided_chunks = strided_chunks;
+  options.reuse_plan = false;  // one plane summed again and again: each sum plans afresh
   ex::OrderedSumCuda exact(stream, options);
   same_bits = true;
   std::vector<double> ms_list;
@@ -152,6 +159,136 @@ double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePi
     if (r >= 0) ms_list.push_back(ms);
   }
   return Median(ms_list);
+}
+
+// A stream of frames: the exact sum of frame r % K at repetition r through one instance,
+// host wall time as TimeClass; with reuse_plan, each frame starts under the previous
+// frame's plan. `replanned` gets the median of the chunks summarised again.
+struct StreamFrames {
+  std::vector<double*> device;
+  std::vector<double> want;
+};
+double TimeStream(cudaStream_t stream, const StreamFrames& frames, size_t n, int reps, bool reuse_plan,
+                  bool& same_bits, double& replanned, double& reused) {
+  namespace ex = exactq::exact;
+  ex::OrderedSumOptions options;
+  options.reuse_plan = reuse_plan;
+  ex::OrderedSumCuda exact(stream, options);
+  same_bits = true;
+  std::vector<double> ms_list, replanned_list, reused_list;
+  const int k = static_cast<int>(frames.device.size());
+  for (int r = -3; r < reps; ++r) {
+    const int f = (r + 3) % k;
+    ex::OrderedSumStats stats;
+    double result = 0;
+    const double ms = HostMs([&] {
+      absl::StatusOr<double> got = exact.Sum(frames.device[f], n, &stats);
+      if (!got.ok()) {
+        std::fprintf(stderr, "OrderedSumCuda: %s\n", std::string(got.status().message()).c_str());
+        std::exit(1);
+      }
+      result = *got;
+    });
+    same_bits = same_bits && ex::SameBitsOrBothNaN(result, frames.want[f]);
+    if (r >= 0) {
+      ms_list.push_back(ms);
+      replanned_list.push_back(static_cast<double>(stats.segment_replanned_chunks));
+      reused_list.push_back(static_cast<double>(stats.segment_plan_reused));
+    }
+  }
+  replanned = Median(replanned_list);
+  reused = Median(reused_list);
+  return Median(ms_list);
+}
+
+// Frames for a stream: device copies of `kinds[i]` with `seeds[i]`, and the loop's sums.
+StreamFrames MakeStreamFrames(const std::vector<FixtureKind>& kinds, const std::vector<uint64_t>& seeds, size_t n) {
+  namespace ex = exactq::exact;
+  StreamFrames frames;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const std::vector<double> terms = ex::MakeFixture(kinds[i], n, seeds[i]);
+    double* d = nullptr;
+    CHECK_CUDA(cudaMalloc(&d, n * sizeof(double)));
+    CHECK_CUDA(cudaMemcpy(d, terms.data(), n * sizeof(double), cudaMemcpyHostToDevice));
+    frames.device.push_back(d);
+    frames.want.push_back(ex::OrderedSumReference::Loop(terms.data(), n));
+  }
+  return frames;
+}
+
+void FreeStreamFrames(StreamFrames& frames) {
+  for (double* d : frames.device) cudaFree(d);
+  frames.device.clear();
+}
+
+// The reused plan on a stream of similar frames (the fixture with seeds 1..4: the same
+// distribution, other values, as consecutive frames of a video) and on a stream of scene
+// cuts (the fixture and `other` in turn: the plan never holds), each against a fresh plan
+// for every frame in the same run; and the reusing pipeline's five stages on the similar
+// frames. Returns the similar stream's time with reuse (for the ratio).
+double RunStreams(FixtureKind kind, FixtureKind other, size_t n, int reps, cudaStream_t stream, double cub_median) {
+  namespace ex = exactq::exact;
+  namespace gpu = exactq::exact::gpu;
+  const std::string fixture = ex::FixtureName(kind);
+  StreamFrames similar = MakeStreamFrames({kind, kind, kind, kind}, {1, 2, 3, 4}, n);
+  StreamFrames cuts = MakeStreamFrames({kind, other}, {1, 5}, n);
+  bool bits[4];
+  double replanned[4], reused[4];
+  const double similar_reuse = TimeStream(stream, similar, n, reps, true, bits[0], replanned[0], reused[0]);
+  const double similar_fresh = TimeStream(stream, similar, n, reps, false, bits[1], replanned[1], reused[1]);
+  const double cuts_reuse = TimeStream(stream, cuts, n, reps, true, bits[2], replanned[2], reused[2]);
+  const double cuts_fresh = TimeStream(stream, cuts, n, reps, false, bits[3], replanned[3], reused[3]);
+
+  // Stage times of the reusing pipeline on the similar frames, in turn.
+  const int64_t chunks = gpu::ChunkCount(n);
+  void* d_seg = nullptr;
+  CHECK_CUDA(cudaMalloc(&d_seg, gpu::SegmentWorkspaceBytes(chunks)));
+  const gpu::SegmentWorkspace seg = gpu::CarveSegmentWorkspace(d_seg, chunks);
+  CHECK_CUDA(gpu::ZeroSegmentState(seg, stream));
+  CHECK_CUDA(gpu::EnqueueSegmentedSum(gpu::DeviceArrayTerms{similar.device[0]}, n, seg, gpu::PlanOptions{}, stream));
+  int next = 1;
+  std::vector<double> reuse_stage_ms[5];
+  std::vector<double> reuse_total_ms;
+  TimeStages(
+      stream, reps,
+      [&](const gpu::StageEvents* e) {
+        const gpu::DeviceArrayTerms source{similar.device[next++ % similar.device.size()]};
+        return gpu::EnqueueSegmentedSumReusingPlan(source, n, seg, gpu::PlanOptions{}, stream, e);
+      },
+      reuse_stage_ms, reuse_total_ms);
+  const char* const kReuseStageNames[5] = {"chunks_under_previous_plan", "run_sums_prefix", "confirm_plan",
+                                           "group_steps", "segment_walk"};
+  cudaFree(d_seg);
+  FreeStreamFrames(similar);
+  FreeStreamFrames(cuts);
+
+  std::printf("  stream of similar frames (seeds 1-4): reused plan %.4f ms (%s, replanned %.0f of %lld chunks), "
+              "fresh plan %.4f ms (%s); ratio over cub %.2f\n",
+              similar_reuse, bits[0] ? "loop bits" : "OTHER BITS", replanned[0], static_cast<long long>(chunks),
+              similar_fresh, bits[1] ? "loop bits" : "OTHER BITS", similar_reuse / cub_median);
+  std::printf("  stream of scene cuts (%s and %s in turn): reused plan %.4f ms (%s, replanned %.0f), fresh plan %.4f ms (%s)\n",
+              fixture.c_str(), ex::FixtureName(other), cuts_reuse, bits[2] ? "loop bits" : "OTHER BITS", replanned[2],
+              cuts_fresh, bits[3] ? "loop bits" : "OTHER BITS");
+  std::printf("  reused-plan stages_ms");
+  for (int s = 0; s < 5; ++s) std::printf(" %s %.4f ", kReuseStageNames[s], Median(reuse_stage_ms[s]));
+  std::printf(" (device total %.4f)\n", Median(reuse_total_ms));
+
+  Add(fixture + "/stream_reused_plan_ms", similar_reuse, "ms");
+  Add(fixture + "/stream_reused_plan_bits_equal_loop", bits[0] ? 1 : 0, "bool");
+  Add(fixture + "/stream_reused_plan_replanned_chunks", replanned[0], "count");
+  Add(fixture + "/stream_reused_plan_reused", reused[0], "bool");
+  Add(fixture + "/stream_fresh_plan_ms", similar_fresh, "ms");
+  Add(fixture + "/stream_fresh_plan_bits_equal_loop", bits[1] ? 1 : 0, "bool");
+  Add(fixture + "/ratio_stream_reused_over_fresh", similar_reuse / similar_fresh, "ratio");
+  Add(fixture + "/ratio_stream_reused_over_cub", similar_reuse / cub_median, "ratio");
+  Add(fixture + "/scene_cuts_reused_plan_ms", cuts_reuse, "ms");
+  Add(fixture + "/scene_cuts_reused_plan_bits_equal_loop", bits[2] ? 1 : 0, "bool");
+  Add(fixture + "/scene_cuts_reused_plan_replanned_chunks", replanned[2], "count");
+  Add(fixture + "/scene_cuts_fresh_plan_ms", cuts_fresh, "ms");
+  Add(fixture + "/scene_cuts_fresh_plan_bits_equal_loop", bits[3] ? 1 : 0, "bool");
+  for (int s = 0; s < 5; ++s) Add(fixture + "/reuse_stage_" + kReuseStageNames[s] + "_ms", Median(reuse_stage_ms[s]), "ms");
+  Add(fixture + "/reuse_device_total_ms", Median(reuse_total_ms), "ms");
+  return similar_reuse;
 }
 
 void RunFixture(FixtureKind kind, size_t n, int reps) {
@@ -328,6 +465,14 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   Add(fixture + "/event_walk_windows", static_cast<double>(walk_stats.walk_windows), "count");
   if (kind == FixtureKind::kUniform) Add("ratio_exact_over_cub_unsigned", exact_median / cub_median, "ratio");
   if (kind == FixtureKind::kSsimLikeCrossingZero) Add("ratio_exact_over_cub_signed", exact_median / cub_median, "ratio");
+  // The floor fixtures as streams of frames, with and without reuse_plan.
+  if (kind == FixtureKind::kUniform || kind == FixtureKind::kSsimLikeCrossingZero) {
+    const FixtureKind other =
+        kind == FixtureKind::kUniform ? FixtureKind::kSsimLikeCrossingZero : FixtureKind::kUniform;
+    const double stream_ms = RunStreams(kind, other, n, reps, stream, cub_median);
+    Add(kind == FixtureKind::kUniform ? "ratio_stream_exact_over_cub_unsigned" : "ratio_stream_exact_over_cub_signed",
+        stream_ms / cub_median, "ratio");
+  }
 
   cudaFree(d_seg);
   cudaFree(d_ws);

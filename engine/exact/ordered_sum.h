@@ -63,6 +63,10 @@ struct OrderedSumStats {
   // Of the segment pipeline's chunks, those summarised lane by lane (a tie, a special term,
   // a path near a binade edge, or strided_chunks off); the others were one strided run.
   int64_t segment_tile_chunks = 0;
+  // Whether the segment pipeline ran under the previous call's plan (OrderedSumOptions
+  // ::reuse_plan), and then how many chunks this call's plan changed (summarised again).
+  int64_t segment_plan_reused = 0;
+  int64_t segment_replanned_chunks = 0;
 
   OrderedSumStats& operator+=(const OrderedSumStats& o) {
     terms += o.terms;
@@ -75,6 +79,8 @@ struct OrderedSumStats {
     segment_steps += o.segment_steps;
     segment_crossing_lanes += o.segment_crossing_lanes;
     segment_tile_chunks += o.segment_tile_chunks;
+    segment_plan_reused += o.segment_plan_reused;
+    segment_replanned_chunks += o.segment_replanned_chunks;
     return *this;
   }
 };
@@ -101,6 +107,16 @@ struct OrderedSumOptions {
   // strided reads, and summarises lane by lane only the chunks that refuses (gpu::PlanOptions
   // ::strided_chunks). false: every chunk lane by lane (same bits; for tests and benchmarks).
   bool strided_chunks = true;
+  // Device only: a call over as many terms as the call before it on the same OrderedSumCuda
+  // (the next frame of a stream) starts under that call's plan: the chunk stage runs in the
+  // same pass over the terms as the approximate sums, and only the chunks whose plan this
+  // frame changes are summarised again (gpu::EnqueueSegmentedSumReusingPlan). The same
+  // bits, steps and fallbacks as a fresh plan; it applies with plan_mode
+  // kApproximatePrefix and strided_chunks. Off by default: on the H200 it saves the
+  // second read of the terms but not time (bench/results/README.md, "plan reuse"): the
+  // chunks it must summarise again are those near a binade crossing, the slowest ones,
+  // and they then run alone after the pass instead of beside it.
+  bool reuse_plan = false;
   // Host only: how OrderedSumThreads forms approximate chunk sums and summaries. Every
   // choice gives the same sums, summaries, plans, stats and bits (tests run them all):
   // kAuto takes the AVX2 kernels where the CPU has AVX2 and the generic (SSE2) ones

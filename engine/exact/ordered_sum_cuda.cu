@@ -108,6 +108,8 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   }
   const int64_t chunks = gpu::ChunkCount(n);
   const void* before = segments_.data;
+  const bool plan_kept = planned_terms_ == n;
+  planned_terms_ = 0;  // until this call's pipeline has completed
   if (absl::Status s = Reserve(segments_, chunks, &gpu::SegmentWorkspaceBytes); !s.ok()) return s;
   const gpu::SegmentWorkspace ws = gpu::CarveSegmentWorkspace(segments_.data, segments_.chunks);
   if (segments_.data != before) {
@@ -121,7 +123,13 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   plan.fixed_frame = options_.fixed_frame;
   plan.programmatic_launch = options_.programmatic_launch;
   plan.strided_chunks = options_.strided_chunks;
-  if (cudaError_t err = gpu::EnqueueSegmentedSum(gpu::DeviceArrayTerms{device_terms}, n, ws, plan, stream_);
+  // The previous call's plan is in this workspace when it was over as many terms and the
+  // workspace was not reallocated since.
+  const bool reuse = options_.reuse_plan && plan_kept && segments_.data == before &&
+                     options_.plan_mode == PlanMode::kApproximatePrefix && options_.strided_chunks;
+  const gpu::DeviceArrayTerms source{device_terms};
+  if (cudaError_t err = reuse ? gpu::EnqueueSegmentedSumReusingPlan(source, n, ws, plan, stream_)
+                              : gpu::EnqueueSegmentedSum(source, n, ws, plan, stream_);
       err != cudaSuccess) {
     return CudaError("kernel launch", err);
   }
@@ -131,8 +139,11 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
     return CudaError("cudaMemcpyAsync", err);
   }
   if (cudaError_t err = cudaStreamSynchronize(stream_); err != cudaSuccess) return CudaError("ordered sum", err);
+  planned_terms_ = n;
   const gpu::SegmentOutput out = static_cast<const PinnedOutput*>(pinned_output_)->segments;
   if (stats != nullptr) {
+    stats->segment_plan_reused = reuse ? 1 : 0;
+    stats->segment_replanned_chunks = out.replanned_chunks;
     stats->segment_accepted = out.status == gpu::kSegmentAccepted ? 1 : 0;
     stats->segment_steps = out.steps;
     stats->segment_crossing_lanes = out.crossing_lanes;

@@ -13,7 +13,9 @@
 // pipeline runs first and gives the result unless one of its exact checks refuses a step;
 // then the event walk runs on the same terms. Both give the loop's bits.
 //
-// One instance per stream and device: it keeps the pipelines' workspaces (about 1.2 KB
+// One instance per stream and device (and with OrderedSumOptions::reuse_plan, per sum of
+// a stream of frames: a call over as many terms as the last one starts under its plan; a
+// plan that no longer holds costs time, never bits). It keeps the pipelines' workspaces (about 1.2 KB
 // per 1024 terms, 10 MB for a 4K plane; the event walk's only once it was needed) and a
 // pinned result buffer between calls, allocated on the device that is current at the
 // first call. Not thread-safe; use one per worker.
@@ -61,6 +63,9 @@ class OrderedSumCuda final : public OrderedSum {
   DeviceBuffer event_walk_;
   DeviceBuffer segments_;
   void* pinned_output_ = nullptr;  // host, page-locked: PinnedOutput
+  // The term count of the last call whose segment pipeline completed in segments_: its
+  // chunk stage left the plan for the next call over as many terms (0: no plan).
+  size_t planned_terms_ = 0;
 };
 
 // Whether a CUDA device can be used here; `reason` says why not (for skips and logs).

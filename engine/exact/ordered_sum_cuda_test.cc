@@ -313,6 +313,103 @@ TEST_F(OrderedSumCudaTest, RepeatsBitsAndStatsAndReusesItsWorkspace) {
   }
 }
 
+// A stream of frames through one instance that reuses its plan, against a fresh plan for
+// every frame: the loop's bits, and the fresh pipeline's steps, crossing lanes, tile chunks
+// and fallbacks (the kept records are the fresh ones, bit for bit). Returns the stats of
+// the reusing instance, one per frame.
+struct StreamFrame {
+  std::string name;
+  std::vector<double> terms;
+};
+std::vector<OrderedSumStats> ExpectReusedPlansGiveTheFreshPipeline(const std::vector<StreamFrame>& frames) {
+  OrderedSumOptions reusing_options;
+  reusing_options.reuse_plan = true;
+  OrderedSumCuda reusing(nullptr, reusing_options);
+  OrderedSumOptions fresh_options;
+  fresh_options.reuse_plan = false;
+  OrderedSumCuda fresh(nullptr, fresh_options);
+  std::vector<OrderedSumStats> all;
+  size_t previous_n = 0;
+  for (const StreamFrame& frame : frames) {
+    const size_t n = frame.terms.size();
+    const std::string what = frame.name + " n=" + std::to_string(n);
+    DeviceTerms device(frame.terms);
+    OrderedSumStats got_stats, want_stats;
+    absl::StatusOr<double> got = reusing.Sum(device.data(), n, &got_stats);
+    absl::StatusOr<double> want = fresh.Sum(device.data(), n, &want_stats);
+    EXPECT_TRUE(got.ok() && want.ok()) << what;
+    if (!got.ok() || !want.ok()) return all;
+    EXPECT_TRUE(SameBitsOrBothNaN(*got, OrderedSumReference::Loop(frame.terms.data(), n)))
+        << what << ": reused plan " << Hex(*got);
+    EXPECT_TRUE(SameBitsOrBothNaN(*got, *want)) << what;
+    EXPECT_EQ(got_stats.segment_plan_reused, n == previous_n && n > 0 ? 1 : 0) << what;
+    EXPECT_EQ(want_stats.segment_plan_reused, 0) << what;
+    EXPECT_EQ(got_stats.segment_accepted, want_stats.segment_accepted) << what;
+    EXPECT_EQ(got_stats.segment_steps, want_stats.segment_steps) << what;
+    EXPECT_EQ(got_stats.segment_crossing_lanes, want_stats.segment_crossing_lanes) << what;
+    EXPECT_EQ(got_stats.segment_tile_chunks, want_stats.segment_tile_chunks) << what;
+    EXPECT_EQ(got_stats.chunks_rejected, want_stats.chunks_rejected) << what;
+    EXPECT_EQ(got_stats.terms_one_by_one, want_stats.terms_one_by_one) << what;
+    if (got_stats.segment_plan_reused == 1) {
+      // The chunk stage under the old plan never goes lane by lane: every tile chunk was
+      // summarised again, and nothing else can be more than every chunk.
+      EXPECT_GE(got_stats.segment_replanned_chunks, got_stats.segment_tile_chunks) << what;
+      EXPECT_LE(got_stats.segment_replanned_chunks, got_stats.chunks) << what;
+    } else {
+      EXPECT_EQ(got_stats.segment_replanned_chunks, 0) << what;
+    }
+    std::printf("  %-40s reused %lld, replanned %lld of %lld chunks, tile %lld, steps %lld\n", what.c_str(),
+                static_cast<long long>(got_stats.segment_plan_reused),
+                static_cast<long long>(got_stats.segment_replanned_chunks), static_cast<long long>(got_stats.chunks),
+                static_cast<long long>(got_stats.segment_tile_chunks), static_cast<long long>(got_stats.segment_steps));
+    all.push_back(got_stats);
+    previous_n = n;
+  }
+  return all;
+}
+
+std::vector<double> Scaled(std::vector<double> terms, double factor) {
+  for (double& x : terms) x *= factor;
+  return terms;
+}
+
+TEST_F(OrderedSumCudaTest, ReusedPlansGiveTheFreshPipelineOnA4kStream) {
+  const std::vector<double> base = MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 21);
+  std::vector<StreamFrame> frames;
+  frames.push_back({"ssim_like seed 21", base});
+  frames.push_back({"the same frame again", base});
+  frames.push_back({"ssim_like seed 22 (a similar frame)", MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 22)});
+  frames.push_back({"seed 21 x 1.01 (a 1% drift)", Scaled(base, 1.01)});
+  frames.push_back({"seed 21 x 0.9", Scaled(base, 0.9)});
+  frames.push_back({"uniform (a scene cut)", MakeFixture(FixtureKind::kUniform, k4kTerms, 23)});
+  frames.push_back({"uniform x 2^-40 (every frame moves)", Scaled(MakeFixture(FixtureKind::kUniform, k4kTerms, 23), 0x1p-40)});
+  frames.push_back({"ssim_like seed 24", MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 24)});
+  const std::vector<OrderedSumStats> stats = ExpectReusedPlansGiveTheFreshPipeline(frames);
+  ASSERT_EQ(stats.size(), frames.size());
+  // The same frame again: the old plan is this frame's, so exactly the chunks the strided
+  // form refuses (the tile chunks, the fresh pipeline's count) are summarised again.
+  EXPECT_EQ(stats[1].segment_replanned_chunks, stats[1].segment_tile_chunks);
+  // Scaling every term by 2^-40 moves every chunk's frame: every chunk is replanned.
+  EXPECT_EQ(stats[6].segment_replanned_chunks, stats[6].chunks);
+  // How much of the plan a similar frame keeps is printed above, and its time is in
+  // ordered_sum_bench (stream_*); here only the bits and the steps are the contract.
+}
+
+TEST_F(OrderedSumCudaTest, ReusedPlansGiveTheFreshPipelineForEveryFixtureInTurn) {
+  // Every fixture after every other (specials, subnormals, zero runs, near-max terms under
+  // a plan made for something else), at a length with a short last chunk, then repeated.
+  std::vector<StreamFrame> frames;
+  for (int round = 0; round < 2; ++round) {
+    for (FixtureKind kind : AllFixtureKinds()) {
+      frames.push_back({std::string(FixtureName(kind)) + (round ? " again" : ""),
+                        MakeFixture(kind, 5 * 1024 + 333, 31 + round)});
+    }
+  }
+  frames.push_back({"a new length: no plan", MakeFixture(FixtureKind::kUniform, 300000, 33)});
+  frames.push_back({"300000 again", MakeFixture(FixtureKind::kUniform, 300000, 34)});
+  ExpectReusedPlansGiveTheFreshPipeline(frames);
+}
+
 TEST_F(OrderedSumCudaTest, RunsOnAnyStream) {
   cudaStream_t stream;
   ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);

@@ -391,6 +391,22 @@ __device__ inline int ClampLen(int64_t v) { return v < 0 ? 0 : (v > 32 ? 32 : st
 // 1. Approximate chunk sums: one warp per chunk, lane l adds terms l, l+32, ... (a fixed
 // order: the plan is the same on every run), then a butterfly over the lanes.
 
+// A chunk's approximate sum from the 32 terms each lane holds (lane l: terms l, l+32, ...,
+// zeros past the end): pairwise within the lane, then a butterfly across lanes. One fixed
+// order, so every kernel that forms a chunk's sum this way gets the same bits (the plan
+// from a previous frame is confirmed against sums formed by another kernel).
+__device__ inline double WarpTreeSum(double (&x)[32]) {
+#pragma unroll
+  for (int step = 1; step < 32; step <<= 1) {
+#pragma unroll
+    for (int i = 0; i < 32; i += 2 * step) x[i] = __dadd_rn(x[i], x[i + step]);
+  }
+  double s = x[0];
+#pragma unroll
+  for (int d = 16; d >= 1; d >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, d));
+  return s;
+}
+
 // Chunk c's approximate sum, in every lane of the warp.
 template <class TermSource>
 __device__ inline double ChunkApproximateSum(const TermSource& source, size_t n, int64_t c) {
@@ -402,15 +418,7 @@ __device__ inline double ChunkApproximateSum(const TermSource& source, size_t n,
     const size_t idx = base + static_cast<size_t>(i * 32 + lane);
     x[i] = idx < n ? source(idx) : 0.0;
   }
-#pragma unroll
-  for (int step = 1; step < 32; step <<= 1) {
-#pragma unroll
-    for (int i = 0; i < 32; i += 2 * step) x[i] = __dadd_rn(x[i], x[i + step]);
-  }
-  double s = x[0];
-#pragma unroll
-  for (int d = 16; d >= 1; d >>= 1) s = __dadd_rn(s, __shfl_xor_sync(kFullMask, s, d));
-  return s;
+  return WarpTreeSum(x);
 }
 
 template <class TermSource>

@@ -93,7 +93,10 @@ struct ChunkRecord {
   int32_t mixed;
   int32_t middle_base;
   int32_t middle_count;
-  int32_t pad;
+  // Set by SegmentChunkUnderPreviousPlan only: 1 when `head` is the chunk's strided run
+  // under the previous frame's plan, which SegmentChunkConfirmPlan keeps if this frame's
+  // plan is the same; 0 when the chunk must be summarised again.
+  int32_t planned;
 };
 
 // The ticket counter and the pools SegmentChunkWarp takes from; SegmentWalk zeroes them
@@ -104,6 +107,7 @@ struct SegmentCounters {
   int overflow;
   int supers_done;  // SegmentApproximateSums' blocks that have written their run's sum
   int tile_chunks;  // chunks the strided form refused (summarised lane by lane in the tile)
+  int replanned_chunks;  // with a reused plan: chunks summarised again under this frame's plan
 };
 
 inline constexpr int32_t kSegmentAccepted = 0;  // sum_bits are the loop's
@@ -118,13 +122,17 @@ struct SegmentOutput {
   int32_t refused_step;     // the global index of the refused step, or -1
   int32_t terms_one_by_one; // terms the walk added with binary64 adds (in the crossing lanes)
   int32_t tile_chunks;      // chunks summarised lane by lane in the tile (the rest: strided)
+  int32_t replanned_chunks; // with a reused plan (EnqueueSegmentedSumReusingPlan): chunks summarised again
+  int32_t pad;
   int64_t cycles_total;     // the walk's thread from its first step to its result (clock64), for benchmarks
 };
 
 struct SegmentWorkspace {
   double* chunk_sums;          // [chunks]
+  double* plan_before;         // [chunks]: the approximate prefix each chunk was planned from (for the next frame)
   double* super_sums;          // [supers]: sums of 32 chunks
   double* super_prefix;        // [supers]: the exclusive prefix of super_sums
+  unsigned* super_arrivals;    // [supers]: chunks of the run of 32 whose sums are in (SegmentChunkUnderPreviousPlan)
   ChunkRecord* records;        // [chunks]
   SegmentStep* middle;         // [middle_capacity]
   double* lane_terms;          // [lane_capacity * 32]
@@ -134,11 +142,20 @@ struct SegmentWorkspace {
   SegmentOutput* output;       // [1]
   int middle_capacity;
   int lane_capacity;
+  int64_t chunk_capacity;      // the chunks the workspace was carved for (ZeroSegmentState)
 };
 
 // The counters as the next run must find them: empty pools, no overflow, no run sums
 // counted. Whichever kernel reads them last in a run writes this (a single thread).
-__device__ inline void EmptySegmentPools(const SegmentWorkspace& ws) { *ws.counters = SegmentCounters{0, 0, 0, 0, 0}; }
+__device__ inline void EmptySegmentPools(const SegmentWorkspace& ws) {
+  SegmentCounters& c = *ws.counters;
+  c.middle_taken = 0;
+  c.lanes_taken = 0;
+  c.overflow = 0;
+  c.supers_done = 0;
+  c.tile_chunks = 0;
+  c.replanned_chunks = 0;
+}
 
 __host__ __device__ inline int64_t SuperCount(int64_t chunks) { return (chunks + 31) / 32; }
 
@@ -155,11 +172,14 @@ inline SegmentWorkspace CarveSegmentWorkspace(WorkspaceCarver& carver, int64_t c
   const size_t c = static_cast<size_t>(chunks);
   const size_t g = static_cast<size_t>(SegmentGroupCount(chunks));
   SegmentWorkspace ws;
+  ws.chunk_capacity = chunks;
   ws.middle_capacity = SegmentMiddleCapacity(chunks);
   ws.lane_capacity = SegmentLaneCapacity(chunks);
   ws.chunk_sums = carver.Take<double>(c);
+  ws.plan_before = carver.Take<double>(c);
   ws.super_sums = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
   ws.super_prefix = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
+  ws.super_arrivals = carver.Take<unsigned>(static_cast<size_t>(SuperCount(chunks)));
   ws.records = carver.Take<ChunkRecord>(c);
   ws.middle = carver.Take<SegmentStep>(ws.middle_capacity);
   ws.lane_terms = carver.Take<double>(static_cast<size_t>(ws.lane_capacity) * 32);
@@ -184,7 +204,12 @@ inline size_t SegmentWorkspaceBytes(int64_t chunks) {
 // The state SegmentWalk leaves for the next run (empty pools), for a freshly allocated
 // workspace.
 inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, cudaStream_t stream) {
-  return cudaMemsetAsync(ws.counters, 0, sizeof(SegmentCounters), stream);
+  if (cudaError_t err = cudaMemsetAsync(ws.counters, 0, sizeof(SegmentCounters), stream); err != cudaSuccess) {
+    return err;
+  }
+  // The arrival counts (each run leaves them at 0 for the next).
+  return cudaMemsetAsync(ws.super_arrivals, 0, static_cast<size_t>(SuperCount(ws.chunk_capacity)) * sizeof(unsigned),
+                         stream);
 }
 
 __device__ inline void CopyStep(SegmentStep* to, const SegmentStep* from) {
@@ -492,6 +517,20 @@ __device__ inline void WriteUniformRecord(ChunkRecord& rec, const RunSummary& ru
   rec.middle_count = 0;
 }
 
+// TryStridedChunk's checks that depend on the plan's prefix `before` (the rest depend only
+// on the chunk's terms and frame): the approximate path, from `before`, stays within
+// PredictCrossing's margin of the frame's edges. First the chunk's approximate sum alone
+// (cheap, before the run is formed); then the run's own extremes, within [lo u, hi u] of
+// `before` (exact scalings: u is normal and |lo|, |hi| < 2^53; both parities have the same
+// bounds), as the tile path predicts each lane's.
+__device__ inline bool ApproximateSumStaysInFrame(double before, double approximate_sum) {
+  return !PredictCrossing(before, fmin(0.0, approximate_sum), fmax(0.0, approximate_sum));
+}
+__device__ inline bool StridedRunStaysInFrame(double before, int64_t lo, int64_t hi, int frame) {
+  const double u = Pow2(frame - 52);
+  return !PredictCrossing(before, fmin(0.0, Int64ToDouble(lo) * u), fmax(0.0, Int64ToDouble(hi) * u));
+}
+
 // The chunk stage's first try (PlanOptions::strided_chunks): chunk c, its 1024 terms in
 // the warp's tile, as ONE run under the frame planned from `before`, each lane taking the
 // tile's column (terms l, l+32, ...: the order the copies wrote them, conflict-free with
@@ -512,8 +551,7 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
   // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
   // and one of them late in the grid ends the kernel after the others are done.
   if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) ||
-      count != kChunkTerms ||
-      PredictCrossing(before, fmin(0.0, approximate_sum), fmax(0.0, approximate_sum))) {
+      count != kChunkTerms || !ApproximateSumStaysInFrame(before, approximate_sum)) {
     return false;
   }
   const int lane = LaneId();
@@ -535,13 +573,7 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
   }
   RunSummary run;
   if (!StridedChunkRun(chunk, ties, first, run)) return false;
-  // The approximate path: from `before`, within [lo u, hi u] of it (exact scalings: u is
-  // normal and |lo|, |hi| < 2^53; both parities have the same bounds), as the tile path
-  // predicts each lane's.
-  const double u = Pow2(frame - 52);
-  const double low = fmin(0.0, Int64ToDouble(run.lo[0]) * u);
-  const double high = fmax(0.0, Int64ToDouble(run.hi[0]) * u);
-  if (PredictCrossing(before, low, high)) return false;
+  if (!StridedRunStaysInFrame(before, run.lo[0], run.hi[0], frame)) return false;
   if (lane == 0) WriteUniformRecord(ws.records[c], run, frame);
   return true;
 }
@@ -679,6 +711,17 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   }
 }
 
+// Chunk c's record from its terms in the warp's tile, planned from `before`: one strided
+// run where TryStridedChunk takes it, else lane by lane.
+template <class TermSource>
+__device__ inline void SegmentChunkInTile(const TermSource& source, ConstTileRows rows, int count, int64_t c,
+                                          double before, double approximate_sum, const PlanOptions& options,
+                                          const SegmentWorkspace& ws) {
+  if (TryStridedChunk(source, rows, count, c, before, approximate_sum, options, ws)) return;
+  if (LaneId() == 0) atomicAdd(&ws.counters->tile_chunks, 1);
+  SegmentChunkFromTile(source, rows, count, c, before, options, ws);
+}
+
 // Block `block` of `grid` (the kernels below pass their own index, or a batch's). One
 // tile per warp and one chunk per warp in the launch of EnqueueSegmentedSum (the loop is
 // for grids that are smaller). Measured on the H200 and not kept: two tiles per warp in
@@ -702,11 +745,10 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
     StartChunkLoad(source, base, count, rows, lane);
     double approximate_sum;
     const double before = ApproximatePrefix(c, ws, &approximate_sum);  // its loads overlap the terms'
+    if (lane == 0) ws.plan_before[c] = before;  // the next frame's plan, where it is reused
     FinishChunkLoad(source);
     __syncwarp();
-    if (TryStridedChunk(source, rows, count, c, before, approximate_sum, options, ws)) continue;
-    if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
-    SegmentChunkFromTile(source, rows, count, c, before, options, ws);
+    SegmentChunkInTile(source, rows, count, c, before, approximate_sum, options, ws);
   }
 }
 
@@ -714,6 +756,139 @@ template <class TermSource>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps per SM
     SegmentChunkWarp(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
   SegmentChunkWarpBlock(source, n, chunks, options, ws, blockIdx.x, gridDim.x);
+}
+
+// ---------------------------------------------------------------------------------
+// 3'. A stream's next frame under the previous frame's plan (EnqueueSegmentedSumReusingPlan).
+//
+// The plan (each chunk's frame, from the approximate prefix before it) changes little from
+// one frame of a video to the next: only chunks near a place where the running sum crosses
+// a binade move to another frame. So the chunk stage runs first, under the plan the
+// previous frame left in ws.plan_before, in the same pass over the terms that forms this
+// frame's approximate chunk sums (one read of the terms instead of two). Then, once this
+// frame's prefix is known (formed as the fresh pipeline forms it, bit for bit), each chunk
+// whose record this frame's plan would not have given is summarised again. The kept
+// records are bit for bit those of the fresh pipeline (the same frame, the same run from
+// the same terms, the same checks passed), so the walk, its steps and its result are the
+// fresh pipeline's; a stale plan costs the chunks it changed.
+//
+// Measured on the H200 and not kept: a single pass for every sum, each chunk waiting for
+// the sums published by the chunks before it (deterministic prefix, no plan needed). Its
+// chunk stage took 76 us on a 4K plane against 25 + 41 for the two passes: a warp could
+// start its summary only once every earlier chunk was loaded, so the grid's loads and
+// summaries no longer overlapped.
+
+// Chunk c's approximate sum from its tile, in ChunkApproximateSum's order (the same bits as
+// SegmentApproximateSums gives; the tile holds zeros past the end, as that reads them).
+__device__ inline double TileApproximateSum(ConstTileRows rows, int lane) {
+  double x[32];
+#pragma unroll
+  for (int i = 0; i < 32; ++i) x[i] = rows[i][lane];
+  return WarpTreeSum(x);
+}
+
+// Chunk c's approximate sum into ws.chunk_sums; the last chunk of its run of 32 to arrive
+// writes the run's sum (the butterfly of its 32 chunk sums: SegmentApproximateSums' bits)
+// and leaves the run's count at 0 for the next frame. Whole warp.
+__device__ inline void WriteChunkSum(int64_t c, double approximate_sum, int64_t chunks, const SegmentWorkspace& ws) {
+  const int lane = LaneId();
+  const int64_t super = c >> 5;
+  const int64_t first = super << 5;
+  const unsigned in_run = static_cast<unsigned>(chunks - first < 32 ? chunks - first : 32);
+  bool last = false;
+  if (lane == 0) {
+    ws.chunk_sums[c] = approximate_sum;
+    __threadfence();  // the sum is visible before the count that says it is there
+    last = atomicAdd(ws.super_arrivals + super, 1u) == in_run - 1;
+  }
+  if (!__shfl_sync(kFullMask, last, 0)) return;
+  __threadfence();  // every chunk of the run counted after its sum was visible
+  const int64_t k = first + lane;
+  const double run_sum = WarpSumDouble(k < first + in_run ? __ldcg(ws.chunk_sums + k) : 0.0);
+  if (lane == 0) {
+    ws.super_sums[super] = run_sum;
+    ws.super_arrivals[super] = 0;
+  }
+}
+
+// One warp per chunk: this frame's approximate chunk sum, and the chunk as one strided run
+// under the frame planned from the previous frame's prefix. The record is marked planned
+// when that run was taken; otherwise SegmentChunkConfirmPlan summarises the chunk (nothing
+// here goes lane by lane: those chunks are near a crossing, where the old plan is the least
+// likely to hold).
+template <class TermSource>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
+    SegmentChunkUnderPreviousPlan(TermSource source, size_t n, int64_t chunks, PlanOptions options,
+                                  SegmentWorkspace ws) {
+  static_assert(std::is_same<TermSource, DeviceArrayTerms>::value,
+                "TileApproximateSum reads stored terms: a mapped source would map the padding");
+  __shared__ double tile[kSegmentWarps][kSubchunks][kTileStride];
+  WaitForPriorKernel();
+  const int lane = LaneId();
+  TileRows rows = tile[threadIdx.x >> 5];
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+    const size_t base = static_cast<size_t>(c) * kChunkTerms;
+    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    __syncwarp();  // the previous chunk's readers are done with the tile
+    StartChunkLoad(source, base, count, rows, lane);
+    const double previous_before = __ldcg(ws.plan_before + c);  // its load overlaps the terms'
+    FinishChunkLoad(source);
+    __syncwarp();
+    const double approximate_sum = TileApproximateSum(rows, lane);
+    WriteChunkSum(c, approximate_sum, chunks, ws);
+    const bool planned = TryStridedChunk(source, rows, count, c, previous_before, approximate_sum, options, ws);
+    if (lane == 0) ws.records[c].planned = planned ? 1 : 0;
+  }
+}
+
+// Whether chunk c's planned record is the one this frame's plan gives: the same frame, and
+// TryStridedChunk's prefix-dependent checks pass from this frame's prefix `before` (its
+// other checks depend only on the terms and the frame, and they passed).
+__device__ inline bool PlannedRecordHolds(const ChunkRecord& rec, int64_t c, double before, double approximate_sum,
+                                          const PlanOptions& options) {
+  if (__ldcg(&rec.planned) == 0) return false;
+  const int frame = __ldcg(&rec.head.frame);
+  return frame == PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks) &&
+         ApproximateSumStaysInFrame(before, approximate_sum) &&
+         StridedRunStaysInFrame(before, __ldcg(&rec.head.run.lo[0]), __ldcg(&rec.head.run.hi[0]), frame);
+}
+
+// One block, between the two: the exclusive prefix of the run sums, as SegmentApproximateSums'
+// last block forms it (the same block size, so the same bits).
+template <int kThreads = kApproximateThreads>
+__global__ void __launch_bounds__(kThreads) SegmentRunSumsPrefix(int64_t chunks, SegmentWorkspace ws) {
+  WaitForPriorKernel();
+  if (threadIdx.x == 0) EmptySegmentPools(ws);
+  SuperPrefixOfSums<kThreads>(SuperCount(chunks), ws);
+}
+
+// One warp per chunk, after SegmentRunSumsPrefix: this frame's prefix before the chunk
+// (ApproximatePrefix, as the fresh chunk stage; also kept as the next frame's plan); a
+// planned record that still holds stays, every other chunk is summarised again from its
+// terms as the fresh chunk stage would (counted in replanned_chunks).
+template <class TermSource>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
+    SegmentChunkConfirmPlan(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
+  __shared__ double tile[kSegmentWarps][kSubchunks][kTileStride];
+  WaitForPriorKernel();
+  const int lane = LaneId();
+  TileRows rows = tile[threadIdx.x >> 5];
+  const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
+  for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+    double approximate_sum;
+    const double before = ApproximatePrefix(c, ws, &approximate_sum);
+    if (lane == 0) ws.plan_before[c] = before;
+    if (PlannedRecordHolds(ws.records[c], c, before, approximate_sum, options)) continue;
+    if (lane == 0) atomicAdd(&ws.counters->replanned_chunks, 1);
+    const size_t base = static_cast<size_t>(c) * kChunkTerms;
+    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    __syncwarp();
+    StartChunkLoad(source, base, count, rows, lane);
+    FinishChunkLoad(source);
+    __syncwarp();
+    SegmentChunkInTile(source, rows, count, c, before, approximate_sum, options, ws);
+  }
 }
 
 // ---------------------------------------------------------------------------------
@@ -937,6 +1112,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
   __shared__ typename GroupScan::TempStorage group_temp;
   __shared__ int overflow;
   __shared__ int tile_chunks;
+  __shared__ int replanned_chunks;
   const int tid = static_cast<int>(threadIdx.x);
   const int groups = static_cast<int>(SegmentGroupCount(chunks));
   // Where each group's steps start in the global order.
@@ -949,6 +1125,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
   if (tid == 0) {
     overflow = ws.counters->overflow;
     tile_chunks = ws.counters->tile_chunks;
+    replanned_chunks = ws.counters->replanned_chunks;
   }
   int starts[kGroupsPerThread];
   int total;
@@ -968,6 +1145,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
       out.status = kSegmentOverflow;
       out.refused_step = -1;
       out.tile_chunks = tile_chunks;
+      out.replanned_chunks = replanned_chunks;
       *ws.output = out;
     }
     return;
@@ -1022,6 +1200,8 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
     out.terms_one_by_one = terms_one_by_one;
     out.refused_step = refused_step;
     out.tile_chunks = tile_chunks;
+    out.replanned_chunks = replanned_chunks;
+    out.pad = 0;
     out.cycles_total = clock64() - clock_start;
     *ws.output = out;
   }
@@ -1105,6 +1285,58 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
   }
   return LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream,
                           pdl, chunks, ws);
+}
+
+// The segment pipeline for the next frame of a stream: ws must hold the plan a previous
+// run over n terms in this workspace left (ws.plan_before; every pipeline here leaves one),
+// and options.mode must be kApproximatePrefix with strided chunks (the caller checks: see
+// OrderedSumCuda). Five kernels: SegmentChunkUnderPreviousPlan, SegmentRunSumsPrefix,
+// SegmentChunkConfirmPlan, then SegmentGroups and SegmentWalk as EnqueueSegmentedSum. The
+// output is the fresh pipeline's (same steps, same bits), with replanned_chunks counted.
+// `stages`, if given, records after each kernel (after[0..4]).
+template <class TermSource>
+cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, const SegmentWorkspace& ws,
+                                           PlanOptions options, cudaStream_t stream,
+                                           const StageEvents* stages = nullptr) {
+  const int64_t chunks = ChunkCount(n);
+  const int64_t groups = SegmentGroupCount(chunks);
+  if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
+  if (options.mode != PlanMode::kApproximatePrefix || !options.strided_chunks) return cudaErrorInvalidValue;
+  if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
+  const auto record = [&](int k) -> cudaError_t {
+    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
+    return cudaEventRecord(stages->after[k], stream);
+  };
+  const bool pdl = options.programmatic_launch && stages == nullptr;
+  const unsigned chunk_grid = WarpGrid(chunks, kSegmentWarps);
+  SegmentChunkUnderPreviousPlan<TermSource><<<chunk_grid, kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options,
+                                                                                           ws);
+  if (cudaError_t err = record(0); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentRunSumsPrefix<kApproximateThreads>, 1, kApproximateThreads, 0, stream,
+                                         pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = record(1); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkConfirmPlan<TermSource>, chunk_grid, kSegmentWarps * 32, 0, stream,
+                                         pdl, source, n, chunks, options, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = record(2); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
+                                         kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = record(3); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads,
+                                         sizeof(SegmentWalkSmem), stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = record(4); err != cudaSuccess) return err;
+  return cudaGetLastError();
 }
 
 inline bool SegmentPipelineFits(size_t n) { return SegmentGroupCount(ChunkCount(n)) <= kSegmentMaxGroups; }

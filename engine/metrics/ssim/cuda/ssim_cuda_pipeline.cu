@@ -35,6 +35,8 @@ static_assert(offsetof(SsimTermSumResult, segment_sum_bits) == offsetof(xg::Segm
                   offsetof(SsimTermSumResult, segment_terms_one_by_one) ==
                       offsetof(xg::SegmentOutput, terms_one_by_one) &&
                   offsetof(SsimTermSumResult, segment_tile_chunks) == offsetof(xg::SegmentOutput, tile_chunks) &&
+                  offsetof(SsimTermSumResult, segment_replanned_chunks) ==
+                      offsetof(xg::SegmentOutput, replanned_chunks) &&
                   offsetof(SsimTermSumResult, segment_cycles) == offsetof(xg::SegmentOutput, cycles_total),
               "the segment part mirrors exact::gpu::SegmentOutput");
 static_assert(offsetof(SsimTermSumResult, sum_bits) - kWalkPart == offsetof(xg::WalkOutput, sum_bits) &&

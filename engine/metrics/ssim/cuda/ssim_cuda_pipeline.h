@@ -74,6 +74,8 @@ struct SsimTermSumResult {
   int32_t segment_refused_step;
   int32_t segment_terms_one_by_one;
   int32_t segment_tile_chunks;
+  int32_t segment_replanned_chunks;  // 0: SSIM plans each frame afresh
+  int32_t segment_pad;
   int64_t segment_cycles;
   // The event walk.
   uint64_t sum_bits;
