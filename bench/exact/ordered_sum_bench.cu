@@ -11,6 +11,8 @@
 //                summed again and again, each sum planned afresh (reuse_plan off);
 //   exact_plain_launches_ms  the same with every kernel launched plainly (no programmatic
 //                dependent launch);
+//   exact_index_order_ms  the same with the chunk stage taking chunks in index order
+//                (crossings_first off);
 //   exact_tile_chunks_ms  the same with every chunk summarised lane by lane in the tile
 //                (strided_chunks off: the chunk stage before strided chunks), for the ratio;
 //   event_walk_ms  the same with the event walk alone (the previous pipeline, the fallback);
@@ -134,12 +136,14 @@ void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vect
 // `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
 double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePipeline pipeline, const double* d_terms,
                  size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits,
-                 L2Flusher* flusher = nullptr, bool programmatic_launch = true, bool strided_chunks = true) {
+                 L2Flusher* flusher = nullptr, bool programmatic_launch = true, bool strided_chunks = true,
+                 bool crossings_first = true) {
   namespace ex = exactq::exact;
   ex::OrderedSumOptions options;
   options.device_pipeline = pipeline;
   options.programmatic_launch = programmatic_launch;
   options.strided_chunks = strided_chunks;
+  options.crossings_first = crossings_first;
   options.reuse_plan = false;  // one plane summed again and again: each sum plans afresh
   ex::OrderedSumCuda exact(stream, options);
   same_bits = true;
@@ -321,6 +325,13 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   bool tile_same_bits = true;
   const double tile_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, tile_stats,
                                        tile_same_bits, nullptr, /*programmatic_launch=*/true, /*strided_chunks=*/false);
+  // The same with the chunk stage in index order.
+  ex::OrderedSumStats index_order_stats;
+  bool index_order_same_bits = true;
+  const double index_order_median =
+      TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, index_order_stats,
+                index_order_same_bits, nullptr, /*programmatic_launch=*/true, /*strided_chunks=*/true,
+                /*crossings_first=*/false);
   ex::OrderedSumStats walk_stats;
   bool walk_same_bits = true;
   const double walk_median = TimeClass(stream, Pipeline::kEventWalkOnly, d_terms, n, want, reps, walk_stats, walk_same_bits);
@@ -381,6 +392,13 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   TimeStages(
       stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, tile_options, stream, e); },
       tile_stage_ms, tile_total_ms);
+  std::vector<double> index_stage_ms[kSegmentStages];
+  std::vector<double> index_total_ms;
+  gpu::PlanOptions index_options;
+  index_options.crossings_first = false;
+  TimeStages(
+      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, index_options, stream, e); },
+      index_stage_ms, index_total_ms);
   std::vector<double> seg_stage_ms[kSegmentStages];
   std::vector<double> seg_total_ms;
   TimeStages(
@@ -400,6 +418,8 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
               static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes));
   std::printf("  exact_plain_launches_ms %8.4f  (%s)  without programmatic dependent launch\n", plain_median,
               plain_same_bits ? "loop bits" : "OTHER BITS");
+  std::printf("  exact_index_order_ms %8.4f  (%s)  the chunk stage in index order (crossings_first off)\n",
+              index_order_median, index_order_same_bits ? "loop bits" : "OTHER BITS");
   std::printf("  exact_tile_chunks_ms %8.4f  (%s)  every chunk lane by lane in the tile (before strided chunks); "
               "strided: %lld of %lld chunks through the tile\n",
               tile_median, tile_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(stats.segment_tile_chunks),
@@ -415,6 +435,9 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   std::printf("  segment stages_ms");
   for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(seg_stage_ms[s]));
   std::printf(" (device total %.4f)\n", Median(seg_total_ms));
+  std::printf("  the same, index order  ");
+  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(index_stage_ms[s]));
+  std::printf(" (device total %.4f)\n", Median(index_total_ms));
   std::printf("  the same, tile chunks  ");
   for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(tile_stage_ms[s]));
   std::printf(" (device total %.4f)\n", Median(tile_total_ms));
@@ -431,6 +454,9 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
   Add(fixture + "/exact_plain_launches_ms", plain_median, "ms");
   Add(fixture + "/exact_plain_launches_bits_equal_loop", plain_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/exact_index_order_ms", index_order_median, "ms");
+  Add(fixture + "/exact_index_order_bits_equal_loop", index_order_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/ratio_exact_over_exact_index_order", exact_median / index_order_median, "ratio");
   Add(fixture + "/exact_tile_chunks_ms", tile_median, "ms");
   Add(fixture + "/exact_tile_chunks_bits_equal_loop", tile_same_bits ? 1 : 0, "bool");
   Add(fixture + "/ratio_exact_over_exact_tile_chunks", exact_median / tile_median, "ratio");
@@ -446,6 +472,10 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
     Add(fixture + "/segment_stage_" + kSegmentStageNames[s] + "_ms", Median(seg_stage_ms[s]), "ms");
   }
   Add(fixture + "/segment_device_total_ms", Median(seg_total_ms), "ms");
+  for (int s = 0; s < kSegmentStages; ++s) {
+    Add(fixture + "/index_order_stage_" + kSegmentStageNames[s] + "_ms", Median(index_stage_ms[s]), "ms");
+  }
+  Add(fixture + "/index_order_device_total_ms", Median(index_total_ms), "ms");
   for (int s = 0; s < kSegmentStages; ++s) {
     Add(fixture + "/tile_chunks_stage_" + kSegmentStageNames[s] + "_ms", Median(tile_stage_ms[s]), "ms");
   }

@@ -107,6 +107,10 @@ struct OrderedSumOptions {
   // strided reads, and summarises lane by lane only the chunks that refuses (gpu::PlanOptions
   // ::strided_chunks). false: every chunk lane by lane (same bits; for tests and benchmarks).
   bool strided_chunks = true;
+  // Device only: the segment pipeline's chunk stage takes first the chunks near a binade
+  // or sign crossing, its slowest (gpu::PlanOptions::crossings_first). false: index order
+  // (same bits and stats; for benchmarks).
+  bool crossings_first = true;
   // Device only: a call over as many terms as the call before it on the same OrderedSumCuda
   // (the next frame of a stream) starts under that call's plan: the chunk stage runs in the
   // same pass over the terms as the approximate sums, and only the chunks whose plan this

@@ -123,6 +123,7 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   plan.fixed_frame = options_.fixed_frame;
   plan.programmatic_launch = options_.programmatic_launch;
   plan.strided_chunks = options_.strided_chunks;
+  plan.crossings_first = options_.crossings_first;
   // The previous call's plan is in this workspace when it was over as many terms and the
   // workspace was not reallocated since.
   const bool reuse = options_.reuse_plan && plan_kept && segments_.data == before &&

@@ -199,6 +199,36 @@ TEST_F(OrderedSumCudaTest, StridedChunksAreThePathAndGiveTheTilesBits) {
   }
 }
 
+// The chunk stage takes the runs near a crossing first (crossings_first, the default) or
+// in index order: the same records in another order, so the same bits, steps, crossing
+// lanes and tile chunks, on fixtures with few and with many crossings and a short last run.
+TEST_F(OrderedSumCudaTest, CrossingsFirstChangesOnlyTheOrder) {
+  for (FixtureKind kind : {FixtureKind::kSsimLikeCrossingZero, FixtureKind::kZeroCrossings,
+                           FixtureKind::kMixedWalk, FixtureKind::kSignedSubnormals, FixtureKind::kNaN}) {
+    for (size_t n : {size_t{5 * 1024 + 333}, size_t{300000}, k4kTerms}) {
+      const std::vector<double> terms = MakeFixture(kind, n, 47);
+      const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n);
+      DeviceTerms device(terms);
+      OrderedSumOptions index_order;
+      index_order.crossings_first = false;
+      OrderedSumCuda first_sum;
+      OrderedSumCuda index_sum(nullptr, index_order);
+      OrderedSumStats first, index;
+      absl::StatusOr<double> a = first_sum.Sum(device.data(), n, &first);
+      absl::StatusOr<double> b = index_sum.Sum(device.data(), n, &index);
+      ASSERT_TRUE(a.ok() && b.ok()) << what;
+      EXPECT_TRUE(SameBitsOrBothNaN(*a, OrderedSumReference::Loop(terms.data(), n))) << what << ": " << Hex(*a);
+      EXPECT_TRUE(SameBitsOrBothNaN(*a, *b)) << what;
+      EXPECT_EQ(first.segment_accepted, index.segment_accepted) << what;
+      EXPECT_EQ(first.segment_steps, index.segment_steps) << what;
+      EXPECT_EQ(first.segment_crossing_lanes, index.segment_crossing_lanes) << what;
+      EXPECT_EQ(first.segment_tile_chunks, index.segment_tile_chunks) << what;
+      EXPECT_EQ(first.chunks_rejected, index.chunks_rejected) << what;
+      EXPECT_EQ(first.terms_one_by_one, index.terms_one_by_one) << what;
+    }
+  }
+}
+
 // Terms of float precision (24 significant bits, like ssimulacra2's edge differences):
 // a term whose lowest bit sits at half the running sum's unit is a tie, so many chunks
 // have a few. The strided form takes them (its second pass, the ties in order) and must

@@ -132,6 +132,9 @@ struct SegmentWorkspace {
   double* plan_before;         // [chunks]: the approximate prefix each chunk was planned from (for the next frame)
   double* super_sums;          // [supers]: sums of 32 chunks
   double* super_prefix;        // [supers]: the exclusive prefix of super_sums
+  double* super_low;           // [supers]: the approximate path's extremes through each run of 32 chunks,
+  double* super_high;          //   chunk by chunk, from the run's start (OrderRunsByCrossing)
+  int* super_order;            // [supers]: the runs in the order the chunk stage takes them (crossings_first)
   unsigned* super_arrivals;    // [supers]: chunks of the run of 32 whose sums are in (SegmentChunkUnderPreviousPlan)
   ChunkRecord* records;        // [chunks]
   SegmentStep* middle;         // [middle_capacity]
@@ -179,6 +182,9 @@ inline SegmentWorkspace CarveSegmentWorkspace(WorkspaceCarver& carver, int64_t c
   ws.plan_before = carver.Take<double>(c);
   ws.super_sums = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
   ws.super_prefix = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
+  ws.super_low = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
+  ws.super_high = carver.Take<double>(static_cast<size_t>(SuperCount(chunks)));
+  ws.super_order = carver.Take<int>(static_cast<size_t>(SuperCount(chunks)));
   ws.super_arrivals = carver.Take<unsigned>(static_cast<size_t>(SuperCount(chunks)));
   ws.records = carver.Take<ChunkRecord>(c);
   ws.middle = carver.Take<SegmentStep>(ws.middle_capacity);
@@ -296,6 +302,69 @@ __device__ inline void SuperPrefixOfSums(int64_t supers, const SegmentWorkspace&
   }
 }
 
+// Crossings first (PlanOptions::crossings_first). The chunk stage's slowest chunks are the
+// few where the sum crosses a binade or zero (summarised lane by lane, 10-20 us for one
+// warp on the H200); taken in index order, the last of them start late and end the stage
+// while most SMs are idle. So the stage takes first the runs of 32 chunks whose
+// approximate path, chunk by chunk, comes near a frame's edge, then the others: the
+// same records in another order (the bits and the steps do not depend on it).
+
+// The extremes of the approximate path through run `super` at chunk ends, from its start
+// (lane k holds chunk k's approximate sum, 0 past the end). Whole warp; lane 0 writes.
+__device__ inline void WriteRunPathExtremes(int64_t super, double chunk_sum, const SegmentWorkspace& ws) {
+  const int lane = LaneId();
+  double incl = chunk_sum;
+#pragma unroll
+  for (unsigned d = 1; d < 32; d <<= 1) {
+    const double other = __shfl_up_sync(kFullMask, incl, d);
+    if (lane >= static_cast<int>(d)) incl = __dadd_rn(other, incl);
+  }
+  double low = fmin(0.0, incl);
+  double high = fmax(0.0, incl);
+#pragma unroll
+  for (int d = 16; d >= 1; d >>= 1) {
+    low = fmin(low, __shfl_xor_sync(kFullMask, low, d));
+    high = fmax(high, __shfl_xor_sync(kFullMask, high, d));
+  }
+  if (lane == 0) {
+    ws.super_low[super] = low;
+    ws.super_high[super] = high;
+  }
+}
+
+// ws.super_order: the runs whose path may leave the frame of the prefix before them
+// (PredictCrossing), then the others, each in index order. One block of kThreads, after
+// SuperPrefixOfSums (each thread reads the prefixes it wrote).
+template <int kThreads>
+__device__ inline void OrderRunsByCrossing(int64_t supers, const SegmentWorkspace& ws) {
+  using Scan = cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename Scan::TempStorage scan_temp;
+  const int tid = static_cast<int>(threadIdx.x);
+  const int64_t per = (supers + kThreads - 1) / kThreads;
+  const int64_t begin = tid * per < supers ? tid * per : supers;
+  const int64_t end = begin + per < supers ? begin + per : supers;
+  const auto crossing = [&](int64_t j) {
+    return PredictCrossing(ws.super_prefix[j], __ldcg(ws.super_low + j), __ldcg(ws.super_high + j));
+  };
+  int mine = 0;
+  for (int64_t j = begin; j < end; ++j) mine += crossing(j) ? 1 : 0;
+  int first = 0;
+  int total = 0;
+  Scan(scan_temp).ExclusiveSum(mine, first, total);
+  int64_t plain = total + (begin - first);  // the runs before `begin` that do not cross come after all that do
+  int64_t crossed = first;
+  for (int64_t j = begin; j < end; ++j) ws.super_order[crossing(j) ? crossed++ : plain++] = static_cast<int>(j);
+}
+
+// The chunk that the chunk stage's warp `slot` takes: slots cover SuperCount(chunks) runs
+// of 32, taken in ws.super_order (or in index order); a chunk >= chunks means none.
+__device__ inline int64_t ChunkOfSlot(int64_t slot, const SegmentWorkspace& ws, const PlanOptions& options) {
+  const int64_t run = slot >> 5;
+  const int64_t ordered = options.crossings_first ? static_cast<int64_t>(__ldcg(ws.super_order + run)) : run;
+  return (ordered << 5) + (slot & 31);
+}
+inline unsigned ChunkStageGrid(int64_t chunks) { return WarpGrid(SuperCount(chunks) * 32, kSegmentWarps); }
+
 template <int kThreads = kSuperPrefixThreads>
 __device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws) {
   WaitForPriorKernel();
@@ -305,11 +374,14 @@ __device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWork
   const int64_t supers = SuperCount(chunks);
   for (int64_t s = tid >> 5; s < supers; s += kThreads / 32) {
     const int64_t c = (s << 5) + lane;
-    const double v = WarpSumDouble(c < chunks ? __ldcg(ws.chunk_sums + c) : 0.0);
+    const double chunk_sum = c < chunks ? __ldcg(ws.chunk_sums + c) : 0.0;
+    const double v = WarpSumDouble(chunk_sum);
     if (lane == 0) ws.super_sums[s] = v;
+    WriteRunPathExtremes(s, chunk_sum, ws);
   }
   __syncthreads();  // the block's writes above are visible to the whole block
   SuperPrefixOfSums<kThreads>(supers, ws);
+  OrderRunsByCrossing<kThreads>(supers, ws);
 }
 
 template <int kThreads = kSuperPrefixThreads>
@@ -348,6 +420,7 @@ __global__ void __launch_bounds__(kApproximateThreads)
   __syncthreads();
   if (warp == 0) {
     const double v = WarpSumDouble(run_sums[lane]);
+    WriteRunPathExtremes(super, run_sums[lane], ws);
     if (lane == 0) {
       ws.super_sums[super] = v;
       __threadfence();  // the run's sum before the count that says it is there
@@ -358,6 +431,7 @@ __global__ void __launch_bounds__(kApproximateThreads)
   if (!is_last) return;
   __threadfence();  // every block's run sum is visible here (their fences came before their counts)
   SuperPrefixOfSums<kApproximateThreads>(SuperCount(chunks), ws);
+  OrderRunsByCrossing<kApproximateThreads>(SuperCount(chunks), ws);
   if (threadIdx.x == 0) EmptySegmentPools(ws);
 }
 
@@ -737,7 +811,10 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
   const int lane = LaneId();
   TileRows rows = tile[threadIdx.x >> 5];
   const int64_t stride = grid * kSegmentWarps;
-  for (int64_t c = block * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+  const int64_t slots = SuperCount(chunks) * 32;
+  for (int64_t slot = block * kSegmentWarps + (threadIdx.x >> 5); slot < slots; slot += stride) {
+    const int64_t c = ChunkOfSlot(slot, ws, options);
+    if (c >= chunks) continue;
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
     // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
@@ -804,7 +881,9 @@ __device__ inline void WriteChunkSum(int64_t c, double approximate_sum, int64_t 
   if (!__shfl_sync(kFullMask, last, 0)) return;
   __threadfence();  // every chunk of the run counted after its sum was visible
   const int64_t k = first + lane;
-  const double run_sum = WarpSumDouble(k < first + in_run ? __ldcg(ws.chunk_sums + k) : 0.0);
+  const double chunk_sum = k < first + in_run ? __ldcg(ws.chunk_sums + k) : 0.0;
+  const double run_sum = WarpSumDouble(chunk_sum);
+  WriteRunPathExtremes(super, chunk_sum, ws);
   if (lane == 0) {
     ws.super_sums[super] = run_sum;
     ws.super_arrivals[super] = 0;
@@ -861,6 +940,7 @@ __global__ void __launch_bounds__(kThreads) SegmentRunSumsPrefix(int64_t chunks,
   WaitForPriorKernel();
   if (threadIdx.x == 0) EmptySegmentPools(ws);
   SuperPrefixOfSums<kThreads>(SuperCount(chunks), ws);
+  OrderRunsByCrossing<kThreads>(SuperCount(chunks), ws);
 }
 
 // One warp per chunk, after SegmentRunSumsPrefix: this frame's prefix before the chunk
@@ -875,7 +955,11 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
   const int lane = LaneId();
   TileRows rows = tile[threadIdx.x >> 5];
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
-  for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+  const int64_t slots = SuperCount(chunks) * 32;
+  for (int64_t slot = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); slot < slots;
+       slot += stride) {
+    const int64_t c = ChunkOfSlot(slot, ws, options);
+    if (c >= chunks) continue;
     double approximate_sum;
     const double before = ApproximatePrefix(c, ws, &approximate_sum);
     if (lane == 0) ws.plan_before[c] = before;
@@ -1237,7 +1321,7 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
   // Between stage events a kernel follows an event record, not a kernel: plain launches.
   const bool pdl = options.programmatic_launch && stages == nullptr;
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, WarpGrid(chunks, kSegmentWarps),
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, ChunkStageGrid(chunks),
                                          kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
       err != cudaSuccess) {
     return err;
@@ -1273,7 +1357,7 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, WarpGrid(chunks, kSegmentWarps),
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, ChunkStageGrid(chunks),
                                          kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
       err != cudaSuccess) {
     return err;
@@ -1318,7 +1402,8 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
     return err;
   }
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkConfirmPlan<TermSource>, chunk_grid, kSegmentWarps * 32, 0, stream,
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkConfirmPlan<TermSource>, ChunkStageGrid(chunks), kSegmentWarps * 32,
+                                         0, stream,
                                          pdl, source, n, chunks, options, ws);
       err != cudaSuccess) {
     return err;
@@ -1417,7 +1502,7 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarpBatch<TermSource, K>, WarpGrid(chunks, kSegmentWarps) * K,
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarpBatch<TermSource, K>, ChunkStageGrid(chunks) * K,
                                          kSegmentWarps * 32, 0, stream, pdl, batch, n, chunks, options);
       err != cudaSuccess) {
     return err;

@@ -51,6 +51,10 @@ struct PlanOptions {
   // tile only where that refuses. Same bits either way; false sends every chunk through
   // the tile (for tests and benchmarks).
   bool strided_chunks = true;
+  // The segment pipeline's chunk stage takes first the runs of 32 chunks where the
+  // approximate path comes near a frame's edge (the slowest chunks), then the others
+  // (OrderRunsByCrossing). Same records, bits and steps either way; false: index order.
+  bool crossings_first = true;
 };
 
 inline int64_t ChunkCount(size_t n) { return static_cast<int64_t>((n + kChunkTerms - 1) / kChunkTerms); }
