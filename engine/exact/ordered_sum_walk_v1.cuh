@@ -54,6 +54,8 @@ struct PlanOptions {
   // The segment pipeline's chunk stage takes first the runs of 32 chunks where the
   // approximate path comes near a frame's edge (the slowest chunks), then the others
   // (OrderRunsByCrossing). Same records, bits and steps either way; false: index order.
+  // EnqueueSegmentedSum and the reuse pipeline only: the paths that start from a metric's
+  // chunk sums (EnqueueSegmentedSum(s)FromChunkSums) take index order.
   bool crossings_first = true;
 };
 
