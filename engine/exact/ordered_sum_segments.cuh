@@ -357,11 +357,9 @@ __device__ inline void OrderRunsByCrossing(int64_t supers, const SegmentWorkspac
 }
 
 // The chunk that the chunk stage's warp `slot` takes: slots cover SuperCount(chunks) runs
-// of 32, taken in ws.super_order (or in index order); a chunk >= chunks means none.
-__device__ inline int64_t ChunkOfSlot(int64_t slot, const SegmentWorkspace& ws, const PlanOptions& options) {
-  const int64_t run = slot >> 5;
-  const int64_t ordered = options.crossings_first ? static_cast<int64_t>(__ldcg(ws.super_order + run)) : run;
-  return (ordered << 5) + (slot & 31);
+// of 32, taken in ws.super_order; a chunk >= chunks means none.
+__device__ inline int64_t ChunkOfSlot(int64_t slot, const SegmentWorkspace& ws) {
+  return (static_cast<int64_t>(__ldcg(ws.super_order + (slot >> 5))) << 5) + (slot & 31);
 }
 inline unsigned ChunkStageGrid(int64_t chunks) { return WarpGrid(SuperCount(chunks) * 32, kSegmentWarps); }
 
@@ -802,7 +800,10 @@ __device__ inline void SegmentChunkInTile(const TermSource& source, ConstTileRow
 // a resident grid, the next chunk's copies in flight while a chunk is summarised (4K
 // plane 38 against 33 us; ssimulacra2 at 4K 435 against 445 fps with 8 in flight): the
 // summaries then ran beside the copies, three times slower per chunk.
-template <class TermSource>
+// kCrossingsFirst: the chunks in ws.super_order's runs (a separate instantiation: the
+// slot mapping in the batched kernel, even switched off, made it spill on sm_90 and cost
+// ssimulacra2 6% at 4K).
+template <bool kCrossingsFirst, class TermSource>
 __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n, int64_t chunks,
                                              const PlanOptions& options, const SegmentWorkspace& ws, int64_t block,
                                              int64_t grid) {
@@ -811,10 +812,10 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
   const int lane = LaneId();
   TileRows rows = tile[threadIdx.x >> 5];
   const int64_t stride = grid * kSegmentWarps;
-  const int64_t slots = SuperCount(chunks) * 32;
+  const int64_t slots = kCrossingsFirst ? SuperCount(chunks) * 32 : chunks;
   for (int64_t slot = block * kSegmentWarps + (threadIdx.x >> 5); slot < slots; slot += stride) {
-    const int64_t c = ChunkOfSlot(slot, ws, options);
-    if (c >= chunks) continue;
+    const int64_t c = kCrossingsFirst ? ChunkOfSlot(slot, ws) : slot;
+    if (kCrossingsFirst && c >= chunks) continue;
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
     // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
@@ -829,10 +830,10 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
   }
 }
 
-template <class TermSource>
+template <bool kCrossingsFirst, class TermSource>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)  // 6 blocks: 24 warps per SM
     SegmentChunkWarp(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
-  SegmentChunkWarpBlock(source, n, chunks, options, ws, blockIdx.x, gridDim.x);
+  SegmentChunkWarpBlock<kCrossingsFirst>(source, n, chunks, options, ws, blockIdx.x, gridDim.x);
 }
 
 // ---------------------------------------------------------------------------------
@@ -958,7 +959,7 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
   const int64_t slots = SuperCount(chunks) * 32;
   for (int64_t slot = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); slot < slots;
        slot += stride) {
-    const int64_t c = ChunkOfSlot(slot, ws, options);
+    const int64_t c = options.crossings_first ? ChunkOfSlot(slot, ws) : slot;
     if (c >= chunks) continue;
     double approximate_sum;
     const double before = ApproximatePrefix(c, ws, &approximate_sum);
@@ -1321,11 +1322,13 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
   // Between stage events a kernel follows an event record, not a kernel: plain launches.
   const bool pdl = options.programmatic_launch && stages == nullptr;
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, ChunkStageGrid(chunks),
-                                         kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
-      err != cudaSuccess) {
-    return err;
-  }
+  const cudaError_t chunk_stage =
+      options.crossings_first
+          ? LaunchAfterPrior(SegmentChunkWarp<true, TermSource>, ChunkStageGrid(chunks), kSegmentWarps * 32, 0, stream,
+                             pdl, source, n, chunks, options, ws)
+          : LaunchAfterPrior(SegmentChunkWarp<false, TermSource>, WarpGrid(chunks, kSegmentWarps), kSegmentWarps * 32,
+                             0, stream, pdl, source, n, chunks, options, ws);
+  if (chunk_stage != cudaSuccess) return chunk_stage;
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
   if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
                                          kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
@@ -1358,7 +1361,7 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<TermSource>, WarpGrid(chunks, kSegmentWarps),
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarp<false, TermSource>, WarpGrid(chunks, kSegmentWarps),
                                          kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
       err != cudaSuccess) {
     return err;
@@ -1466,8 +1469,8 @@ template <class TermSource, int K>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     SegmentChunkWarpBatch(SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks, PlanOptions options) {
   const int k = static_cast<int>(blockIdx.x % K);
-  SegmentChunkWarpBlock(PickBatchItem(batch.source, k), n, chunks, options, PickBatchItem(batch.workspaces.ws, k),
-                        blockIdx.x / K, gridDim.x / K);
+  SegmentChunkWarpBlock<false>(PickBatchItem(batch.source, k), n, chunks, options,
+                               PickBatchItem(batch.workspaces.ws, k), blockIdx.x / K, gridDim.x / K);
 }
 
 template <int K, int kThreads = kSegmentGroupChunks>
