@@ -20,9 +20,11 @@
 //   SegmentApproximateSums  one block per run of 32 chunks: the approximate sum of each
 //                      chunk and of the run; the last block to finish forms the exclusive
 //                      prefix of the run sums (in a fixed order, but any order would do:
-//                      it is advice). A metric's own kernel may write the chunk sums
-//                      instead (EnqueueSegmentedSumFromChunkSums): then SegmentSuperPrefix,
-//                      one block, forms the run sums and their prefix from them;
+//                      it is advice), and the order in which the chunk stage takes the
+//                      runs: those whose path comes near a frame's edge first (crossings
+//                      first). A metric's own kernel may write the chunk sums instead
+//                      (EnqueueSegmentedSumFromChunkSums): then SegmentSuperPrefix, one
+//                      block, forms the run sums and their prefix from them (index order);
 //   SegmentChunkWarp   one warp per chunk: the approximate prefix before it (one 32-chunk
 //                      prefix and at most 31 chunk sums); the chunk as ONE run from its
 //                      tile's columns where that is possible (TryStridedChunk: nearly
@@ -38,6 +40,9 @@
 //                      leaves the pools empty for the next run (after allocating,
 //                      ZeroSegmentState does it once).
 // The ADVICE (which lanes cross) depends only on the approximate sums, never the result.
+// For the next frame of a stream, EnqueueSegmentedSumReusingPlan (section 3') runs the
+// chunk stage under the previous frame's plan first and then redoes only the chunks this
+// frame's plan changes: the same records, hence the same steps and bits.
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
 //   exact::gpu::ZeroSegmentState(ws, stream);  // once, after allocating `base`
