@@ -50,6 +50,17 @@ class DeviceTerms {
   double* data_ = nullptr;
 };
 
+// Two runs that must have walked the same steps: the same acceptance, steps, crossing
+// lanes, tile chunks and fallback counts.
+void ExpectSameWalk(const OrderedSumStats& a, const OrderedSumStats& b, const std::string& what) {
+  EXPECT_EQ(a.segment_accepted, b.segment_accepted) << what;
+  EXPECT_EQ(a.segment_steps, b.segment_steps) << what;
+  EXPECT_EQ(a.segment_crossing_lanes, b.segment_crossing_lanes) << what;
+  EXPECT_EQ(a.segment_tile_chunks, b.segment_tile_chunks) << what;
+  EXPECT_EQ(a.chunks_rejected, b.chunks_rejected) << what;
+  EXPECT_EQ(a.terms_one_by_one, b.terms_one_by_one) << what;
+}
+
 class OrderedSumCudaTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -219,12 +230,7 @@ TEST_F(OrderedSumCudaTest, CrossingsFirstChangesOnlyTheOrder) {
       ASSERT_TRUE(a.ok() && b.ok()) << what;
       EXPECT_TRUE(SameBitsOrBothNaN(*a, OrderedSumReference::Loop(terms.data(), n))) << what << ": " << Hex(*a);
       EXPECT_TRUE(SameBitsOrBothNaN(*a, *b)) << what;
-      EXPECT_EQ(first.segment_accepted, index.segment_accepted) << what;
-      EXPECT_EQ(first.segment_steps, index.segment_steps) << what;
-      EXPECT_EQ(first.segment_crossing_lanes, index.segment_crossing_lanes) << what;
-      EXPECT_EQ(first.segment_tile_chunks, index.segment_tile_chunks) << what;
-      EXPECT_EQ(first.chunks_rejected, index.chunks_rejected) << what;
-      EXPECT_EQ(first.terms_one_by_one, index.terms_one_by_one) << what;
+      ExpectSameWalk(first, index, what);
     }
   }
 }
@@ -374,12 +380,7 @@ std::vector<OrderedSumStats> ExpectReusedPlansGiveTheFreshPipeline(const std::ve
     EXPECT_TRUE(SameBitsOrBothNaN(*got, *want)) << what;
     EXPECT_EQ(got_stats.segment_plan_reused, n == previous_n && n > 0 ? 1 : 0) << what;
     EXPECT_EQ(want_stats.segment_plan_reused, 0) << what;
-    EXPECT_EQ(got_stats.segment_accepted, want_stats.segment_accepted) << what;
-    EXPECT_EQ(got_stats.segment_steps, want_stats.segment_steps) << what;
-    EXPECT_EQ(got_stats.segment_crossing_lanes, want_stats.segment_crossing_lanes) << what;
-    EXPECT_EQ(got_stats.segment_tile_chunks, want_stats.segment_tile_chunks) << what;
-    EXPECT_EQ(got_stats.chunks_rejected, want_stats.chunks_rejected) << what;
-    EXPECT_EQ(got_stats.terms_one_by_one, want_stats.terms_one_by_one) << what;
+    ExpectSameWalk(got_stats, want_stats, what);
     if (got_stats.segment_plan_reused == 1) {
       // The chunk stage under the old plan never goes lane by lane: every tile chunk was
       // summarised again, and nothing else can be more than every chunk.

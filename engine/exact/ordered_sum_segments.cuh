@@ -287,16 +287,27 @@ __device__ inline double WarpSumDouble(double v) {
   return v;
 }
 
+// The runs of 32 chunks a thread of a kThreads block takes in the one-block passes over
+// them (SuperPrefixOfSums, OrderRunsByCrossing): consecutive, [begin, end).
+struct RunRange {
+  int64_t begin;
+  int64_t end;
+};
+template <int kThreads>
+__device__ inline RunRange RunRangeOfThread(int64_t supers) {
+  const int64_t per = (supers + kThreads - 1) / kThreads;
+  const int64_t tid = threadIdx.x;
+  const int64_t begin = tid * per < supers ? tid * per : supers;
+  return {begin, begin + per < supers ? begin + per : supers};
+}
+
 // The exclusive prefix of the 32-chunk sums, by one block of kThreads (a fixed order: the
 // same advice on every run).
 template <int kThreads>
 __device__ inline void SuperPrefixOfSums(int64_t supers, const SegmentWorkspace& ws) {
   using Scan = cub::BlockScan<double, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename Scan::TempStorage scan_temp;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int64_t per = (supers + kThreads - 1) / kThreads;
-  const int64_t begin = tid * per < supers ? tid * per : supers;
-  const int64_t end = begin + per < supers ? begin + per : supers;
+  const auto [begin, end] = RunRangeOfThread<kThreads>(supers);
   double mine = 0.0;
   for (int64_t j = begin; j < end; ++j) mine = __dadd_rn(mine, __ldcg(ws.super_sums + j));
   double before = 0.0;
@@ -344,10 +355,7 @@ template <int kThreads>
 __device__ inline void OrderRunsByCrossing(int64_t supers, const SegmentWorkspace& ws) {
   using Scan = cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename Scan::TempStorage scan_temp;
-  const int tid = static_cast<int>(threadIdx.x);
-  const int64_t per = (supers + kThreads - 1) / kThreads;
-  const int64_t begin = tid * per < supers ? tid * per : supers;
-  const int64_t end = begin + per < supers ? begin + per : supers;
+  const auto [begin, end] = RunRangeOfThread<kThreads>(supers);
   const auto crossing = [&](int64_t j) {
     return PredictCrossing(ws.super_prefix[j], __ldcg(ws.super_low + j), __ldcg(ws.super_high + j));
   };
@@ -1307,6 +1315,30 @@ inline cudaError_t AllowSegmentWalkSharedMemory() {
   return AllowSharedMemoryOnce(SegmentWalk<kSegmentWalkThreads>, static_cast<int>(sizeof(SegmentWalkSmem)), done);
 }
 
+// The pipelines' last two kernels, SegmentGroups and SegmentWalk, after the chunk stage;
+// `stages` (if given) records after each, at after[first_stage] and after[first_stage + 1].
+inline cudaError_t EnqueueGroupsAndWalk(int64_t chunks, const SegmentWorkspace& ws, bool pdl, cudaStream_t stream,
+                                        const StageEvents* stages, int first_stage) {
+  const auto record = [&](int k) -> cudaError_t {
+    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
+    return cudaEventRecord(stages->after[k], stream);
+  };
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>,
+                                         static_cast<unsigned>(SegmentGroupCount(chunks)), kSegmentGroupChunks, 0,
+                                         stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = record(first_stage); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads,
+                                         sizeof(SegmentWalkSmem), stream, pdl, chunks, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = record(first_stage + 1); err != cudaSuccess) return err;
+  return cudaGetLastError();
+}
+
 // Enqueues the segment pipeline for 1 <= n terms (at most kSegmentMaxGroups groups:
 // SegmentPipelineFits) on `stream`. ws.output holds the status and, when accepted, the
 // loop's bits once the stream gets there. `stages`, if given, records after each of the
@@ -1335,19 +1367,7 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
                              0, stream, pdl, source, n, chunks, options, ws);
   if (chunk_stage != cudaSuccess) return chunk_stage;
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
-                                         kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = record(2); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads,
-                                         sizeof(SegmentWalkSmem), stream, pdl, chunks, ws);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = record(3); err != cudaSuccess) return err;
-  return cudaGetLastError();
+  return EnqueueGroupsAndWalk(chunks, ws, pdl, stream, stages, 2);
 }
 
 // EnqueueSegmentedSum without its first kernel: ws.chunk_sums must hold each chunk's
@@ -1411,26 +1431,13 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
     return err;
   }
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkConfirmPlan<TermSource>, ChunkStageGrid(chunks), kSegmentWarps * 32,
-                                         0, stream,
-                                         pdl, source, n, chunks, options, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentChunkConfirmPlan<TermSource>, ChunkStageGrid(chunks),
+                                         kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
       err != cudaSuccess) {
     return err;
   }
   if (cudaError_t err = record(2); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
-                                         kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = record(3); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads,
-                                         sizeof(SegmentWalkSmem), stream, pdl, chunks, ws);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = record(4); err != cudaSuccess) return err;
-  return cudaGetLastError();
+  return EnqueueGroupsAndWalk(chunks, ws, pdl, stream, stages, 3);
 }
 
 inline bool SegmentPipelineFits(size_t n) { return SegmentGroupCount(ChunkCount(n)) <= kSegmentMaxGroups; }
