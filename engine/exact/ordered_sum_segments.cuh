@@ -296,7 +296,7 @@ struct RunRange {
 template <int kThreads>
 __device__ inline RunRange RunRangeOfThread(int64_t supers) {
   const int64_t per = (supers + kThreads - 1) / kThreads;
-  const int64_t tid = threadIdx.x;
+  const int tid = static_cast<int>(threadIdx.x);
   const int64_t begin = tid * per < supers ? tid * per : supers;
   return {begin, begin + per < supers ? begin + per : supers};
 }
@@ -1317,15 +1317,16 @@ inline cudaError_t AllowSegmentWalkSharedMemory() {
 
 // The pipelines' last two kernels, SegmentGroups and SegmentWalk, after the chunk stage;
 // `stages` (if given) records after each, at after[first_stage] and after[first_stage + 1].
-inline cudaError_t EnqueueGroupsAndWalk(int64_t chunks, const SegmentWorkspace& ws, bool pdl, cudaStream_t stream,
+// (A template, so that only the files that launch the pipelines instantiate its kernels.)
+template <int kGroupThreads = kSegmentGroupChunks>
+cudaError_t EnqueueGroupsAndWalk(int64_t chunks, const SegmentWorkspace& ws, bool pdl, cudaStream_t stream,
                                         const StageEvents* stages, int first_stage) {
   const auto record = [&](int k) -> cudaError_t {
     if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
     return cudaEventRecord(stages->after[k], stream);
   };
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>,
-                                         static_cast<unsigned>(SegmentGroupCount(chunks)), kSegmentGroupChunks, 0,
-                                         stream, pdl, chunks, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kGroupThreads>, static_cast<unsigned>(SegmentGroupCount(chunks)),
+                                         kGroupThreads, 0, stream, pdl, chunks, ws);
       err != cudaSuccess) {
     return err;
   }
