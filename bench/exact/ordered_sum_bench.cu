@@ -132,37 +132,80 @@ void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vect
   for (cudaEvent_t& e : stage_events.after) cudaEventDestroy(e);
 }
 
-// Host wall time of OrderedSumCuda::Sum with `pipeline`, median of reps; checks the bits.
+// The segment pipeline's stage medians under `options` (TimeStages over EnqueueSegmentedSum),
+// printed as one line and added to the results as PREFIX_stage_NAME_ms and
+// PREFIX_device_total_ms.
+struct SegmentStageMedians {
+  double stage_ms[kSegmentStages];
+  double total_ms;
+};
+SegmentStageMedians TimeSegmentStages(cudaStream_t stream, int reps, const exactq::exact::gpu::DeviceArrayTerms& source,
+                                      size_t n, const exactq::exact::gpu::SegmentWorkspace& seg,
+                                      const exactq::exact::gpu::PlanOptions& options) {
+  namespace gpu = exactq::exact::gpu;
+  std::vector<double> stage_ms[kSegmentStages];
+  std::vector<double> total_ms;
+  TimeStages(
+      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, options, stream, e); },
+      stage_ms, total_ms);
+  SegmentStageMedians medians;
+  for (int s = 0; s < kSegmentStages; ++s) medians.stage_ms[s] = Median(stage_ms[s]);
+  medians.total_ms = Median(total_ms);
+  return medians;
+}
+void PrintSegmentStages(const char* label, const SegmentStageMedians& m) {
+  std::printf("%s", label);
+  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], m.stage_ms[s]);
+  std::printf(" (device total %.4f)\n", m.total_ms);
+}
+void AddSegmentStages(const std::string& prefix, const SegmentStageMedians& m) {
+  for (int s = 0; s < kSegmentStages; ++s) Add(prefix + "_stage_" + kSegmentStageNames[s] + "_ms", m.stage_ms[s], "ms");
+  Add(prefix + "_device_total_ms", m.total_ms, "ms");
+}
+
+// The default options with one change made by `change` (for the variants timed beside
+// the default).
+template <class Change>
+exactq::exact::OrderedSumOptions OptionsWith(const Change& change) {
+  exactq::exact::OrderedSumOptions options;
+  change(options);
+  return options;
+}
+const auto kDefaultOptions = [](exactq::exact::OrderedSumOptions&) {};
+
+// One variant's timing: the median host wall time, whether every result had the loop's
+// bits, and the last sum's stats.
+struct ClassTiming {
+  double ms = 0;
+  bool same_bits = true;
+  exactq::exact::OrderedSumStats stats;
+};
+
+// Host wall time of OrderedSumCuda::Sum with `options`, median of reps; checks the bits.
 // `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
-double TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions::DevicePipeline pipeline, const double* d_terms,
-                 size_t n, double want, int reps, exactq::exact::OrderedSumStats& stats, bool& same_bits,
-                 L2Flusher* flusher = nullptr, bool programmatic_launch = true, bool strided_chunks = true,
-                 bool crossings_first = true) {
+ClassTiming TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions options, const double* d_terms, size_t n,
+                      double want, int reps, L2Flusher* flusher = nullptr) {
   namespace ex = exactq::exact;
-  ex::OrderedSumOptions options;
-  options.device_pipeline = pipeline;
-  options.programmatic_launch = programmatic_launch;
-  options.strided_chunks = strided_chunks;
-  options.crossings_first = crossings_first;
   options.reuse_plan = false;  // one plane summed again and again: each sum plans afresh
   ex::OrderedSumCuda exact(stream, options);
-  same_bits = true;
+  ClassTiming timing;
   std::vector<double> ms_list;
   for (int r = -3; r < reps; ++r) {
     double result = 0;
     if (flusher != nullptr) flusher->Flush(stream);
     const double ms = HostMs([&] {
-      absl::StatusOr<double> got = exact.Sum(d_terms, n, &stats);
+      absl::StatusOr<double> got = exact.Sum(d_terms, n, &timing.stats);
       if (!got.ok()) {
         std::fprintf(stderr, "OrderedSumCuda: %s\n", std::string(got.status().message()).c_str());
         std::exit(1);
       }
       result = *got;
     });
-    same_bits = same_bits && ex::SameBitsOrBothNaN(result, want);
+    timing.same_bits = timing.same_bits && ex::SameBitsOrBothNaN(result, want);
     if (r >= 0) ms_list.push_back(ms);
   }
-  return Median(ms_list);
+  timing.ms = Median(ms_list);
+  return timing;
 }
 
 // A stream of frames: the exact sum of frame r % K at repetition r through one instance,
@@ -311,30 +354,19 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
 
   // The exact sum through its public class: the default pipeline, then the event walk alone.
   using Pipeline = ex::OrderedSumOptions::DevicePipeline;
-  ex::OrderedSumStats stats;
-  bool exact_same_bits = true;
-  const double exact_median =
-      TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, stats, exact_same_bits);
+  const ClassTiming exact = TimeClass(stream, OptionsWith(kDefaultOptions), d_terms, n, want, reps);
   // The same with every kernel launched plainly (no programmatic dependent launch).
-  ex::OrderedSumStats plain_stats;
-  bool plain_same_bits = true;
-  const double plain_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, plain_stats,
-                                        plain_same_bits, nullptr, /*programmatic_launch=*/false);
+  const ClassTiming plain = TimeClass(
+      stream, OptionsWith([](ex::OrderedSumOptions& o) { o.programmatic_launch = false; }), d_terms, n, want, reps);
   // The same with every chunk summarised lane by lane in the tile (no strided chunks).
-  ex::OrderedSumStats tile_stats;
-  bool tile_same_bits = true;
-  const double tile_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, tile_stats,
-                                       tile_same_bits, nullptr, /*programmatic_launch=*/true, /*strided_chunks=*/false);
+  const ClassTiming tile =
+      TimeClass(stream, OptionsWith([](ex::OrderedSumOptions& o) { o.strided_chunks = false; }), d_terms, n, want, reps);
   // The same with the chunk stage in index order.
-  ex::OrderedSumStats index_order_stats;
-  bool index_order_same_bits = true;
-  const double index_order_median =
-      TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps, index_order_stats,
-                index_order_same_bits, nullptr, /*programmatic_launch=*/true, /*strided_chunks=*/true,
-                /*crossings_first=*/false);
-  ex::OrderedSumStats walk_stats;
-  bool walk_same_bits = true;
-  const double walk_median = TimeClass(stream, Pipeline::kEventWalkOnly, d_terms, n, want, reps, walk_stats, walk_same_bits);
+  const ClassTiming index_order =
+      TimeClass(stream, OptionsWith([](ex::OrderedSumOptions& o) { o.crossings_first = false; }), d_terms, n, want, reps);
+  const ClassTiming walk = TimeClass(
+      stream, OptionsWith([](ex::OrderedSumOptions& o) { o.device_pipeline = Pipeline::kEventWalkOnly; }), d_terms, n,
+      want, reps);
 
   // The inexact baseline.
   double* d_out = nullptr;
@@ -364,10 +396,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   // touched): the exact sum's second pass reads chunks in reverse to reuse what its first
   // pass left in L2, and back to back it may also find what its previous run left there.
   L2Flusher flusher;
-  ex::OrderedSumStats cold_stats;
-  bool cold_same_bits = true;
-  const double exact_cold_median = TimeClass(stream, Pipeline::kSegmentsThenEventWalk, d_terms, n, want, reps,
-                                             cold_stats, cold_same_bits, &flusher);
+  const ClassTiming cold = TimeClass(stream, OptionsWith(kDefaultOptions), d_terms, n, want, reps, &flusher);
   const double cub_cold_median = Median(time_cub(&flusher));
 
   // Each pipeline's stages, each bracketed by events.
@@ -385,25 +414,13 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   TimeStages(
       stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, e); },
       stage_ms, device_total_ms);
-  std::vector<double> tile_stage_ms[kSegmentStages];
-  std::vector<double> tile_total_ms;
   gpu::PlanOptions tile_options;
   tile_options.strided_chunks = false;
-  TimeStages(
-      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, tile_options, stream, e); },
-      tile_stage_ms, tile_total_ms);
-  std::vector<double> index_stage_ms[kSegmentStages];
-  std::vector<double> index_total_ms;
+  const SegmentStageMedians tile_stages = TimeSegmentStages(stream, reps, source, n, seg, tile_options);
   gpu::PlanOptions index_options;
   index_options.crossings_first = false;
-  TimeStages(
-      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, index_options, stream, e); },
-      index_stage_ms, index_total_ms);
-  std::vector<double> seg_stage_ms[kSegmentStages];
-  std::vector<double> seg_total_ms;
-  TimeStages(
-      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, gpu::PlanOptions{}, stream, e); },
-      seg_stage_ms, seg_total_ms);
+  const SegmentStageMedians index_stages = TimeSegmentStages(stream, reps, source, n, seg, index_options);
+  const SegmentStageMedians seg_stages = TimeSegmentStages(stream, reps, source, n, seg, gpu::PlanOptions{});
   // Where the segment walk's thread spent its time in the last run.
   gpu::SegmentOutput walk_out;
   CHECK_CUDA(cudaMemcpy(&walk_out, seg.output, sizeof walk_out, cudaMemcpyDeviceToHost));
@@ -413,34 +430,28 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
 
   const double cub_median = Median(cub_ms);
   std::printf("%-24s n=%zu reps=%d\n", fixture.c_str(), n, reps);
-  std::printf("  exact_ms  %8.4f  (%s)  segments %s: steps %lld, crossing lanes %lld\n", exact_median,
-              exact_same_bits ? "loop bits" : "OTHER BITS", stats.segment_accepted ? "accepted" : "REFUSED (event walk ran)",
-              static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes));
-  std::printf("  exact_plain_launches_ms %8.4f  (%s)  without programmatic dependent launch\n", plain_median,
-              plain_same_bits ? "loop bits" : "OTHER BITS");
+  std::printf("  exact_ms  %8.4f  (%s)  segments %s: steps %lld, crossing lanes %lld\n", exact.ms,
+              exact.same_bits ? "loop bits" : "OTHER BITS", exact.stats.segment_accepted ? "accepted" : "REFUSED (event walk ran)",
+              static_cast<long long>(exact.stats.segment_steps), static_cast<long long>(exact.stats.segment_crossing_lanes));
+  std::printf("  exact_plain_launches_ms %8.4f  (%s)  without programmatic dependent launch\n", plain.ms,
+              plain.same_bits ? "loop bits" : "OTHER BITS");
   std::printf("  exact_index_order_ms %8.4f  (%s)  the chunk stage in index order (crossings_first off)\n",
-              index_order_median, index_order_same_bits ? "loop bits" : "OTHER BITS");
+              index_order.ms, index_order.same_bits ? "loop bits" : "OTHER BITS");
   std::printf("  exact_tile_chunks_ms %8.4f  (%s)  every chunk lane by lane in the tile (before strided chunks); "
               "strided: %lld of %lld chunks through the tile\n",
-              tile_median, tile_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(stats.segment_tile_chunks),
-              static_cast<long long>(stats.chunks));
+              tile.ms, tile.same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(exact.stats.segment_tile_chunks),
+              static_cast<long long>(exact.stats.chunks));
   std::printf("  event_walk_ms %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
-              walk_median, walk_same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk_stats.chunks_rejected),
-              static_cast<long long>(walk_stats.subchunks_rejected), static_cast<long long>(walk_stats.terms_one_by_one),
-              static_cast<long long>(walk_stats.walk_windows));
+              walk.ms, walk.same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk.stats.chunks_rejected),
+              static_cast<long long>(walk.stats.subchunks_rejected), static_cast<long long>(walk.stats.terms_one_by_one),
+              static_cast<long long>(walk.stats.walk_windows));
   std::printf("  cub_ms    %8.4f  (%s; inexact baseline)\n", cub_median, BitsVerdict(*h_out, want));
-  std::printf("  ratio     %8.2f\n", exact_median / cub_median);
-  std::printf("  L2 flushed before each: exact_ms %.4f (%s), cub_ms %.4f, ratio %.2f\n", exact_cold_median,
-              cold_same_bits ? "loop bits" : "OTHER BITS", cub_cold_median, exact_cold_median / cub_cold_median);
-  std::printf("  segment stages_ms");
-  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(seg_stage_ms[s]));
-  std::printf(" (device total %.4f)\n", Median(seg_total_ms));
-  std::printf("  the same, index order  ");
-  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(index_stage_ms[s]));
-  std::printf(" (device total %.4f)\n", Median(index_total_ms));
-  std::printf("  the same, tile chunks  ");
-  for (int s = 0; s < kSegmentStages; ++s) std::printf(" %s %.4f ", kSegmentStageNames[s], Median(tile_stage_ms[s]));
-  std::printf(" (device total %.4f)\n", Median(tile_total_ms));
+  std::printf("  ratio     %8.2f\n", exact.ms / cub_median);
+  std::printf("  L2 flushed before each: exact_ms %.4f (%s), cub_ms %.4f, ratio %.2f\n", cold.ms,
+              cold.same_bits ? "loop bits" : "OTHER BITS", cub_cold_median, cold.ms / cub_cold_median);
+  PrintSegmentStages("  segment stages_ms", seg_stages);
+  PrintSegmentStages("  the same, index order  ", index_stages);
+  PrintSegmentStages("  the same, tile chunks  ", tile_stages);
   std::printf("  segment walk thread: %.2f us for %d steps (%d crossing lanes, %d terms one by one)\n",
               walk_out.cycles_total * us_per_cycle, walk_out.steps, walk_out.crossing_lanes, walk_out.terms_one_by_one);
   std::printf("  event walk stages_ms");
@@ -448,53 +459,44 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   std::printf(" (device total %.4f)\n", Median(device_total_ms));
   std::printf("  host loop (one thread, this machine): %.3f ms\n", loop_ms);
 
-  Add(fixture + "/exact_ms", exact_median, "ms");
+  Add(fixture + "/exact_ms", exact.ms, "ms");
   Add(fixture + "/cub_ms", cub_median, "ms");
-  Add(fixture + "/ratio_exact_over_cub", exact_median / cub_median, "ratio");
-  Add(fixture + "/exact_bits_equal_loop", exact_same_bits ? 1 : 0, "bool");
-  Add(fixture + "/exact_plain_launches_ms", plain_median, "ms");
-  Add(fixture + "/exact_plain_launches_bits_equal_loop", plain_same_bits ? 1 : 0, "bool");
-  Add(fixture + "/exact_index_order_ms", index_order_median, "ms");
-  Add(fixture + "/exact_index_order_bits_equal_loop", index_order_same_bits ? 1 : 0, "bool");
-  Add(fixture + "/ratio_exact_over_exact_index_order", exact_median / index_order_median, "ratio");
-  Add(fixture + "/exact_tile_chunks_ms", tile_median, "ms");
-  Add(fixture + "/exact_tile_chunks_bits_equal_loop", tile_same_bits ? 1 : 0, "bool");
-  Add(fixture + "/ratio_exact_over_exact_tile_chunks", exact_median / tile_median, "ratio");
-  Add(fixture + "/segment_tile_chunks", static_cast<double>(stats.segment_tile_chunks), "count");
-  Add(fixture + "/exact_l2_flushed_ms", exact_cold_median, "ms");
+  Add(fixture + "/ratio_exact_over_cub", exact.ms / cub_median, "ratio");
+  Add(fixture + "/exact_bits_equal_loop", exact.same_bits ? 1 : 0, "bool");
+  Add(fixture + "/exact_plain_launches_ms", plain.ms, "ms");
+  Add(fixture + "/exact_plain_launches_bits_equal_loop", plain.same_bits ? 1 : 0, "bool");
+  Add(fixture + "/exact_index_order_ms", index_order.ms, "ms");
+  Add(fixture + "/exact_index_order_bits_equal_loop", index_order.same_bits ? 1 : 0, "bool");
+  Add(fixture + "/ratio_exact_over_exact_index_order", exact.ms / index_order.ms, "ratio");
+  Add(fixture + "/exact_tile_chunks_ms", tile.ms, "ms");
+  Add(fixture + "/exact_tile_chunks_bits_equal_loop", tile.same_bits ? 1 : 0, "bool");
+  Add(fixture + "/ratio_exact_over_exact_tile_chunks", exact.ms / tile.ms, "ratio");
+  Add(fixture + "/segment_tile_chunks", static_cast<double>(exact.stats.segment_tile_chunks), "count");
+  Add(fixture + "/exact_l2_flushed_ms", cold.ms, "ms");
   Add(fixture + "/cub_l2_flushed_ms", cub_cold_median, "ms");
-  Add(fixture + "/ratio_exact_over_cub_l2_flushed", exact_cold_median / cub_cold_median, "ratio");
-  Add(fixture + "/exact_l2_flushed_bits_equal_loop", cold_same_bits ? 1 : 0, "bool");
-  Add(fixture + "/segments_accepted", static_cast<double>(stats.segment_accepted), "bool");
-  Add(fixture + "/segment_steps", static_cast<double>(stats.segment_steps), "count");
-  Add(fixture + "/segment_crossing_lanes", static_cast<double>(stats.segment_crossing_lanes), "count");
-  for (int s = 0; s < kSegmentStages; ++s) {
-    Add(fixture + "/segment_stage_" + kSegmentStageNames[s] + "_ms", Median(seg_stage_ms[s]), "ms");
-  }
-  Add(fixture + "/segment_device_total_ms", Median(seg_total_ms), "ms");
-  for (int s = 0; s < kSegmentStages; ++s) {
-    Add(fixture + "/index_order_stage_" + kSegmentStageNames[s] + "_ms", Median(index_stage_ms[s]), "ms");
-  }
-  Add(fixture + "/index_order_device_total_ms", Median(index_total_ms), "ms");
-  for (int s = 0; s < kSegmentStages; ++s) {
-    Add(fixture + "/tile_chunks_stage_" + kSegmentStageNames[s] + "_ms", Median(tile_stage_ms[s]), "ms");
-  }
-  Add(fixture + "/tile_chunks_device_total_ms", Median(tile_total_ms), "ms");
+  Add(fixture + "/ratio_exact_over_cub_l2_flushed", cold.ms / cub_cold_median, "ratio");
+  Add(fixture + "/exact_l2_flushed_bits_equal_loop", cold.same_bits ? 1 : 0, "bool");
+  Add(fixture + "/segments_accepted", static_cast<double>(exact.stats.segment_accepted), "bool");
+  Add(fixture + "/segment_steps", static_cast<double>(exact.stats.segment_steps), "count");
+  Add(fixture + "/segment_crossing_lanes", static_cast<double>(exact.stats.segment_crossing_lanes), "count");
+  AddSegmentStages(fixture + "/segment", seg_stages);
+  AddSegmentStages(fixture + "/index_order", index_stages);
+  AddSegmentStages(fixture + "/tile_chunks", tile_stages);
   Add(fixture + "/segment_walk_thread_us", walk_out.cycles_total * us_per_cycle, "us");
   Add(fixture + "/segment_terms_one_by_one", walk_out.terms_one_by_one, "count");
-  Add(fixture + "/event_walk_ms", walk_median, "ms");
-  Add(fixture + "/event_walk_bits_equal_loop", walk_same_bits ? 1 : 0, "bool");
+  Add(fixture + "/event_walk_ms", walk.ms, "ms");
+  Add(fixture + "/event_walk_bits_equal_loop", walk.same_bits ? 1 : 0, "bool");
   for (int s = 0; s < kStages; ++s) {
     Add(fixture + "/event_walk_stage_" + kStageNames[s] + "_ms", Median(stage_ms[s]), "ms");
   }
   Add(fixture + "/event_walk_device_total_ms", Median(device_total_ms), "ms");
-  Add(fixture + "/chunks", static_cast<double>(walk_stats.chunks), "count");
-  Add(fixture + "/event_walk_chunks_rejected", static_cast<double>(walk_stats.chunks_rejected), "count");
-  Add(fixture + "/event_walk_subchunks_rejected", static_cast<double>(walk_stats.subchunks_rejected), "count");
-  Add(fixture + "/event_walk_terms_one_by_one", static_cast<double>(walk_stats.terms_one_by_one), "count");
-  Add(fixture + "/event_walk_windows", static_cast<double>(walk_stats.walk_windows), "count");
-  if (kind == FixtureKind::kUniform) Add("ratio_exact_over_cub_unsigned", exact_median / cub_median, "ratio");
-  if (kind == FixtureKind::kSsimLikeCrossingZero) Add("ratio_exact_over_cub_signed", exact_median / cub_median, "ratio");
+  Add(fixture + "/chunks", static_cast<double>(walk.stats.chunks), "count");
+  Add(fixture + "/event_walk_chunks_rejected", static_cast<double>(walk.stats.chunks_rejected), "count");
+  Add(fixture + "/event_walk_subchunks_rejected", static_cast<double>(walk.stats.subchunks_rejected), "count");
+  Add(fixture + "/event_walk_terms_one_by_one", static_cast<double>(walk.stats.terms_one_by_one), "count");
+  Add(fixture + "/event_walk_windows", static_cast<double>(walk.stats.walk_windows), "count");
+  if (kind == FixtureKind::kUniform) Add("ratio_exact_over_cub_unsigned", exact.ms / cub_median, "ratio");
+  if (kind == FixtureKind::kSsimLikeCrossingZero) Add("ratio_exact_over_cub_signed", exact.ms / cub_median, "ratio");
   // The floor fixtures as streams of frames, with and without reuse_plan.
   if (kind == FixtureKind::kUniform || kind == FixtureKind::kSsimLikeCrossingZero) {
     const FixtureKind other =

@@ -1085,6 +1085,12 @@ struct StageEvents {
   cudaEvent_t after[5] = {nullptr, nullptr, nullptr, nullptr, nullptr};
 };
 
+// Records stages->after[k] on `stream`, if the caller asked for stage events.
+inline cudaError_t RecordStage(const StageEvents* stages, int k, cudaStream_t stream) {
+  if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
+  return cudaEventRecord(stages->after[k], stream);
+}
+
 // Enqueues the whole pipeline for n >= 1 terms on `stream`. The result is in ws.output
 // once the stream gets there; nothing is copied to the host.
 template <class TermSource>
@@ -1093,10 +1099,7 @@ cudaError_t EnqueueOrderedSum(const TermSource& source, size_t n, const Workspac
   const int64_t chunks = ChunkCount(n);
   const int64_t groups = GroupCount(chunks);
   if (cudaError_t err = AllowWalkSharedMemory<TermSource>(); err != cudaSuccess) return err;
-  const auto record = [&](int k) -> cudaError_t {
-    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
-    return cudaEventRecord(stages->after[k], stream);
-  };
+  const auto record = [&](int k) { return RecordStage(stages, k, stream); };
   ChunkApproximateSumsWarp<TermSource>
       <<<WarpGrid(chunks, kSumWarps), kSumWarps * 32, 0, stream>>>(source, n, chunks, ws.chunk_sums);
   if (cudaError_t err = record(0); err != cudaSuccess) return err;

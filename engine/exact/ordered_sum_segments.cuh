@@ -1321,10 +1321,7 @@ inline cudaError_t AllowSegmentWalkSharedMemory() {
 template <int kGroupThreads = kSegmentGroupChunks>
 cudaError_t EnqueueGroupsAndWalk(int64_t chunks, const SegmentWorkspace& ws, bool pdl, cudaStream_t stream,
                                         const StageEvents* stages, int first_stage) {
-  const auto record = [&](int k) -> cudaError_t {
-    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
-    return cudaEventRecord(stages->after[k], stream);
-  };
+  const auto record = [&](int k) { return RecordStage(stages, k, stream); };
   if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kGroupThreads>, static_cast<unsigned>(SegmentGroupCount(chunks)),
                                          kGroupThreads, 0, stream, pdl, chunks, ws);
       err != cudaSuccess) {
@@ -1351,10 +1348,7 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
   const int64_t groups = SegmentGroupCount(chunks);
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
-  const auto record = [&](int k) -> cudaError_t {
-    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
-    return cudaEventRecord(stages->after[k], stream);
-  };
+  const auto record = [&](int k) { return RecordStage(stages, k, stream); };
   SegmentApproximateSums<TermSource><<<static_cast<unsigned>(SuperCount(chunks)), kApproximateThreads, 0, stream>>>(
       source, n, chunks, ws);
   // Between stage events a kernel follows an event record, not a kernel: plain launches.
@@ -1392,13 +1386,7 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kSegmentGroupChunks>, static_cast<unsigned>(groups),
-                                         kSegmentGroupChunks, 0, stream, pdl, chunks, ws);
-      err != cudaSuccess) {
-    return err;
-  }
-  return LaunchAfterPrior(SegmentWalk<kSegmentWalkThreads>, 1, kSegmentWalkThreads, sizeof(SegmentWalkSmem), stream,
-                          pdl, chunks, ws);
+  return EnqueueGroupsAndWalk(chunks, ws, pdl, stream, /*stages=*/nullptr, 0);
 }
 
 // The segment pipeline for the next frame of a stream: ws must hold the plan a previous
@@ -1417,10 +1405,7 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (options.mode != PlanMode::kApproximatePrefix || !options.strided_chunks) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
-  const auto record = [&](int k) -> cudaError_t {
-    if (stages == nullptr || stages->after[k] == nullptr) return cudaSuccess;
-    return cudaEventRecord(stages->after[k], stream);
-  };
+  const auto record = [&](int k) { return RecordStage(stages, k, stream); };
   const bool pdl = options.programmatic_launch && stages == nullptr;
   const unsigned chunk_grid = WarpGrid(chunks, kSegmentWarps);
   SegmentChunkUnderPreviousPlan<TermSource><<<chunk_grid, kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options,
