@@ -2,8 +2,14 @@
 // sum modes, at 1920x1080 and 3840x2160 8-bit 4:2:0:
 //   exact_segments    the default: the segment pipeline per sum, sums concurrent (exact);
 //   exact_event_walk  the event walk per sum, same concurrency (exact);
+//   exact_plan_reuse  the segment pipeline with each frame's chunk records formed under
+//                     the previous frame's plan, in the terms kernel (exact);
 //   inexact_tree      cub::DeviceReduce::Sum per sum, same concurrency (NOT exact: the
 //                     cost baseline only).
+// Each instance scores a stream of frame pairs (--stream): `same`, the one pair again and
+// again; `pan` (default), the pair panned by 4 more columns and 2 more rows every frame,
+// 8 frames in a cycle (a camera pan: what plan reuse meets in a video); `cut`, the pair
+// and the pair upside down in turn (a scene cut at every frame: plan reuse's worst case).
 // For each size and mode:
 //   latency      one frame at a time through Sums (upload through pinned staging, the
 //                graph, the read-back): median over --reps of the host wall time and of
@@ -16,15 +22,17 @@
 //                Score: frames/s over all of them (wall time from a common start to the
 //                last frame);
 // and the ratios exact/inexact (device latency and time per frame in flight, so > 1 is
-// the price of exactness). Every exact result is compared with the CPU reference's bits
-// (ReferenceSums, once per size; --check=0 skips it); the inexact one's largest relative
-// difference is printed. The 4K pair is the corpus's p4k_x265_crf26 frame and the 1080p
+// the price of exactness). Every exact result for the stream's first pair is compared
+// with the CPU reference's bits (ReferenceSums, once per size; --check=0 skips it), the
+// inexact one's largest relative difference printed; plan reuse's replanned chunks per
+// frame are printed. The 4K pair is the corpus's p4k_x265_crf26 frame and the 1080p
 // pair its p1080_x264_crf27 frame when $EXACTQ_CORPUS (or --corpus=DIR) has them;
 // synthetic textured pairs otherwise.
 //
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
-//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=1080p,4k] [--graph=1] [--check=1]
+//       [--modes=exact_segments,exact_event_walk,exact_plan_reuse,inexact_tree] [--sizes=1080p,4k]
+//       [--stream=pan|same|cut] [--graph=1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU, 1 when an exact result differs from the reference.
@@ -71,13 +79,14 @@ struct Flags {
   std::vector<int> instances = {1, 2, 4};
   std::vector<std::string> sizes = {"1080p", "4k"};
   std::vector<Ssimulacra2SumMode> modes = {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
-                                           Ssimulacra2SumMode::kInexactTree};
+                                           Ssimulacra2SumMode::kExactPlanReuse, Ssimulacra2SumMode::kInexactTree};
+  std::string stream = "pan";
   bench::OutputFlags output;
 };
 
 bool ParseMode(const std::string& name, Ssimulacra2SumMode* mode) {
   for (Ssimulacra2SumMode m : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
-                               Ssimulacra2SumMode::kInexactTree}) {
+                               Ssimulacra2SumMode::kExactPlanReuse, Ssimulacra2SumMode::kInexactTree}) {
     if (name == Ssimulacra2SumModeName(m)) {
       *mode = m;
       return true;
@@ -118,6 +127,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
     } else if (bench::Flag(argv[i], "--instances", &v)) {
       f->instances.clear();
       for (const std::string& n : SplitComma(v)) f->instances.push_back(std::max(1, std::atoi(n.c_str())));
+    } else if (bench::Flag(argv[i], "--stream", &v)) {
+      if (v != "pan" && v != "same" && v != "cut") {
+        std::fprintf(stderr, "unknown stream %s (pan, same, cut)\n", v.c_str());
+        return false;
+      }
+      f->stream = v;
     } else if (bench::Flag(argv[i], "--sizes", &v)) {
       f->sizes = SplitComma(v);
     } else if (bench::Flag(argv[i], "--modes", &v)) {
@@ -125,7 +140,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       for (const std::string& name : SplitComma(v)) {
         Ssimulacra2SumMode mode;
         if (!ParseMode(name, &mode)) {
-          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, inexact_tree)\n", name.c_str());
+          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, exact_plan_reuse, inexact_tree)\n",
+                       name.c_str());
           return false;
         }
         f->modes.push_back(mode);
@@ -153,6 +169,11 @@ std::string DeviceName() {
          std::to_string(driver);
 }
 
+struct FramePair {
+  Frame ref;
+  Frame dis;
+};
+
 struct Input {
   const char* label;  // "1080p", "4k"
   int width;
@@ -163,8 +184,34 @@ struct Input {
   Frame dis;
   std::string source;  // "corpus" or "synthetic"
   bool have_cpu = false;
-  FrameSums cpu;
+  FrameSums cpu;  // of (ref, dis), the stream's first pair
+  std::vector<FramePair> stream;
 };
+
+// The pairs each instance scores in turn (Flags::stream).
+std::vector<FramePair> MakeStream(const Input& in, const std::string& kind) {
+  std::vector<FramePair> stream;
+  if (kind == "same") {
+    stream.push_back({in.ref, in.dis});
+  } else if (kind == "cut") {
+    stream.push_back({in.ref, in.dis});
+    stream.push_back({testing_frames::MovedFrame(in.ref, 0, 0, true), testing_frames::MovedFrame(in.dis, 0, 0, true)});
+  } else {  // pan
+    for (int i = 0; i < 8; ++i) {
+      stream.push_back({testing_frames::MovedFrame(in.ref, 4 * i, 2 * i), testing_frames::MovedFrame(in.dis, 4 * i, 2 * i)});
+    }
+  }
+  return stream;
+}
+
+// The chunk records of one frame's 108 sums (each sum's chunks of 1024 terms).
+int64_t ChunkRecordsPerFrame(int width, int height) {
+  int64_t records = 0;
+  for (int s = 0, w = width, h = height; s < ScaleCount(width, height); ++s, w = (w + 1) / 2, h = (h + 1) / 2) {
+    records += int64_t{kChannels} * kSumsPerChannel * ((int64_t{w} * h + 1023) / 1024);
+  }
+  return records;
+}
 
 void LoadInput(const Flags& flags, Input* in) {
   std::string why;
@@ -203,7 +250,7 @@ struct ModeResult {
 
 // Compares a result with the reference: true when every bit is equal (exact modes must
 // be); prints the largest relative difference otherwise.
-bool CompareWithReference(const Input& in, const FrameSums& got, Ssimulacra2SumMode mode) {
+bool CompareWithReference(const Input& in, const FrameSums& got, Ssimulacra2SumMode mode, bool quiet_if_equal = false) {
   if (!in.have_cpu) return true;
   int differ = 0;
   double max_rel = 0.0;
@@ -219,6 +266,7 @@ bool CompareWithReference(const Input& in, const FrameSums& got, Ssimulacra2SumM
     }
   }
   const bool exact = mode != Ssimulacra2SumMode::kInexactTree;
+  if (quiet_if_equal && differ == 0) return true;
   std::printf("  %-16s vs CPU reference: %d of 108 sums differ%s", Ssimulacra2SumModeName(mode), differ,
               differ > 0 ? "" : " (bit-identical)");
   if (differ > 0) std::printf(", largest relative difference %.3g", max_rel);
@@ -226,9 +274,23 @@ bool CompareWithReference(const Input& in, const FrameSums& got, Ssimulacra2SumM
   return !exact || differ == 0;
 }
 
+// Pair i of the stream (cyclic).
+const FramePair& PairOf(const Input& in, int i) { return in.stream[static_cast<size_t>(i) % in.stream.size()]; }
+
+// Whether `sums` (of pair i) must equal the CPU reference: the stream's first pair.
+bool IsReferencePair(const Input& in, int i) { return static_cast<size_t>(i) % in.stream.size() == 0; }
+
+void PrintReplanned(const char* name, const char* what, int64_t replanned, int64_t frames, const Input& in) {
+  std::printf("  %-16s %s: %.1f chunk records formed again per frame (of %lld)\n", name, what,
+              frames > 0 ? static_cast<double>(replanned) / static_cast<double>(frames) : 0.0,
+              static_cast<long long>(ChunkRecordsPerFrame(in.width, in.height)));
+}
+
 ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode, bool* bits_ok) {
   ModeResult r;
   const char* name = Ssimulacra2SumModeName(mode);
+  const bool exact = mode != Ssimulacra2SumMode::kInexactTree;
+  const bool reuse = mode == Ssimulacra2SumMode::kExactPlanReuse;
   {
     std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph);
     absl::StatusOr<FrameSums> first = twin->Sums(in.ref, in.dis);  // allocation, graph capture: not timed
@@ -240,23 +302,19 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     std::vector<double> wall;
     std::vector<double> device;
     FrameSums last = *first;
-    for (int i = 0; i < flags.reps; ++i) {
+    const Ssimulacra2CudaStats before = twin->stats();
+    for (int i = 1; i <= flags.reps; ++i) {
+      const FramePair& pair = PairOf(in, i);
       const Clock::time_point t0 = Clock::now();
-      absl::StatusOr<FrameSums> sums = twin->Sums(in.ref, in.dis);
+      absl::StatusOr<FrameSums> sums = twin->Sums(pair.ref, pair.dis);
       wall.push_back(MsSince(t0));
       if (!sums.ok()) {
         std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
         std::exit(1);
       }
       device.push_back(twin->last_device_ms());
-      if (mode != Ssimulacra2SumMode::kInexactTree) {
-        for (int s = 0; s < kMaxScales; ++s) {
-          for (int c = 0; c < kChannels; ++c) {
-            for (int k = 0; k < kSumsPerChannel; ++k) {
-              if (!SameBits(sums->sums[s][c][k], first->sums[s][c][k])) *bits_ok = false;
-            }
-          }
-        }
+      if (exact && IsReferencePair(in, i) && !CompareWithReference(in, *sums, mode, /*quiet_if_equal=*/true)) {
+        *bits_ok = false;
       }
       last = *sums;
     }
@@ -264,31 +322,39 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     r.latency_device_ms = bench::Median(device);
     absl::StatusOr<double> score = ScoreFromSums(last);
     std::printf("  %-16s latency: wall %.3f ms (%.1f frames/s), device %.3f ms (median of %d; min wall %.3f); "
-                "score %.17g; %lld of %lld frames redone with the event walk\n",
+                "last score %.17g; %lld of %lld frames redone with the event walk\n",
                 name, r.latency_wall_ms, 1000.0 / r.latency_wall_ms, r.latency_device_ms, flags.reps,
                 bench::Min(wall), score.ok() ? *score : std::nan(""),
                 static_cast<long long>(twin->stats().frames_redone_event_walk),
                 static_cast<long long>(twin->stats().frames));
-    // The same pair from page-locked memory, as exactqd's receive buffers hold it: the
-    // twin uploads it without the staging copy.
-    Frame locked_ref = in.ref;
-    Frame locked_dis = in.dis;
-    const bool locked =
-        cudaHostRegister(locked_ref.mutable_bytes(), locked_ref.size_bytes(), cudaHostRegisterDefault) == cudaSuccess &&
-        cudaHostRegister(locked_dis.mutable_bytes(), locked_dis.size_bytes(), cudaHostRegisterDefault) == cudaSuccess;
+    if (reuse) {
+      PrintReplanned(name, "latency", twin->stats().chunks_replanned - before.chunks_replanned, flags.reps, in);
+    }
+    // The same pairs from page-locked memory, as exactqd's receive buffers hold them: the
+    // twin uploads them without the staging copy.
+    std::vector<FramePair> locked_stream = in.stream;
+    bool locked = true;
+    for (FramePair& pair : locked_stream) {
+      for (Frame* f : {&pair.ref, &pair.dis}) {
+        locked = locked && cudaHostRegister(f->mutable_bytes(), f->size_bytes(), cudaHostRegisterDefault) == cudaSuccess;
+      }
+    }
     if (locked) {
       wall.clear();
       device.clear();
-      for (int i = 0; i < flags.reps; ++i) {
+      for (int i = 1; i <= flags.reps; ++i) {
+        const FramePair& pair = locked_stream[static_cast<size_t>(i) % locked_stream.size()];
         const Clock::time_point t0 = Clock::now();
-        absl::StatusOr<FrameSums> sums = twin->Sums(locked_ref, locked_dis);
+        absl::StatusOr<FrameSums> sums = twin->Sums(pair.ref, pair.dis);
         wall.push_back(MsSince(t0));
         if (!sums.ok()) {
           std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
           std::exit(1);
         }
         device.push_back(twin->last_device_ms());
-        if (mode != Ssimulacra2SumMode::kInexactTree && !CompareWithReference(in, *sums, mode)) *bits_ok = false;
+        if (exact && IsReferencePair(in, i) && !CompareWithReference(in, *sums, mode, /*quiet_if_equal=*/true)) {
+          *bits_ok = false;
+        }
       }
       r.locked_latency_wall_ms = bench::Median(wall);
       r.locked_latency_device_ms = bench::Median(device);
@@ -298,8 +364,10 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
       cudaGetLastError();
       std::printf("  %-16s latency, page-locked pictures: not measured (cudaHostRegister failed)\n", name);
     }
-    cudaHostUnregister(locked_ref.mutable_bytes());
-    cudaHostUnregister(locked_dis.mutable_bytes());
+    for (FramePair& pair : locked_stream) {
+      cudaHostUnregister(pair.ref.mutable_bytes());
+      cudaHostUnregister(pair.dis.mutable_bytes());
+    }
     cudaGetLastError();
   }
   for (int n : flags.instances) {
@@ -312,6 +380,8 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
         std::exit(1);
       }
     }
+    int64_t replanned_before = 0;
+    for (const auto& t : twins) replanned_before += t->stats().chunks_replanned;
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::atomic<int> failures{0};
@@ -320,8 +390,9 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
       threads.emplace_back([&, i] {
         ready.fetch_add(1);
         while (!go.load(std::memory_order_acquire)) std::this_thread::yield();
-        for (int f = 0; f < flags.frames; ++f) {
-          if (!twins[static_cast<size_t>(i)]->Score(in.ref, in.dis).ok()) failures.fetch_add(1);
+        for (int f = 1; f <= flags.frames; ++f) {
+          const FramePair& pair = PairOf(in, f);
+          if (!twins[static_cast<size_t>(i)]->Score(pair.ref, pair.dis).ok()) failures.fetch_add(1);
         }
       });
     }
@@ -337,9 +408,14 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     const double fps = 1000.0 * n * flags.frames / ms;
     r.fps.push_back(fps);
     int64_t redone = 0;
-    for (const auto& t : twins) redone += t->stats().frames_redone_event_walk;
+    int64_t replanned = -replanned_before;
+    for (const auto& t : twins) {
+      redone += t->stats().frames_redone_event_walk;
+      replanned += t->stats().chunks_replanned;
+    }
     std::printf("  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone\n",
                 name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone));
+    if (reuse) PrintReplanned(name, (std::to_string(n) + " in flight").c_str(), replanned, int64_t{n} * flags.frames, in);
   }
   r.ran = true;
   return r;
@@ -365,8 +441,11 @@ int Main(int argc, char** argv) {
   for (Input& in : inputs) {
     if (std::find(flags.sizes.begin(), flags.sizes.end(), in.label) == flags.sizes.end()) continue;
     LoadInput(flags, &in);
-    input_description += std::string(input_description.empty() ? "" : "; ") + in.label + ": " + in.source;
-    std::printf("\n%dx%d 8-bit 4:2:0, %s\n", in.width, in.height, in.source.c_str());
+    in.stream = MakeStream(in, flags.stream);
+    input_description += std::string(input_description.empty() ? "" : "; ") + in.label + ": " + in.source + ", stream " +
+                         flags.stream;
+    std::printf("\n%dx%d 8-bit 4:2:0, %s; stream %s (%zu pairs in a cycle)\n", in.width, in.height, in.source.c_str(),
+                flags.stream.c_str(), in.stream.size());
     if (flags.check) {
       const Clock::time_point t0 = Clock::now();
       absl::StatusOr<FrameSums> cpu = ReferenceSums(in.ref, in.dis, YuvMatrix::kBt709Limited);
@@ -378,7 +457,7 @@ int Main(int argc, char** argv) {
       in.have_cpu = true;
       std::printf("  CPU reference sums in %.0f ms\n", MsSince(t0));
     }
-    ModeResult by_mode[3];
+    ModeResult by_mode[4];
     for (Ssimulacra2SumMode mode : flags.modes) {
       ModeResult r = RunMode(flags, in, mode, &bits_ok);
       const std::string prefix = std::string(in.label) + "/" + Ssimulacra2SumModeName(mode) + "/";
@@ -394,7 +473,8 @@ int Main(int argc, char** argv) {
       by_mode[static_cast<int>(mode)] = std::move(r);
     }
     const ModeResult& tree = by_mode[static_cast<int>(Ssimulacra2SumMode::kInexactTree)];
-    for (Ssimulacra2SumMode mode : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk}) {
+    for (Ssimulacra2SumMode mode : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
+                                    Ssimulacra2SumMode::kExactPlanReuse}) {
       const ModeResult& exact = by_mode[static_cast<int>(mode)];
       if (!exact.ran || !tree.ran) continue;
       const std::string prefix = std::string(in.label) + "/ratio_" + Ssimulacra2SumModeName(mode) + "_over_inexact/";

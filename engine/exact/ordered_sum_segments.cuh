@@ -99,7 +99,7 @@ struct ChunkRecord {
   int32_t middle_base;
   int32_t middle_count;
   // Set by SegmentChunkUnderPreviousPlan only: 1 when `head` is the chunk's strided run
-  // under the previous frame's plan, which SegmentChunkConfirmPlan keeps if this frame's
+  // under the previous frame's plan, which the confirm stage (SegmentConfirmRun) keeps if this frame's
   // plan is the same; 0 when the chunk must be summarised again.
   int32_t planned;
 };
@@ -142,6 +142,7 @@ struct SegmentWorkspace {
   int* super_order;            // [supers]: the runs in the order the chunk stage takes them (crossings_first)
   unsigned* super_arrivals;    // [supers]: chunks of the run of 32 whose sums are in (SegmentChunkUnderPreviousPlan)
   ChunkRecord* records;        // [chunks]
+  int* redo;                   // [chunks]: the chunks the confirm stage summarises again (replanned_chunks of them)
   SegmentStep* middle;         // [middle_capacity]
   double* lane_terms;          // [lane_capacity * 32]
   SegmentStep* steps;          // [groups * kSegmentGroupSteps]
@@ -192,6 +193,7 @@ inline SegmentWorkspace CarveSegmentWorkspace(WorkspaceCarver& carver, int64_t c
   ws.super_order = carver.Take<int>(static_cast<size_t>(SuperCount(chunks)));
   ws.super_arrivals = carver.Take<unsigned>(static_cast<size_t>(SuperCount(chunks)));
   ws.records = carver.Take<ChunkRecord>(c);
+  ws.redo = carver.Take<int>(c);
   ws.middle = carver.Take<SegmentStep>(ws.middle_capacity);
   ws.lane_terms = carver.Take<double>(static_cast<size_t>(ws.lane_capacity) * 32);
   ws.steps = carver.Take<SegmentStep>(g * kSegmentGroupSteps);
@@ -216,6 +218,11 @@ inline size_t SegmentWorkspaceBytes(int64_t chunks) {
 // workspace.
 inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, cudaStream_t stream) {
   if (cudaError_t err = cudaMemsetAsync(ws.counters, 0, sizeof(SegmentCounters), stream); err != cudaSuccess) {
+    return err;
+  }
+  // A plan of zeros (PlanChunkFromPreviousFrame's records under it are confirmed or formed again).
+  if (cudaError_t err = cudaMemsetAsync(ws.plan_before, 0, static_cast<size_t>(ws.chunk_capacity) * sizeof(double), stream);
+      err != cudaSuccess) {
     return err;
   }
   // The arrival counts (each run leaves them at 0 for the next).
@@ -904,9 +911,23 @@ __device__ inline void WriteChunkSum(int64_t c, double approximate_sum, int64_t 
   }
 }
 
+// Chunk c (its terms in the warp's tile `rows`) as one strided run under the frame that
+// the previous frame's prefix before it (`previous_before`, from ws.plan_before) plans;
+// the record is marked planned when that run was taken, else not (the confirm stage then
+// summarises the chunk); returns the mark (the same in every lane). Whole warp. Every chunk of a frame must pass through here
+// (or the fresh chunk stage) before the confirm stage reads its mark.
+template <class TermSource>
+__device__ inline bool PlanChunkFromPreviousFrame(const TermSource& source, ConstTileRows rows, int count, int64_t c,
+                                                  double previous_before, double approximate_sum,
+                                                  const PlanOptions& options, const SegmentWorkspace& ws) {
+  const bool planned = TryStridedChunk(source, rows, count, c, previous_before, approximate_sum, options, ws);
+  if (LaneId() == 0) ws.records[c].planned = planned ? 1 : 0;
+  return planned;
+}
+
 // One warp per chunk: this frame's approximate chunk sum, and the chunk as one strided run
 // under the frame planned from the previous frame's prefix. The record is marked planned
-// when that run was taken; otherwise SegmentChunkConfirmPlan summarises the chunk (nothing
+// when that run was taken; otherwise the confirm stage summarises the chunk (nothing
 // here goes lane by lane: those chunks are near a crossing, where the old plan is the least
 // likely to hold).
 template <class TermSource>
@@ -930,8 +951,7 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     __syncwarp();
     const double approximate_sum = TileApproximateSum(rows, lane);
     WriteChunkSum(c, approximate_sum, chunks, ws);
-    const bool planned = TryStridedChunk(source, rows, count, c, previous_before, approximate_sum, options, ws);
-    if (lane == 0) ws.records[c].planned = planned ? 1 : 0;
+    PlanChunkFromPreviousFrame(source, rows, count, c, previous_before, approximate_sum, options, ws);
   }
 }
 
@@ -957,36 +977,107 @@ __global__ void __launch_bounds__(kThreads) SegmentRunSumsPrefix(int64_t chunks,
   OrderRunsByCrossing<kThreads>(SuperCount(chunks), ws);
 }
 
-// One warp per chunk, after SegmentRunSumsPrefix: this frame's prefix before the chunk
-// (ApproximatePrefix, as the fresh chunk stage; also kept as the next frame's plan); a
-// planned record that still holds stays, every other chunk is summarised again from its
-// terms as the fresh chunk stage would (counted in replanned_chunks).
-template <class TermSource>
-__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
-    SegmentChunkConfirmPlan(TermSource source, size_t n, int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
+// The confirm stage, after SegmentRunSumsPrefix (or, for a batch, SegmentSuperPrefix), in
+// two kernels.
+//   SegmentConfirmRuns: one warp per run of 32 chunks, lane l for chunk 32s + l: this
+//     frame's prefix before the chunk (ApproximatePrefix's bits: for each lane, the
+//     butterfly of the run's chunk sums before it), kept as the next frame's plan; a
+//     planned record that still holds stays, every other chunk is listed in ws.redo
+//     (counted in replanned_chunks).
+//   SegmentRedoChunks: the warps of a grid of about one resident wave take the listed
+//     chunks in turn, each summarised from its terms as the fresh chunk stage would.
+// (The first version, a warp and a tile per chunk that checked and then summarised, was
+// bound by the latency of its loads at 24 warps per SM: on the H200 its blocks kept every
+// SM busy for 40 us of a 4K channel's six sums, a third of the fresh chunk stage.)
+__device__ inline void SegmentConfirmRun(int64_t super, int64_t chunks, const PlanOptions& options,
+                                         const SegmentWorkspace& ws) {
+  const int lane = LaneId();
+  const int64_t c = (super << 5) + lane;
+  const bool in_chunks = c < chunks;
+  const double own = in_chunks ? __ldcg(ws.chunk_sums + c) : 0.0;
+  double in_run = 0.0;  // lane 0: no chunk of the run before it (ApproximatePrefix's +0)
+#pragma unroll 4
+  for (int j = 1; j < 32; ++j) {
+    const double before_j = WarpSumDouble(lane < j ? own : 0.0);
+    if (lane == j) in_run = before_j;
+  }
+  const double before = __dadd_rn(__ldcg(ws.super_prefix + super), in_run);
+  bool redo = false;
+  if (in_chunks) {
+    ws.plan_before[c] = before;
+    redo = !PlannedRecordHolds(ws.records[c], c, before, own, options);
+  }
+  const uint32_t listed = __ballot_sync(kFullMask, redo);
+  if (listed == 0) return;
+  int first = 0;
+  if (lane == 0) first = atomicAdd(&ws.counters->replanned_chunks, __popc(listed));
+  first = __shfl_sync(kFullMask, first, 0);
+  if (redo) ws.redo[first + __popc(listed & ((1u << lane) - 1u))] = static_cast<int>(c);
+}
+
+inline constexpr int kConfirmWarps = 4;
+__device__ inline void SegmentConfirmRunsBlock(int64_t chunks, const PlanOptions& options, const SegmentWorkspace& ws,
+                                               int64_t block, int64_t grid) {
+  WaitForPriorKernel();
+  const int64_t supers = SuperCount(chunks);
+  for (int64_t s = block * kConfirmWarps + (threadIdx.x >> 5); s < supers; s += grid * kConfirmWarps) {
+    SegmentConfirmRun(s, chunks, options, ws);
+  }
+}
+
+template <int kWarps = kConfirmWarps>
+__global__ void __launch_bounds__(kWarps * 32) SegmentConfirmRuns(int64_t chunks, PlanOptions options,
+                                                                 SegmentWorkspace ws) {
+  SegmentConfirmRunsBlock(chunks, options, ws, blockIdx.x, gridDim.x);
+}
+
+// How a redo warp fills chunk c's tile (row k = sub-chunk k, as StartChunkLoad): by
+// default from the TermSource, as the chunk stage does. A metric whose terms kernel kept
+// only some chunks' stored values can fill the others itself (ssimulacra2 recomputes them).
+struct LoadChunkTile {
+  template <class TermSource>
+  __device__ void operator()(const TermSource& source, int64_t, size_t base, int count, TileRows rows, int lane,
+                             const SegmentWorkspace&) const {
+    StartChunkLoad(source, base, count, rows, lane);
+    FinishChunkLoad(source);
+  }
+};
+
+// The redo grid: about one resident wave of the H200 (132 SMs, 6 blocks each) over all
+// the sums of a launch; fewer blocks for small planes.
+inline constexpr int kRedoBlocksPerWave = 132 * 6;
+inline unsigned RedoGrid(int64_t chunks, int sums) {
+  const unsigned all = WarpGrid(chunks, kSegmentWarps);
+  const unsigned cap = static_cast<unsigned>(kRedoBlocksPerWave / sums);
+  return all < cap ? all : cap;
+}
+
+template <class TermSource, class TileFill>
+__device__ inline void SegmentRedoChunksBlock(const TermSource& source, const TileFill& fill, size_t n,
+                                              const PlanOptions& options, const SegmentWorkspace& ws, int64_t block,
+                                              int64_t grid) {
   __shared__ double tile[kSegmentWarps][kSubchunks][kTileStride];
   WaitForPriorKernel();
   const int lane = LaneId();
   TileRows rows = tile[threadIdx.x >> 5];
-  const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
-  const int64_t slots = SuperCount(chunks) * 32;
-  for (int64_t slot = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); slot < slots;
-       slot += stride) {
-    const int64_t c = options.crossings_first ? ChunkOfSlot(slot, ws) : slot;
-    if (c >= chunks) continue;
-    double approximate_sum;
-    const double before = ApproximatePrefix(c, ws, &approximate_sum);
-    if (lane == 0) ws.plan_before[c] = before;
-    if (PlannedRecordHolds(ws.records[c], c, before, approximate_sum, options)) continue;
-    if (lane == 0) atomicAdd(&ws.counters->replanned_chunks, 1);
+  const int64_t listed = __ldcg(&ws.counters->replanned_chunks);
+  for (int64_t i = block * kSegmentWarps + (threadIdx.x >> 5); i < listed; i += grid * kSegmentWarps) {
+    const int64_t c = __ldcg(ws.redo + i);
+    const double before = __ldcg(ws.plan_before + c);  // SegmentConfirmRun's prefix
+    const double approximate_sum = __ldcg(ws.chunk_sums + c);
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
-    __syncwarp();
-    StartChunkLoad(source, base, count, rows, lane);
-    FinishChunkLoad(source);
+    __syncwarp();  // the previous chunk's readers are done with the tile
+    fill(source, c, base, count, rows, lane, ws);
     __syncwarp();
     SegmentChunkInTile(source, rows, count, c, before, approximate_sum, options, ws);
   }
+}
+
+template <class TermSource>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
+    SegmentRedoChunks(TermSource source, size_t n, PlanOptions options, SegmentWorkspace ws) {
+  SegmentRedoChunksBlock(source, LoadChunkTile{}, n, options, ws, blockIdx.x, gridDim.x);
 }
 
 // ---------------------------------------------------------------------------------
@@ -1392,10 +1483,11 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
 // The segment pipeline for the next frame of a stream: ws must hold the plan a previous
 // run over n terms in this workspace left (ws.plan_before; every pipeline here leaves one),
 // and options.mode must be kApproximatePrefix with strided chunks (the caller checks: see
-// OrderedSumCuda). Five kernels: SegmentChunkUnderPreviousPlan, SegmentRunSumsPrefix,
-// SegmentChunkConfirmPlan, then SegmentGroups and SegmentWalk as EnqueueSegmentedSum. The
-// output is the fresh pipeline's (same steps, same bits), with replanned_chunks counted.
-// `stages`, if given, records after each kernel (after[0..4]).
+// OrderedSumCuda). Six kernels: SegmentChunkUnderPreviousPlan, SegmentRunSumsPrefix,
+// the confirm stage (SegmentConfirmRuns, SegmentRedoChunks), then SegmentGroups and
+// SegmentWalk as EnqueueSegmentedSum. The output is the fresh pipeline's (same steps, same
+// bits), with replanned_chunks counted. `stages`, if given, records after the first two
+// kernels, the confirm stage, groups and walk (after[0..4]).
 template <class TermSource>
 cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, const SegmentWorkspace& ws,
                                            PlanOptions options, cudaStream_t stream,
@@ -1417,8 +1509,13 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
     return err;
   }
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkConfirmPlan<TermSource>, ChunkStageGrid(chunks),
-                                         kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentConfirmRuns<kConfirmWarps>, WarpGrid(SuperCount(chunks), kConfirmWarps),
+                                         kConfirmWarps * 32, 0, stream, pdl, chunks, options, ws);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks, 1), kSegmentWarps * 32, 0,
+                                         stream, pdl, source, n, options, ws);
       err != cudaSuccess) {
     return err;
   }
@@ -1471,6 +1568,23 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
                                PickBatchItem(batch.workspaces.ws, k), blockIdx.x / K, gridDim.x / K);
 }
 
+// The batch's confirm stage (EnqueueSegmentedSumsConfirmingPlan), block b of sum k at
+// launch block b * K + k as in the chunk stage.
+template <int K>
+__global__ void __launch_bounds__(kConfirmWarps * 32)
+    SegmentConfirmRunsBatch(int64_t chunks, PlanOptions options, SegmentWorkspaces<K> batch) {
+  const int k = static_cast<int>(blockIdx.x % K);
+  SegmentConfirmRunsBlock(chunks, options, PickBatchItem(batch.ws, k), blockIdx.x / K, gridDim.x / K);
+}
+
+template <class TermSource, int K, class TileFill>
+__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
+    SegmentRedoChunksBatch(SegmentBatch<TermSource, K> batch, TileFill fill, size_t n, PlanOptions options) {
+  const int k = static_cast<int>(blockIdx.x % K);
+  SegmentRedoChunksBlock(PickBatchItem(batch.source, k), fill, n, options, PickBatchItem(batch.workspaces.ws, k),
+                         blockIdx.x / K, gridDim.x / K);
+}
+
 template <int K, int kThreads = kSegmentGroupChunks>
 __global__ void __launch_bounds__(kThreads) SegmentGroupsBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
   SegmentGroupsBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)), blockIdx.x);
@@ -1488,6 +1602,29 @@ cudaError_t AllowSegmentWalkBatchSharedMemory() {
                                done);
 }
 
+// A batch's first launch after its chunk sums: SegmentSuperPrefix (which also empties
+// the pools), one block per sum.
+template <int K>
+cudaError_t EnqueueBatchSuperPrefix(const SegmentWorkspaces<K>& workspaces, int64_t chunks, bool pdl,
+                                    cudaStream_t stream) {
+  return LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K), kSuperPrefixThreads, 0, stream,
+                          pdl, chunks, workspaces);
+}
+
+// A batch's last two launches: the groups and the walks.
+template <int K>
+cudaError_t EnqueueBatchGroupsAndWalks(const SegmentWorkspaces<K>& workspaces, int64_t chunks, bool pdl,
+                                       cudaStream_t stream) {
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>,
+                                         dim3(static_cast<unsigned>(SegmentGroupCount(chunks)), K), kSegmentGroupChunks,
+                                         0, stream, pdl, chunks, workspaces);
+      err != cudaSuccess) {
+    return err;
+  }
+  return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
+                          sizeof(SegmentWalkSmem), stream, pdl, chunks, workspaces);
+}
+
 // EnqueueSegmentedSumFromChunkSums for each of the batch's K sums, in four launches:
 // batch.workspaces.ws[k].chunk_sums must hold sum k's approximate chunk sums, and
 // ws[k].output receives sum k's status and bits.
@@ -1495,28 +1632,49 @@ template <class TermSource, int K>
 cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n,
                                               PlanOptions options, cudaStream_t stream) {
   const int64_t chunks = ChunkCount(n);
-  const int64_t groups = SegmentGroupCount(chunks);
-  if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
+  if (SegmentGroupCount(chunks) > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;  // SegmentSuperPrefix forms no run order
-  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
-                                         kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
-      err != cudaSuccess) {
-    return err;
-  }
+  if (cudaError_t err = EnqueueBatchSuperPrefix(batch.workspaces, chunks, pdl, stream); err != cudaSuccess) return err;
   if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarpBatch<TermSource, K>, WarpGrid(chunks, kSegmentWarps) * K,
                                          kSegmentWarps * 32, 0, stream, pdl, batch, n, chunks, options);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>, dim3(static_cast<unsigned>(groups), K),
-                                         kSegmentGroupChunks, 0, stream, pdl, chunks, batch.workspaces);
+  return EnqueueBatchGroupsAndWalks(batch.workspaces, chunks, pdl, stream);
+}
+
+// The batch under the previous frame's plan, for a metric whose own kernel holds each
+// chunk's terms in a tile: that kernel must have written sum k's approximate chunk sums
+// (ws[k].chunk_sums) and passed every chunk of every sum through
+// PlanChunkFromPreviousFrame (ws[k].plan_before is the plan the workspace's previous run
+// left; a workspace that never ran has a plan of zeros, ZeroSegmentState). Then
+// SegmentSuperPrefix, the confirm stage (SegmentConfirmRuns; SegmentRedoChunks forms again
+// every record this frame's plan would not give, each chunk's tile filled by `fill`, a
+// LoadChunkTile or the metric's own), groups and walks, five launches: the fresh batch's
+// records, steps and bits, with replanned_chunks counted.
+template <class TermSource, int K, class TileFill = LoadChunkTile>
+cudaError_t EnqueueSegmentedSumsConfirmingPlan(const SegmentBatch<TermSource, K>& batch, size_t n,
+                                               PlanOptions options, cudaStream_t stream,
+                                               const TileFill& fill = TileFill{}) {
+  const int64_t chunks = ChunkCount(n);
+  if (SegmentGroupCount(chunks) > kSegmentMaxGroups) return cudaErrorInvalidValue;
+  if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
+  const bool pdl = options.programmatic_launch;
+  options.crossings_first = false;
+  if (cudaError_t err = EnqueueBatchSuperPrefix(batch.workspaces, chunks, pdl, stream); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentConfirmRunsBatch<K>, WarpGrid(SuperCount(chunks), kConfirmWarps) * K,
+                                         kConfirmWarps * 32, 0, stream, pdl, chunks, options, batch.workspaces);
       err != cudaSuccess) {
     return err;
   }
-  return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
-                          sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K, TileFill>, RedoGrid(chunks, K) * K,
+                                         kSegmentWarps * 32, 0, stream, pdl, batch, fill, n, options);
+      err != cudaSuccess) {
+    return err;
+  }
+  return EnqueueBatchGroupsAndWalks(batch.workspaces, chunks, pdl, stream);
 }
 
 }  // namespace gpu

@@ -12,7 +12,9 @@
 #ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_SSIMULACRA2_TEST_FRAMES_H_
 #define EXACTQ_ENGINE_METRICS_SSIMULACRA2_SSIMULACRA2_TEST_FRAMES_H_
 
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
@@ -64,6 +66,31 @@ inline Frame MakeTestFrame(const FrameGeometry& geometry, uint32_t seed, Noise n
     }
   }
   return frame;
+}
+
+// `f` with its content moved left by dx and up by dy luma samples (even where chroma is
+// subsampled: whole chroma samples), the last column and row repeated where it runs out;
+// then upside down if `flip`. A stream of these is a camera pan (or, flipped, a scene cut)
+// over the same picture.
+inline Frame MovedFrame(const Frame& f, int dx, int dy, bool flip = false) {
+  Frame out = f;
+  const FrameGeometry& g = f.geometry();
+  const size_t bps = static_cast<size_t>(g.bytes_per_sample());
+  for (int p = 0; p < g.plane_count(); ++p) {
+    const int w = g.plane_width(p);
+    const int h = g.plane_height(p);
+    const int pdx = static_cast<int>(int64_t{dx} * w / g.width) < w ? static_cast<int>(int64_t{dx} * w / g.width) : w;
+    const int pdy = static_cast<int>(int64_t{dy} * h / g.height);
+    for (int y = 0; y < h; ++y) {
+      int sy = y + pdy < h - 1 ? y + pdy : h - 1;
+      if (flip) sy = h - 1 - sy;
+      const uint8_t* row = f.plane_bytes(p) + static_cast<size_t>(sy) * static_cast<size_t>(w) * bps;
+      uint8_t* o = out.mutable_plane_bytes(p) + static_cast<size_t>(y) * static_cast<size_t>(w) * bps;
+      std::memcpy(o, row + static_cast<size_t>(pdx) * bps, static_cast<size_t>(w - pdx) * bps);
+      for (int x = w - pdx; x < w; ++x) std::memcpy(o + static_cast<size_t>(x) * bps, row + static_cast<size_t>(w - 1) * bps, bps);
+    }
+  }
+  return out;
 }
 
 }  // namespace testing_frames
