@@ -403,6 +403,13 @@ EXACTQ_HD inline int ParityOf(uint32_t bits) {
   return __builtin_popcount(bits) & 1;
 #endif
 }
+EXACTQ_HD inline int BitCount(uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+  return __popc(bits);
+#else
+  return __builtin_popcount(bits);
+#endif
+}
 EXACTQ_HD inline int LowestLane(uint32_t bits) {
 #if defined(__CUDA_ARCH__)
   return __ffs(bits) - 1;
@@ -432,6 +439,65 @@ EXACTQ_HD inline void StridedTieStep(StridedTies& ties, uint32_t odd, uint32_t t
     from = lane + 1;
   }
   ties.parity ^= static_cast<uint32_t>(ParityOf(odd & LanesFrom(from)));
+}
+
+// StridedTieStep in parallel: each step summarised on its own (SummarizeTieStep), as a
+// function of the running parity before it, and the summaries applied in step order
+// (ApplyTieStep) give StridedTieStep's ties; the device applies them with a warp scan
+// over the steps (one lane per step) instead of 32 dependent steps.
+//   - A step without a tie flips the running parity by the parity of its odd r.
+//   - A step with ties: its first tie's `before` is the incoming parity xor that of the
+//     odd r before it (first_before); every later tie's and the parity after the step
+//     depend on this step's masks only (a tie leaves the running integer even).
+struct StridedTieStepSummary {
+  bool has_tie = false;
+  uint32_t parity_through = 0;  // no tie: the parity of the step's odd r
+  uint32_t first_before = 0;    // ties: the parity of the odd r before the first tie
+  int first_s = 0;              //       the first tie's s
+  int correction = 0;           //       the later ties' corrections
+  uint32_t parity_after = 0;    //       the running parity after the step
+  int count = 0;                //       ties in the step
+};
+
+EXACTQ_HD inline StridedTieStepSummary SummarizeTieStep(uint32_t odd, uint32_t tie, uint32_t up) {
+  StridedTieStepSummary s;
+  if (tie == 0) {
+    s.parity_through = static_cast<uint32_t>(ParityOf(odd));
+    return s;
+  }
+  s.has_tie = true;
+  s.count = BitCount(tie);
+  const int first = LowestLane(tie);
+  s.first_before = static_cast<uint32_t>(ParityOf(odd & ~LanesFrom(first)));
+  s.first_s = ((up >> first) & 1u) ? 1 : -1;
+  uint32_t later = tie & (tie - 1);
+  int from = first + 1;
+  while (later != 0) {
+    const int lane = LowestLane(later);
+    later &= later - 1;
+    if (ParityOf(odd & LanesFrom(from) & ~LanesFrom(lane)) != 0) s.correction += ((up >> lane) & 1u) ? 1 : -1;
+    from = lane + 1;
+  }
+  s.parity_after = static_cast<uint32_t>(ParityOf(odd & LanesFrom(from)));
+  return s;
+}
+
+EXACTQ_HD inline void ApplyTieStep(StridedTies& ties, const StridedTieStepSummary& s) {
+  if (!s.has_tie) {
+    ties.parity ^= s.parity_through;
+    return;
+  }
+  const uint32_t before = ties.parity ^ s.first_before;
+  if (!ties.seen) {
+    ties.seen = true;
+    ties.first_q = before;
+    ties.first_s = s.first_s;
+  } else if (before != 0) {
+    ties.correction += s.first_s;
+  }
+  ties.correction += s.correction;
+  ties.count += s.count;
+  ties.parity = s.parity_after;
 }
 
 // The chunk's run from its lanes' sums (added in any order), its ties (all steps, when

@@ -392,6 +392,42 @@ bool StridedChunkRunOf(const double* x, int frame, RunSummary& run) {
   return StridedChunkRun(chunk, ties, first, run);
 }
 
+// The steps' summaries (SummarizeTieStep) applied in order (ApplyTieStep) give
+// StridedTieStep's ties field for field, step after step, on random masks of every
+// density (no tie, a few, all ties; odd r everywhere or nowhere), for 32-step chunks.
+TEST(OrderedSumFastTest, TieStepSummariesGiveTheStepByStepTies) {
+  TestRng rng{20261203};
+  int chunks_with_ties = 0;
+  for (int trial = 0; trial < 20000; ++trial) {
+    const int tie_density = static_cast<int>(rng.Next() % 5);   // 0: none .. 4: every lane
+    const int odd_density = static_cast<int>(rng.Next() % 5);
+    const auto mask = [&](int density) {
+      uint32_t m = 0;
+      for (int lane = 0; lane < 32; ++lane) {
+        if (static_cast<int>(rng.Next() % 4) < density) m |= 1u << lane;
+      }
+      return m;
+    };
+    StridedTies serial;
+    StridedTies summarised;
+    for (int step = 0; step < 32; ++step) {
+      const uint32_t tie = trial % 3 == 0 && rng.Next() % 8 != 0 ? 0u : mask(tie_density);
+      const uint32_t odd = mask(odd_density) & ~tie;  // a tie's r is not counted as odd
+      const uint32_t up = static_cast<uint32_t>(rng.Next()) & tie;
+      StridedTieStep(serial, odd, tie, up);
+      ApplyTieStep(summarised, SummarizeTieStep(odd, tie, up));
+      ASSERT_EQ(summarised.seen, serial.seen) << "trial " << trial << " step " << step;
+      ASSERT_EQ(summarised.parity, serial.parity) << "trial " << trial << " step " << step;
+      ASSERT_EQ(summarised.correction, serial.correction) << "trial " << trial << " step " << step;
+      ASSERT_EQ(summarised.first_q, serial.first_q) << "trial " << trial << " step " << step;
+      ASSERT_EQ(summarised.first_s, serial.first_s) << "trial " << trial << " step " << step;
+      ASSERT_EQ(summarised.count, serial.count) << "trial " << trial << " step " << step;
+    }
+    chunks_with_ties += serial.seen ? 1 : 0;
+  }
+  EXPECT_GT(chunks_with_ties, 5000);
+}
+
 // The strided form against the left fold (AppendTerm) on whole chunks of 1024: where it
 // accepts, the same flags and d for both start parities (ties included), path bounds
 // that contain the fold's extremes, and the fold's summary bit for bit when there is no

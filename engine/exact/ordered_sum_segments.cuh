@@ -575,27 +575,74 @@ __device__ inline void StridedLaneSums(const Column& column, double scale, Strid
   for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column[i], scale);
 }
 
-// The second pass, for a chunk with a tie: the ties step by step (warp-uniform result);
-// false if some x/u is NaN or infinite, or the chunk has more than kMaxStridedTies ties
-// (each costs a step of the warp-uniform loop; the tile path's lanes take a chunk of
-// ties faster: on the H200 an all-tie plane's chunk stage took 0.25 ms this way, 0.07
-// through the tile). ssimulacra2's edge sums have ties in up to 70% of their chunks,
-// a few each.
+// The second pass, for a chunk with a tie: its ties (warp-uniform result); false if some
+// x/u is NaN or infinite, or the chunk has more than kMaxStridedTies ties (the tile
+// path's lanes take a chunk of ties faster: on the H200 an all-tie plane's chunk stage
+// took 0.25 ms this way, 0.07 through the tile). ssimulacra2's edge sums have ties in up
+// to 70% of their chunks, a few each. The steps' masks come from independent ballots
+// (lane i keeps step i's), each step is summarised on its own (SummarizeTieStep) and the
+// summaries are applied in order by a warp scan (WarpApplyTieSteps): StridedTieStep's
+// ties without its 32 dependent steps.
 inline constexpr int kMaxStridedTies = 32;
+
+// ApplyTieStep over the warp's 32 steps in order, lane i holding step i's summary; the
+// result in every lane.
+__device__ inline StridedTies WarpApplyTieSteps(const StridedTieStepSummary& step) {
+  const int lane = LaneId();
+  // The running parity after each step: the steps compose as p -> has_tie ? after : p ^
+  // through (a reset or a flip), an associative scan from parity 0.
+  bool reset = step.has_tie;
+  uint32_t parity = step.has_tie ? step.parity_after : step.parity_through;
+#pragma unroll
+  for (int d = 1; d < 32; d <<= 1) {
+    const bool reset_before = __shfl_up_sync(kFullMask, reset, d);
+    const uint32_t parity_before = __shfl_up_sync(kFullMask, parity, d);
+    if (lane >= d && !reset) {
+      reset = reset_before;
+      parity ^= parity_before;
+    }
+  }
+  const uint32_t parity_below = __shfl_up_sync(kFullMask, parity, 1);  // every lane: a _sync call is whole-warp
+  const uint32_t parity_in = lane == 0 ? 0u : parity_below;
+  const uint32_t tie_steps = __ballot_sync(kFullMask, step.has_tie);
+  StridedTies ties;
+  ties.parity = __shfl_sync(kFullMask, parity, 31);
+  if (tie_steps == 0) return ties;
+  const int first = __ffs(tie_steps) - 1;
+  const uint32_t before = (parity_in ^ step.first_before) & 1u;
+  const int correction = step.correction + (step.has_tie && lane != first && before != 0 ? step.first_s : 0);
+  ties.seen = true;
+  ties.first_q = __shfl_sync(kFullMask, before, first);
+  ties.first_s = __shfl_sync(kFullMask, step.first_s, first);
+  ties.correction = __reduce_add_sync(kFullMask, correction);  // the int overload: signed
+  ties.count = static_cast<int>(__reduce_add_sync(kFullMask, static_cast<unsigned>(step.count)));
+  return ties;
+}
+
 template <class Column>
 __device__ inline bool StridedChunkTies(const Column& column, double scale, StridedTies& ties) {
+  const int lane = LaneId();
   bool special = false;
-#pragma unroll 1
+  uint32_t tie = 0;  // lane i: step i's masks
+  uint32_t odd = 0;
+  uint32_t up = 0;
+#pragma unroll 4
   for (int i = 0; i < kSubchunks; ++i) {
     const StridedTieTerm k = TieTermOf(column[i], scale);
     special = special | k.special;
-    const uint32_t tie = __ballot_sync(kFullMask, k.tie);
-    const uint32_t odd = __ballot_sync(kFullMask, k.odd);
-    const uint32_t up = __ballot_sync(kFullMask, k.up);
-    if (ties.count + __popc(tie) > kMaxStridedTies) return false;
-    StridedTieStep(ties, odd, tie, up);
+    const uint32_t step_tie = __ballot_sync(kFullMask, k.tie);
+    const uint32_t step_odd = __ballot_sync(kFullMask, k.odd);
+    const uint32_t step_up = __ballot_sync(kFullMask, k.up);
+    if (lane == i) {
+      tie = step_tie;
+      odd = step_odd;
+      up = step_up;
+    }
   }
-  return !__any_sync(kFullMask, special);
+  if (__any_sync(kFullMask, special)) return false;
+  if (__reduce_add_sync(kFullMask, static_cast<unsigned>(__popc(tie))) > kMaxStridedTies) return false;
+  ties = WarpApplyTieSteps(SummarizeTieStep(odd, tie, up));
+  return true;
 }
 
 // A chunk that is one run under one frame.
