@@ -42,7 +42,11 @@
 // The ADVICE (which lanes cross) depends only on the approximate sums, never the result.
 // For the next frame of a stream, EnqueueSegmentedSumReusingPlan (section 3') runs the
 // chunk stage under the previous frame's plan first and then redoes only the chunks this
-// frame's plan changes: the same records, hence the same steps and bits.
+// frame's plan changes (the confirm stage: SegmentConfirmRuns lists them, a warp per run
+// of 32 chunks; SegmentRedoChunks forms them): the same records, hence the same steps and
+// bits. A metric whose own kernel holds each chunk's terms can plan the records there
+// (PlanChunkFromPreviousFrame) and confirm a batch of sums
+// (EnqueueSegmentedSumsConfirmingPlan: ssimulacra2's exact_plan_reuse mode).
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
 //   exact::gpu::ZeroSegmentState(ws, stream);  // once, after allocating `base`
