@@ -1,5 +1,5 @@
 #!/bin/bash
-# Mutation check of the ordered-sum algebra (see mutations.md): applies each of seventeen
+# Mutation check of the ordered-sum algebra (see mutations.md): applies each of nineteen
 # deliberate bugs to a COPY of ordered_sum_algebra.h, ordered_sum_fast.h or
 # ordered_sum_cpu_kernels.inc (the host kernels, both instruction sets) in a temporary
 # tree (the working tree is never touched, so a concurrent commit cannot pick up a
@@ -47,6 +47,9 @@ MUTATIONS=(
   # The strided chunk form: the parity after a tie, and the path bounds' room for ties.
   "fast_strided_parity_kept_after_tie|    ties.parity = 0;  // a tie leaves the running integer even|"
   "fast_strided_bounds_ignore_ties|    run.hi[p] = (r0 < 0 ? r0 : 0) + positive + tie_count;|    run.hi[p] = (r0 < 0 ? r0 : 0) + positive;"
+  # The tie pass's step summaries (the device applies them with a warp scan).
+  "fast_tie_step_first_ignores_odd|  s.first_before = static_cast<uint32_t>(ParityOf(odd & ~LanesFrom(first)));|  s.first_before = 0;"
+  "fast_tie_step_parity_flips_after_tie|  ties.parity = s.parity_after;|  ties.parity ^= s.parity_after;"
   # The host kernels of OrderedSumThreads (AVX2 and generic tables from one source).
   "cpu_kernel_ignores_ties|Lanes::Equal(magnitude, Lanes::Splat(0.5))|Lanes::Equal(magnitude, Lanes::Splat(0.75))"
   "cpu_kernel_bound_inclusive|f.lo[j] > -0x1p53 && f.hi[j] < 0x1p53|f.lo[j] >= -0x1p53 && f.hi[j] <= 0x1p53"
