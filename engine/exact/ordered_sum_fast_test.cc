@@ -395,7 +395,7 @@ bool StridedChunkRunOf(const double* x, int frame, RunSummary& run) {
 // The steps' summaries (SummarizeTieStep) applied in order (ApplyTieStep) give
 // StridedTieStep's ties field for field, step after step, on random masks of every
 // density (no tie, a few, all ties; odd r everywhere or nowhere), for 32-step chunks.
-TEST(OrderedSumFastTest, TieStepSummariesGiveTheStepByStepTies) {
+TEST(OrderedSumFast, TieStepSummariesGiveTheStepByStepTies) {
   TestRng rng{20261203};
   int chunks_with_ties = 0;
   for (int trial = 0; trial < 20000; ++trial) {
