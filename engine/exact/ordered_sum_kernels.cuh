@@ -505,7 +505,7 @@ __global__ void __launch_bounds__(kSummaryWarps * 32)
     // The last chunks first: the approximate pass read them last, so they may still be in L2.
     const int64_t c = chunks - 1 - w;
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
-    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    const int count = TermsInChunk(n, base);
     double x[32];
 #pragma unroll
     for (int i = 0; i < 32; ++i) {
@@ -740,7 +740,7 @@ __device__ __forceinline__ void ReplanChunk(WalkState& st, const TermSource& sou
                             int nslots, uint32_t x_mask, const double (*xterms)[kSubchunkTerms]) {
   const int lane = LaneId();
   const size_t base = static_cast<size_t>(c) * kChunkTerms;
-  const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+  const int count = TermsInChunk(n, base);
   const int nsub = (count + kSubchunkTerms - 1) / kSubchunkTerms;
   const bool in_chunk = lane < nsub;
   int j = 0;

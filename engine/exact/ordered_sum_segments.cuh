@@ -888,7 +888,7 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
     const int64_t c = kCrossingsFirst ? ChunkOfSlot(slot, ws) : slot;
     if (kCrossingsFirst && c >= chunks) continue;
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
-    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    const int count = TermsInChunk(n, base);
     // Coalesced reads (lane l: terms l, l+32, ...), transposed so that lane k holds sub-chunk k.
     __syncwarp();  // the previous chunk's readers are done with the tile
     StartChunkLoad(source, base, count, rows, lane);
@@ -994,7 +994,7 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
   const int64_t stride = static_cast<int64_t>(gridDim.x) * kSegmentWarps;
   for (int64_t c = static_cast<int64_t>(blockIdx.x) * kSegmentWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
-    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    const int count = TermsInChunk(n, base);
     __syncwarp();  // the previous chunk's readers are done with the tile
     StartChunkLoad(source, base, count, rows, lane);
     const double previous_before = __ldcg(ws.plan_before + c);  // its load overlaps the terms'
@@ -1067,11 +1067,12 @@ __device__ inline void SegmentConfirmRun(int64_t super, int64_t chunks, const Pl
 }
 
 inline constexpr int kConfirmWarps = 4;
+template <int kWarps = kConfirmWarps>
 __device__ inline void SegmentConfirmRunsBlock(int64_t chunks, const PlanOptions& options, const SegmentWorkspace& ws,
                                                int64_t block, int64_t grid) {
   WaitForPriorKernel();
   const int64_t supers = SuperCount(chunks);
-  for (int64_t s = block * kConfirmWarps + (threadIdx.x >> 5); s < supers; s += grid * kConfirmWarps) {
+  for (int64_t s = block * kWarps + (threadIdx.x >> 5); s < supers; s += grid * kWarps) {
     SegmentConfirmRun(s, chunks, options, ws);
   }
 }
@@ -1079,7 +1080,7 @@ __device__ inline void SegmentConfirmRunsBlock(int64_t chunks, const PlanOptions
 template <int kWarps = kConfirmWarps>
 __global__ void __launch_bounds__(kWarps * 32) SegmentConfirmRuns(int64_t chunks, PlanOptions options,
                                                                  SegmentWorkspace ws) {
-  SegmentConfirmRunsBlock(chunks, options, ws, blockIdx.x, gridDim.x);
+  SegmentConfirmRunsBlock<kWarps>(chunks, options, ws, blockIdx.x, gridDim.x);
 }
 
 // How a redo warp fills chunk c's tile (row k = sub-chunk k, as StartChunkLoad): by
@@ -1120,7 +1121,7 @@ __device__ inline void SegmentRedoChunksBlock(const TermSource& source, const Ti
     const double before = __ldcg(ws.plan_before + c);  // SegmentConfirmRun's prefix
     const double approximate_sum = __ldcg(ws.chunk_sums + c);
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
-    const int count = static_cast<int>(n - base < size_t{kChunkTerms} ? n - base : size_t{kChunkTerms});
+    const int count = TermsInChunk(n, base);
     __syncwarp();  // the previous chunk's readers are done with the tile
     fill(source, c, base, count, rows, lane, ws);
     __syncwarp();
@@ -1628,7 +1629,7 @@ template <int K>
 __global__ void __launch_bounds__(kConfirmWarps * 32)
     SegmentConfirmRunsBatch(int64_t chunks, PlanOptions options, SegmentWorkspaces<K> batch) {
   const int k = static_cast<int>(blockIdx.x % K);
-  SegmentConfirmRunsBlock(chunks, options, PickBatchItem(batch.ws, k), blockIdx.x / K, gridDim.x / K);
+  SegmentConfirmRunsBlock<kConfirmWarps>(chunks, options, PickBatchItem(batch.ws, k), blockIdx.x / K, gridDim.x / K);
 }
 
 template <class TermSource, int K, class TileFill>

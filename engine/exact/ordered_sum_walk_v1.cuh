@@ -61,6 +61,12 @@ struct PlanOptions {
 
 inline int64_t ChunkCount(size_t n) { return static_cast<int64_t>((n + kChunkTerms - 1) / kChunkTerms); }
 
+// The terms of the chunk that starts at term `first` of n: kChunkTerms, or fewer for a
+// sum's short last chunk.
+__host__ __device__ inline int TermsInChunk(size_t n, size_t first) {
+  return static_cast<int>(n - first < size_t{kChunkTerms} ? n - first : size_t{kChunkTerms});
+}
+
 // Grid size for the per-chunk kernels; they loop when there are more chunks.
 inline unsigned ChunkGrid(int64_t chunks) {
   const int64_t kMaxGrid = 1 << 30;
@@ -159,7 +165,7 @@ __device__ void AddChunkByReplan(WalkShared& sh, const TermSource& source, size_
 #pragma unroll
   for (int j = 0; j < kTermsPerThread; ++j) sh.staged[lane * kTermsPerThread + j] = x[j];
   const size_t first = static_cast<size_t>(c) * kChunkTerms;
-  const int count = static_cast<int>(n - first < size_t{kChunkTerms} ? n - first : size_t{kChunkTerms});
+  const int count = TermsInChunk(n, first);
   const int subchunks = (count + kSubchunkTerms - 1) / kSubchunkTerms;
   const int my_subchunk = lane / kThreadsPerSubchunk;
   const bool ends_subchunk = lane % kThreadsPerSubchunk == kThreadsPerSubchunk - 1;

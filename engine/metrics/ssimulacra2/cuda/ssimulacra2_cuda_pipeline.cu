@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(kTermsChunkThreads)
   }
   __syncthreads();
   const size_t first = static_cast<size_t>(chunk) * xg::kChunkTerms;
-  const int count = static_cast<int>(n - first < size_t{xg::kChunkTerms} ? n - first : size_t{xg::kChunkTerms});
+  const int count = xg::TermsInChunk(n, first);
   const int k = static_cast<int>(threadIdx.x) >> 5;
   if (k < kSumsPerChannel) {
     const xg::SegmentWorkspace& ws = batch.workspaces.ws[k];
