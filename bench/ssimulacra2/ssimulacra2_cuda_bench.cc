@@ -56,6 +56,7 @@
 #include "bench/common/cpu_bench.h"
 #include "engine/format/frame.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_kernels.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
@@ -204,10 +205,11 @@ std::vector<FramePair> MakeStream(const Input& in, const std::string& kind) {
   return stream;
 }
 
-// The chunk records of one frame's 108 sums (each sum's chunks of 1024 terms).
+// The chunk records of one frame's 108 sums (each sum's chunks of 1024 terms, engine/exact's
+// kChunkTerms), scale by scale as the twin halves the planes.
 int64_t ChunkRecordsPerFrame(int width, int height) {
   int64_t records = 0;
-  for (int s = 0, w = width, h = height; s < ScaleCount(width, height); ++s, w = (w + 1) / 2, h = (h + 1) / 2) {
+  for (int s = 0, w = width, h = height; s < ScaleCount(width, height); ++s, w = gpu::HalfSide(w), h = gpu::HalfSide(h)) {
     records += int64_t{kChannels} * kSumsPerChannel * ((int64_t{w} * h + 1023) / 1024);
   }
   return records;
@@ -286,45 +288,59 @@ void PrintReplanned(const char* name, const char* what, int64_t replanned, int64
               static_cast<long long>(ChunkRecordsPerFrame(in.width, in.height)));
 }
 
+// twin->Sums, or the error and exit 1.
+FrameSums SumsOrExit(Ssimulacra2Cuda& twin, const FramePair& pair, const Input& in, const char* name) {
+  absl::StatusOr<FrameSums> sums = twin.Sums(pair.ref, pair.dis);
+  if (!sums.ok()) {
+    std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
+    std::exit(1);
+  }
+  return *std::move(sums);
+}
+
+// One frame at a time, --reps frames: pairs 1, 2, ... of `stream` (in.stream or its
+// page-locked copy); each exact result for the stream's first pair is checked against
+// the CPU reference. The host wall time and device time of each frame, and the last sums.
+struct LatencyRun {
+  std::vector<double> wall;
+  std::vector<double> device;
+  FrameSums last;
+};
+LatencyRun TimeLatency(Ssimulacra2Cuda& twin, const std::vector<FramePair>& stream, const Flags& flags,
+                       const Input& in, Ssimulacra2SumMode mode, bool* bits_ok) {
+  LatencyRun run;
+  for (int i = 1; i <= flags.reps; ++i) {
+    const FramePair& pair = stream[static_cast<size_t>(i) % stream.size()];
+    const Clock::time_point t0 = Clock::now();
+    run.last = SumsOrExit(twin, pair, in, Ssimulacra2SumModeName(mode));
+    run.wall.push_back(MsSince(t0));
+    run.device.push_back(twin.last_device_ms());
+    if (mode != Ssimulacra2SumMode::kInexactTree && IsReferencePair(in, i) &&
+        !CompareWithReference(in, run.last, mode, /*quiet_if_equal=*/true)) {
+      *bits_ok = false;
+    }
+  }
+  return run;
+}
+
 ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode, bool* bits_ok) {
   ModeResult r;
   const char* name = Ssimulacra2SumModeName(mode);
-  const bool exact = mode != Ssimulacra2SumMode::kInexactTree;
   const bool reuse = mode == Ssimulacra2SumMode::kExactPlanReuse;
   {
     std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph);
-    absl::StatusOr<FrameSums> first = twin->Sums(in.ref, in.dis);  // allocation, graph capture: not timed
-    if (!first.ok()) {
-      std::fprintf(stderr, "%s %s: %s\n", in.label, name, first.status().ToString().c_str());
-      std::exit(1);
-    }
-    if (!CompareWithReference(in, *first, mode)) *bits_ok = false;
-    std::vector<double> wall;
-    std::vector<double> device;
-    FrameSums last = *first;
+    // The stream's first pair is (ref, dis); its first frame (allocation, graph capture) is not timed.
+    const FrameSums first = SumsOrExit(*twin, in.stream[0], in, name);
+    if (!CompareWithReference(in, first, mode)) *bits_ok = false;
     const Ssimulacra2CudaStats before = twin->stats();
-    for (int i = 1; i <= flags.reps; ++i) {
-      const FramePair& pair = PairOf(in, i);
-      const Clock::time_point t0 = Clock::now();
-      absl::StatusOr<FrameSums> sums = twin->Sums(pair.ref, pair.dis);
-      wall.push_back(MsSince(t0));
-      if (!sums.ok()) {
-        std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
-        std::exit(1);
-      }
-      device.push_back(twin->last_device_ms());
-      if (exact && IsReferencePair(in, i) && !CompareWithReference(in, *sums, mode, /*quiet_if_equal=*/true)) {
-        *bits_ok = false;
-      }
-      last = *sums;
-    }
-    r.latency_wall_ms = bench::Median(wall);
-    r.latency_device_ms = bench::Median(device);
-    absl::StatusOr<double> score = ScoreFromSums(last);
+    const LatencyRun run = TimeLatency(*twin, in.stream, flags, in, mode, bits_ok);
+    r.latency_wall_ms = bench::Median(run.wall);
+    r.latency_device_ms = bench::Median(run.device);
+    absl::StatusOr<double> score = ScoreFromSums(run.last);
     std::printf("  %-16s latency: wall %.3f ms (%.1f frames/s), device %.3f ms (median of %d; min wall %.3f); "
                 "last score %.17g; %lld of %lld frames redone with the event walk\n",
                 name, r.latency_wall_ms, 1000.0 / r.latency_wall_ms, r.latency_device_ms, flags.reps,
-                bench::Min(wall), score.ok() ? *score : std::nan(""),
+                bench::Min(run.wall), score.ok() ? *score : std::nan(""),
                 static_cast<long long>(twin->stats().frames_redone_event_walk),
                 static_cast<long long>(twin->stats().frames));
     if (reuse) {
@@ -340,24 +356,9 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
       }
     }
     if (locked) {
-      wall.clear();
-      device.clear();
-      for (int i = 1; i <= flags.reps; ++i) {
-        const FramePair& pair = locked_stream[static_cast<size_t>(i) % locked_stream.size()];
-        const Clock::time_point t0 = Clock::now();
-        absl::StatusOr<FrameSums> sums = twin->Sums(pair.ref, pair.dis);
-        wall.push_back(MsSince(t0));
-        if (!sums.ok()) {
-          std::fprintf(stderr, "%s %s: %s\n", in.label, name, sums.status().ToString().c_str());
-          std::exit(1);
-        }
-        device.push_back(twin->last_device_ms());
-        if (exact && IsReferencePair(in, i) && !CompareWithReference(in, *sums, mode, /*quiet_if_equal=*/true)) {
-          *bits_ok = false;
-        }
-      }
-      r.locked_latency_wall_ms = bench::Median(wall);
-      r.locked_latency_device_ms = bench::Median(device);
+      const LatencyRun locked_run = TimeLatency(*twin, locked_stream, flags, in, mode, bits_ok);
+      r.locked_latency_wall_ms = bench::Median(locked_run.wall);
+      r.locked_latency_device_ms = bench::Median(locked_run.device);
       std::printf("  %-16s latency, page-locked pictures: wall %.3f ms, device %.3f ms (median of %d)\n", name,
                   r.locked_latency_wall_ms, r.locked_latency_device_ms, flags.reps);
     } else {
