@@ -46,7 +46,11 @@
 // of 32 chunks; SegmentRedoChunks forms them): the same records, hence the same steps and
 // bits. A metric whose own kernel holds each chunk's terms can plan the records there
 // (PlanChunkFromPreviousFrame) and confirm a batch of sums
-// (EnqueueSegmentedSumsConfirmingPlan: ssimulacra2's exact_plan_reuse mode).
+// (EnqueueSegmentedSumsConfirmingPlan: ssimulacra2's exact_plan_reuse mode). A batch of
+// sums whose chunk sums a metric's kernel wrote (EnqueueSegmentedSumsFromChunkSums) takes
+// the chunk stage in two passes: SegmentStridedChunks, the strided form straight from
+// device memory with no tile, and SegmentRedoChunks, the tile path for the chunks it
+// refused (the one-pass stage's tiles filled the SMs' shared memory while it ran).
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
 //   exact::gpu::ZeroSegmentState(ws, stream);  // once, after allocating `base`
@@ -570,6 +574,53 @@ __device__ inline void WithColumn(const MappedArrayTerms<Map>& source, ConstTile
   VisitMap(source.map, [&](const auto& map) { f(TileLine<kTileStride, std::decay_t<decltype(map)>>{first, map}); });
 }
 
+// Where the strided form reads a chunk's columns (lane l: terms l, l + 32, ...): the
+// warp's tile (TileColumns), or the source itself (MemoryColumns: each step of the warp
+// reads one row of 32 terms, coalesced for a DeviceArrayTerms or a MappedArrayTerms).
+template <class TermSource>
+struct TileColumns {
+  const TermSource& source;
+  ConstTileRows rows;
+  template <class F>
+  __device__ void With(int lane, F&& f) const {
+    WithColumn(source, rows, lane, f);
+  }
+};
+template <class TermSource>
+struct SourceColumn {
+  const TermSource& source;
+  size_t first;
+  __device__ double operator[](int i) const { return source(first + static_cast<size_t>(i) * kSubchunkTerms); }
+};
+template <class TermSource>
+struct MemoryColumns {
+  const TermSource& source;
+  size_t base;
+  template <class F>
+  __device__ void With(int lane, F&& f) const {
+    f(SourceColumn<TermSource>{source, base + static_cast<size_t>(lane)});
+  }
+};
+template <>
+struct MemoryColumns<DeviceArrayTerms> {
+  const DeviceArrayTerms& source;
+  size_t base;
+  template <class F>
+  __device__ void With(int lane, F&& f) const {
+    f(TileLine<kSubchunkTerms, NoMap>{source.terms + base + static_cast<size_t>(lane), NoMap{}});
+  }
+};
+template <class Map>
+struct MemoryColumns<MappedArrayTerms<Map>> {
+  const MappedArrayTerms<Map>& source;
+  size_t base;
+  template <class F>
+  __device__ void With(int lane, F&& f) const {
+    const double* first = source.stored + base + static_cast<size_t>(lane);
+    VisitMap(source.map, [&](const auto& map) { f(TileLine<kSubchunkTerms, std::decay_t<decltype(map)>>{first, map}); });
+  }
+};
+
 // A lane's strided sums over its column of a whole chunk; `first` is its first term's
 // r (lane 0's is the chunk's first term).
 template <class Column>
@@ -675,18 +726,19 @@ __device__ inline bool StridedRunStaysInFrame(double before, int64_t lo, int64_t
 }
 
 // The chunk stage's first try (PlanOptions::strided_chunks): chunk c, its 1024 terms in
-// the warp's tile, as ONE run under the frame planned from `before`, each lane taking the
-// tile's column (terms l, l+32, ...: the order the copies wrote them, conflict-free with
-// the 33-double rows) and the chunk summarised by StridedChunkRun. True: the uniform
+// the warp's tile (TryStridedChunk) or in device memory (TryStridedChunkFrom with
+// MemoryColumns), as ONE run under the frame planned from `before`, each lane taking the
+// chunk's column (terms l, l+32, ...: in a tile, the order the copies wrote them,
+// conflict-free with the 33-double rows) and the chunk summarised by StridedChunkRun. True: the uniform
 // record is written; a chunk with ties takes a second pass over the tile for them
 // (StridedChunkTies). False, for the whole warp (a special term, a frame it does not
 // take, a random plan, a short last chunk, or an approximate path within PredictCrossing's
 // margin of the frame's edges: about one chunk per binade the sum crosses): the caller
 // summarises the chunk lane by lane from the same tile, which finds the crossing lanes.
-template <class TermSource>
-__device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows rows, int count, int64_t c,
-                                       double before, double approximate_sum, const PlanOptions& options,
-                                       const SegmentWorkspace& ws) {
+template <class Columns>
+__device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, int64_t c, double before,
+                                           double approximate_sum, const PlanOptions& options,
+                                           const SegmentWorkspace& ws) {
   const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
   // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
   // last chunk of a sum, if short, too (one chunk: no loop with bounds for it). A chunk
@@ -701,7 +753,7 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
   const double scale = StridedScale(frame);
   StridedSums mine;
   double first = 0.0;
-  WithColumn(source, rows, lane, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
+  columns.With(lane, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
   StridedSums chunk;
   chunk.sum = WarpSumDouble(mine.sum);
   chunk.magnitude = WarpSumDouble(mine.magnitude);
@@ -711,7 +763,7 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
   StridedTies ties;
   if (chunk.doubtful) {
     bool fit = true;
-    WithColumn(source, rows, lane, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
+    columns.With(lane, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
     if (!fit) return false;
   }
   RunSummary run;
@@ -719,6 +771,12 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
   if (!StridedRunStaysInFrame(before, run.lo[0], run.hi[0], frame)) return false;
   if (lane == 0) WriteUniformRecord(ws.records[c], run, frame);
   return true;
+}
+template <class TermSource>
+__device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows rows, int count, int64_t c,
+                                       double before, double approximate_sum, const PlanOptions& options,
+                                       const SegmentWorkspace& ws) {
+  return TryStridedChunkFrom(TileColumns<TermSource>{source, rows}, count, c, before, approximate_sum, options, ws);
 }
 
 // Chunk c of one sum, its terms in the warp's tile (`rows`, loaded and visible to the
@@ -1135,6 +1193,46 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
   SegmentRedoChunksBlock(source, LoadChunkTile{}, n, options, ws, blockIdx.x, gridDim.x);
 }
 
+// The fresh chunk stage in two passes, for a batch whose chunk sums a metric's kernel
+// wrote (EnqueueSegmentedSumsFromChunkSums): SegmentStridedChunks, a warp per chunk and
+// no tile, tries the strided form straight from device memory and lists the chunks it
+// refuses in ws.redo (counted in replanned_chunks: a few per binade the sum crosses, and
+// a sum's short last chunk); SegmentRedoChunks then forms those through the tile, lane by
+// lane. The same records as the one-pass stage (SegmentChunkWarp), which holds a tile per
+// warp for every chunk: 8.4 KB, 6 blocks of 4 warps taking 203 KB of an H200 SM's 228,
+// so that while it ran little else of other frames fitted beside it.
+inline constexpr int kStridedChunkWarps = 4;
+template <class TermSource>
+__device__ inline void SegmentStridedChunksBlock(const TermSource& source, size_t n, int64_t chunks,
+                                                 const PlanOptions& options, const SegmentWorkspace& ws,
+                                                 int64_t block, int64_t grid) {
+  WaitForPriorKernel();
+  const int lane = LaneId();
+  const int64_t stride = grid * kStridedChunkWarps;
+  for (int64_t c = block * kStridedChunkWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+    double approximate_sum;
+    const double before = ApproximatePrefix(c, ws, &approximate_sum);
+    if (lane == 0) ws.plan_before[c] = before;  // the next frame's plan, where it is reused; the redo's prefix
+    const size_t base = static_cast<size_t>(c) * kChunkTerms;
+    const int count = TermsInChunk(n, base);
+    if (TryStridedChunkFrom(MemoryColumns<TermSource>{source, base}, count, c, before, approximate_sum, options,
+                            ws)) {
+      continue;
+    }
+    if (lane == 0) ws.redo[atomicAdd(&ws.counters->replanned_chunks, 1)] = static_cast<int>(c);
+  }
+}
+
+// The redo grid after SegmentStridedChunks, per sum: the chunks it refuses are a few in a
+// hundred on a large plane (every chunk of a plane of a few chunks), so 32 blocks of 4
+// warps (the tile path's 33.8 KB each) take them in one round; a grid of a resident wave
+// (RedoGrid) launched mostly empty blocks at every sum.
+inline constexpr unsigned kStridedRedoBlocks = 32;
+inline unsigned StridedRedoGrid(int64_t chunks) {
+  const unsigned all = WarpGrid(chunks, kSegmentWarps);
+  return all < kStridedRedoBlocks ? all : kStridedRedoBlocks;
+}
+
 // ---------------------------------------------------------------------------------
 // 4. One block per group of chunks: segments across chunks, and the group's steps.
 
@@ -1512,7 +1610,10 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
 }
 
 // EnqueueSegmentedSum without its first kernel: ws.chunk_sums must hold each chunk's
-// approximate sum (any order of adds) when the stream gets here.
+// approximate sum (any order of adds) when the stream gets here. (The batch's two-pass
+// chunk stage, EnqueueSegmentedSumsFromChunkSums, was measured here too, for SSIM's one
+// sum per frame on the H200: its segment sums took 78 against 69 us, one more launch on
+// the frame's path, and no more frames/s with 8 streams.)
 template <class TermSource>
 cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n, const SegmentWorkspace& ws,
                                              PlanOptions options, cudaStream_t stream) {
@@ -1616,11 +1717,11 @@ __global__ void __launch_bounds__(kThreads) SegmentSuperPrefixBatch(int64_t chun
 }
 
 template <class TermSource, int K>
-__global__ void __launch_bounds__(kSegmentWarps * 32, 6)
-    SegmentChunkWarpBatch(SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks, PlanOptions options) {
+__global__ void __launch_bounds__(kStridedChunkWarps * 32)
+    SegmentStridedChunksBatch(SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks, PlanOptions options) {
   const int k = static_cast<int>(blockIdx.x % K);
-  SegmentChunkWarpBlock<false>(PickBatchItem(batch.source, k), n, chunks, options,
-                               PickBatchItem(batch.workspaces.ws, k), blockIdx.x / K, gridDim.x / K);
+  SegmentStridedChunksBlock(PickBatchItem(batch.source, k), n, chunks, options, PickBatchItem(batch.workspaces.ws, k),
+                            blockIdx.x / K, gridDim.x / K);
 }
 
 // The batch's confirm stage (EnqueueSegmentedSumsConfirmingPlan), block b of sum k at
@@ -1680,9 +1781,10 @@ cudaError_t EnqueueBatchGroupsAndWalks(const SegmentWorkspaces<K>& workspaces, i
                           sizeof(SegmentWalkSmem), stream, pdl, chunks, workspaces);
 }
 
-// EnqueueSegmentedSumFromChunkSums for each of the batch's K sums, in four launches:
-// batch.workspaces.ws[k].chunk_sums must hold sum k's approximate chunk sums, and
-// ws[k].output receives sum k's status and bits.
+// EnqueueSegmentedSumFromChunkSums for each of the batch's K sums, in five launches (the
+// chunk stage in two passes: SegmentStridedChunks, then SegmentRedoChunks for the chunks
+// it refused): batch.workspaces.ws[k].chunk_sums must hold sum k's approximate chunk
+// sums, and ws[k].output receives sum k's status and bits.
 template <class TermSource, int K>
 cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n,
                                               PlanOptions options, cudaStream_t stream) {
@@ -1692,8 +1794,15 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;  // SegmentSuperPrefix forms no run order
   if (cudaError_t err = EnqueueBatchSuperPrefix(batch.workspaces, chunks, pdl, stream); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentChunkWarpBatch<TermSource, K>, WarpGrid(chunks, kSegmentWarps) * K,
-                                         kSegmentWarps * 32, 0, stream, pdl, batch, n, chunks, options);
+  if (cudaError_t err = LaunchAfterPrior(SegmentStridedChunksBatch<TermSource, K>,
+                                         WarpGrid(chunks, kStridedChunkWarps) * K, kStridedChunkWarps * 32, 0, stream,
+                                         pdl, batch, n, chunks, options);
+      err != cudaSuccess) {
+    return err;
+  }
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K, LoadChunkTile>,
+                                         StridedRedoGrid(chunks) * K, kSegmentWarps * 32, 0, stream, pdl, batch,
+                                         LoadChunkTile{}, n, options);
       err != cudaSuccess) {
     return err;
   }

@@ -87,7 +87,8 @@ struct Ssimulacra2CudaStats {
   int64_t sums_refused = 0;             // of their sums, those the segment pipeline refused (a check)
   int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
   int64_t frames_staged = 0;            // frames copied into pinned staging (not page-locked)
-  int64_t chunks_replanned = 0;         // kExactPlanReuse: chunk records formed again (all sums)
+  int64_t chunks_replanned = 0;         // chunks listed for the redo stage (all sums): kExactPlanReuse, records
+                                        // formed again; kExactSegments, chunks the strided pass refused
   int64_t chunks_in_tile = 0;           // segment modes: chunks summarised lane by lane (not strided)
 };
 

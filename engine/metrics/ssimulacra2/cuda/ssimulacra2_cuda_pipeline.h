@@ -48,7 +48,8 @@ namespace gpu {
 // How each of the 108 sums is formed.
 enum class SumPath {
   // Exact: engine/exact's segment pipeline, a channel's six sums batched
-  // (EnqueueSegmentedSumsFromChunkSums, four launches). A sum it refuses has a nonzero
+  // (EnqueueSegmentedSumsFromChunkSums, five launches: its chunk stage takes the strided
+  // form from device memory, then the refused chunks through a tile). A sum it refuses has a nonzero
   // status in SumResults; the caller then runs the frame again with kEventWalk (same
   // bits where both finish).
   kSegments,
