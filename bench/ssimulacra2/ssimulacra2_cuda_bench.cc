@@ -2,14 +2,12 @@
 // sum modes, at 1920x1080 and 3840x2160 8-bit 4:2:0:
 //   exact_segments    the default: the segment pipeline per sum, sums concurrent (exact);
 //   exact_event_walk  the event walk per sum, same concurrency (exact);
-//   exact_plan_reuse  the segment pipeline with each frame's chunk records formed under
-//                     the previous frame's plan, in the terms kernel (exact);
 //   inexact_tree      cub::DeviceReduce::Sum per sum, same concurrency (NOT exact: the
 //                     cost baseline only).
 // Each instance scores a stream of frame pairs (--stream): `same`, the one pair again and
 // again; `pan` (default), the pair panned by 4 more columns and 2 more rows every frame,
-// 8 frames in a cycle (a camera pan: what plan reuse meets in a video); `cut`, the pair
-// and the pair upside down in turn (a scene cut at every frame: plan reuse's worst case).
+// 8 frames in a cycle (a camera pan); `cut`, the pair and the pair upside down in turn (a
+// scene cut at every frame).
 // For each size and mode:
 //   latency      one frame at a time through Sums (upload through pinned staging, the
 //                graph, the read-back): median over --reps of the host wall time and of
@@ -24,14 +22,13 @@
 // and the ratios exact/inexact (device latency and time per frame in flight, so > 1 is
 // the price of exactness). Every exact result for the stream's first pair is compared
 // with the CPU reference's bits (ReferenceSums, once per size; --check=0 skips it), the
-// inexact one's largest relative difference printed; plan reuse's replanned chunks per
-// frame are printed. The 4K pair is the corpus's p4k_x265_crf26 frame and the 1080p
+// inexact one's largest relative difference printed. The 4K pair is the corpus's p4k_x265_crf26 frame and the 1080p
 // pair its p1080_x264_crf27 frame when $EXACTQ_CORPUS (or --corpus=DIR) has them;
 // synthetic textured pairs otherwise.
 //
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
-//       [--modes=exact_segments,exact_event_walk,exact_plan_reuse,inexact_tree] [--sizes=1080p,4k]
+//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=1080p,4k]
 //       [--stream=pan|same|cut] [--graph=1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
@@ -56,7 +53,6 @@
 #include "bench/common/cpu_bench.h"
 #include "engine/format/frame.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
-#include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_kernels.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
@@ -80,14 +76,14 @@ struct Flags {
   std::vector<int> instances = {1, 2, 4};
   std::vector<std::string> sizes = {"1080p", "4k"};
   std::vector<Ssimulacra2SumMode> modes = {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
-                                           Ssimulacra2SumMode::kExactPlanReuse, Ssimulacra2SumMode::kInexactTree};
+                                           Ssimulacra2SumMode::kInexactTree};
   std::string stream = "pan";
   bench::OutputFlags output;
 };
 
 bool ParseMode(const std::string& name, Ssimulacra2SumMode* mode) {
   for (Ssimulacra2SumMode m : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
-                               Ssimulacra2SumMode::kExactPlanReuse, Ssimulacra2SumMode::kInexactTree}) {
+                               Ssimulacra2SumMode::kInexactTree}) {
     if (name == Ssimulacra2SumModeName(m)) {
       *mode = m;
       return true;
@@ -141,7 +137,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       for (const std::string& name : SplitComma(v)) {
         Ssimulacra2SumMode mode;
         if (!ParseMode(name, &mode)) {
-          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, exact_plan_reuse, inexact_tree)\n",
+          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, inexact_tree)\n",
                        name.c_str());
           return false;
         }
@@ -203,16 +199,6 @@ std::vector<FramePair> MakeStream(const Input& in, const std::string& kind) {
     }
   }
   return stream;
-}
-
-// The chunk records of one frame's 108 sums (each sum's chunks of 1024 terms, engine/exact's
-// kChunkTerms), scale by scale as the twin halves the planes.
-int64_t ChunkRecordsPerFrame(int width, int height) {
-  int64_t records = 0;
-  for (int s = 0, w = width, h = height; s < ScaleCount(width, height); ++s, w = gpu::HalfSide(w), h = gpu::HalfSide(h)) {
-    records += int64_t{kChannels} * kSumsPerChannel * ((int64_t{w} * h + 1023) / 1024);
-  }
-  return records;
 }
 
 void LoadInput(const Flags& flags, Input* in) {
@@ -282,12 +268,6 @@ const FramePair& PairOf(const Input& in, int i) { return in.stream[static_cast<s
 // Whether `sums` (of pair i) must equal the CPU reference: the stream's first pair.
 bool IsReferencePair(const Input& in, int i) { return static_cast<size_t>(i) % in.stream.size() == 0; }
 
-void PrintReplanned(const char* name, const char* what, int64_t replanned, int64_t frames, const Input& in) {
-  std::printf("  %-16s %s: %.1f chunk records formed again per frame (of %lld)\n", name, what,
-              frames > 0 ? static_cast<double>(replanned) / static_cast<double>(frames) : 0.0,
-              static_cast<long long>(ChunkRecordsPerFrame(in.width, in.height)));
-}
-
 // twin->Sums, or the error and exit 1.
 FrameSums SumsOrExit(Ssimulacra2Cuda& twin, const FramePair& pair, const Input& in, const char* name) {
   absl::StatusOr<FrameSums> sums = twin.Sums(pair.ref, pair.dis);
@@ -326,13 +306,11 @@ LatencyRun TimeLatency(Ssimulacra2Cuda& twin, const std::vector<FramePair>& stre
 ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode, bool* bits_ok) {
   ModeResult r;
   const char* name = Ssimulacra2SumModeName(mode);
-  const bool reuse = mode == Ssimulacra2SumMode::kExactPlanReuse;
   {
     std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph);
     // The stream's first pair is (ref, dis); its first frame (allocation, graph capture) is not timed.
     const FrameSums first = SumsOrExit(*twin, in.stream[0], in, name);
     if (!CompareWithReference(in, first, mode)) *bits_ok = false;
-    const Ssimulacra2CudaStats before = twin->stats();
     const LatencyRun run = TimeLatency(*twin, in.stream, flags, in, mode, bits_ok);
     r.latency_wall_ms = bench::Median(run.wall);
     r.latency_device_ms = bench::Median(run.device);
@@ -343,9 +321,6 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
                 bench::Min(run.wall), score.ok() ? *score : std::nan(""),
                 static_cast<long long>(twin->stats().frames_redone_event_walk),
                 static_cast<long long>(twin->stats().frames));
-    if (reuse) {
-      PrintReplanned(name, "latency", twin->stats().chunks_replanned - before.chunks_replanned, flags.reps, in);
-    }
     // The same pairs from page-locked memory, as exactqd's receive buffers hold them: the
     // twin uploads them without the staging copy.
     std::vector<FramePair> locked_stream = in.stream;
@@ -381,8 +356,6 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
         std::exit(1);
       }
     }
-    int64_t replanned_before = 0;
-    for (const auto& t : twins) replanned_before += t->stats().chunks_replanned;
     std::atomic<int> ready{0};
     std::atomic<bool> go{false};
     std::atomic<int> failures{0};
@@ -409,14 +382,9 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     const double fps = 1000.0 * n * flags.frames / ms;
     r.fps.push_back(fps);
     int64_t redone = 0;
-    int64_t replanned = -replanned_before;
-    for (const auto& t : twins) {
-      redone += t->stats().frames_redone_event_walk;
-      replanned += t->stats().chunks_replanned;
-    }
+    for (const auto& t : twins) redone += t->stats().frames_redone_event_walk;
     std::printf("  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone\n",
                 name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone));
-    if (reuse) PrintReplanned(name, (std::to_string(n) + " in flight").c_str(), replanned, int64_t{n} * flags.frames, in);
   }
   r.ran = true;
   return r;
@@ -458,7 +426,7 @@ int Main(int argc, char** argv) {
       in.have_cpu = true;
       std::printf("  CPU reference sums in %.0f ms\n", MsSince(t0));
     }
-    ModeResult by_mode[4];
+    ModeResult by_mode[3];  // by Ssimulacra2SumMode
     for (Ssimulacra2SumMode mode : flags.modes) {
       ModeResult r = RunMode(flags, in, mode, &bits_ok);
       const std::string prefix = std::string(in.label) + "/" + Ssimulacra2SumModeName(mode) + "/";
@@ -474,8 +442,7 @@ int Main(int argc, char** argv) {
       by_mode[static_cast<int>(mode)] = std::move(r);
     }
     const ModeResult& tree = by_mode[static_cast<int>(Ssimulacra2SumMode::kInexactTree)];
-    for (Ssimulacra2SumMode mode : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
-                                    Ssimulacra2SumMode::kExactPlanReuse}) {
+    for (Ssimulacra2SumMode mode : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk}) {
       const ModeResult& exact = by_mode[static_cast<int>(mode)];
       if (!exact.ran || !tree.ran) continue;
       const std::string prefix = std::string(in.label) + "/ratio_" + Ssimulacra2SumModeName(mode) + "_over_inexact/";

@@ -44,13 +44,11 @@
 // chunk stage under the previous frame's plan first and then redoes only the chunks this
 // frame's plan changes (the confirm stage: SegmentConfirmRuns lists them, a warp per run
 // of 32 chunks; SegmentRedoChunks forms them): the same records, hence the same steps and
-// bits. A metric whose own kernel holds each chunk's terms can plan the records there
-// (PlanChunkFromPreviousFrame) and confirm a batch of sums
-// (EnqueueSegmentedSumsConfirmingPlan: ssimulacra2's exact_plan_reuse mode). A batch of
-// sums whose chunk sums a metric's kernel wrote (EnqueueSegmentedSumsFromChunkSums) takes
-// the chunk stage in two passes: SegmentStridedChunks, the strided form straight from
-// device memory with no tile, and SegmentRedoChunks, the tile path for the chunks it
-// refused (the one-pass stage's tiles filled the SMs' shared memory while it ran).
+// bits. A batch of sums whose chunk sums a metric's kernel wrote
+// (EnqueueSegmentedSumsFromChunkSums) takes the chunk stage in two passes:
+// SegmentStridedChunks, the strided form straight from device memory with no tile, and
+// SegmentRedoChunks, the tile path for the chunks it refused (the one-pass stage's tiles
+// filled the SMs' shared memory while it ran).
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
 //   exact::gpu::ZeroSegmentState(ws, stream);  // once, after allocating `base`
@@ -1141,34 +1139,21 @@ __global__ void __launch_bounds__(kWarps * 32) SegmentConfirmRuns(int64_t chunks
   SegmentConfirmRunsBlock<kWarps>(chunks, options, ws, blockIdx.x, gridDim.x);
 }
 
-// How a redo warp fills chunk c's tile (row k = sub-chunk k, as StartChunkLoad): by
-// default from the TermSource, as the chunk stage does. A metric whose terms kernel kept
-// only some chunks' stored values can fill the others itself (ssimulacra2 recomputes them).
-struct LoadChunkTile {
-  template <class TermSource>
-  __device__ void operator()(const TermSource& source, int64_t, size_t base, int count, TileRows rows, int lane,
-                             const SegmentWorkspace&) const {
-    StartChunkLoad(source, base, count, rows, lane);
-    FinishChunkLoad(source);
-  }
-};
-
-// The redo grid: about one resident wave of the H200 (132 SMs, 6 blocks each) over all
-// the sums of a launch; fewer blocks for small planes.
+// The confirm stage's redo grid: about one resident wave of the H200 (132 SMs, 6 blocks
+// each); fewer blocks for small planes.
 inline constexpr int kRedoBlocksPerWave = 132 * 6;
 // (A warp per run of 32 chunks, fewer blocks, was measured on the H200: slower, 476 against
 // 491 fps at 4K and 1,440 against 1,588 at 1080p with 8 in flight; the chunks to form
 // again cluster where a crossing moved, and one warp took several in turn.)
-inline unsigned RedoGrid(int64_t chunks, int sums) {
+inline unsigned RedoGrid(int64_t chunks) {
   const unsigned all = WarpGrid(chunks, kSegmentWarps);
-  const unsigned cap = static_cast<unsigned>(kRedoBlocksPerWave / sums);
+  const unsigned cap = static_cast<unsigned>(kRedoBlocksPerWave);
   return all < cap ? all : cap;
 }
 
-template <class TermSource, class TileFill>
-__device__ inline void SegmentRedoChunksBlock(const TermSource& source, const TileFill& fill, size_t n,
-                                              const PlanOptions& options, const SegmentWorkspace& ws, int64_t block,
-                                              int64_t grid) {
+template <class TermSource>
+__device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n, const PlanOptions& options,
+                                              const SegmentWorkspace& ws, int64_t block, int64_t grid) {
   __shared__ double tile[kSegmentWarps][kSubchunks][kTileStride];
   WaitForPriorKernel();
   const int lane = LaneId();
@@ -1176,12 +1161,13 @@ __device__ inline void SegmentRedoChunksBlock(const TermSource& source, const Ti
   const int64_t listed = __ldcg(&ws.counters->replanned_chunks);
   for (int64_t i = block * kSegmentWarps + (threadIdx.x >> 5); i < listed; i += grid * kSegmentWarps) {
     const int64_t c = __ldcg(ws.redo + i);
-    const double before = __ldcg(ws.plan_before + c);  // SegmentConfirmRun's prefix
+    const double before = __ldcg(ws.plan_before + c);  // the prefix SegmentConfirmRun or SegmentStridedChunks kept
     const double approximate_sum = __ldcg(ws.chunk_sums + c);
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = TermsInChunk(n, base);
     __syncwarp();  // the previous chunk's readers are done with the tile
-    fill(source, c, base, count, rows, lane, ws);
+    StartChunkLoad(source, base, count, rows, lane);
+    FinishChunkLoad(source);
     __syncwarp();
     SegmentChunkInTile(source, rows, count, c, before, approximate_sum, options, ws);
   }
@@ -1190,7 +1176,7 @@ __device__ inline void SegmentRedoChunksBlock(const TermSource& source, const Ti
 template <class TermSource>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     SegmentRedoChunks(TermSource source, size_t n, PlanOptions options, SegmentWorkspace ws) {
-  SegmentRedoChunksBlock(source, LoadChunkTile{}, n, options, ws, blockIdx.x, gridDim.x);
+  SegmentRedoChunksBlock(source, n, options, ws, blockIdx.x, gridDim.x);
 }
 
 // The fresh chunk stage in two passes, for a batch whose chunk sums a metric's kernel
@@ -1670,7 +1656,7 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks, 1), kSegmentWarps * 32, 0,
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks), kSegmentWarps * 32, 0,
                                          stream, pdl, source, n, options, ws);
       err != cudaSuccess) {
     return err;
@@ -1724,20 +1710,11 @@ __global__ void __launch_bounds__(kStridedChunkWarps * 32)
                             blockIdx.x / K, gridDim.x / K);
 }
 
-// The batch's confirm stage (EnqueueSegmentedSumsConfirmingPlan), block b of sum k at
-// launch block b * K + k as in the chunk stage.
-template <int K>
-__global__ void __launch_bounds__(kConfirmWarps * 32)
-    SegmentConfirmRunsBatch(int64_t chunks, PlanOptions options, SegmentWorkspaces<K> batch) {
-  const int k = static_cast<int>(blockIdx.x % K);
-  SegmentConfirmRunsBlock<kConfirmWarps>(chunks, options, PickBatchItem(batch.ws, k), blockIdx.x / K, gridDim.x / K);
-}
-
-template <class TermSource, int K, class TileFill>
+template <class TermSource, int K>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
-    SegmentRedoChunksBatch(SegmentBatch<TermSource, K> batch, TileFill fill, size_t n, PlanOptions options) {
+    SegmentRedoChunksBatch(SegmentBatch<TermSource, K> batch, size_t n, PlanOptions options) {
   const int k = static_cast<int>(blockIdx.x % K);
-  SegmentRedoChunksBlock(PickBatchItem(batch.source, k), fill, n, options, PickBatchItem(batch.workspaces.ws, k),
+  SegmentRedoChunksBlock(PickBatchItem(batch.source, k), n, options, PickBatchItem(batch.workspaces.ws, k),
                          blockIdx.x / K, gridDim.x / K);
 }
 
@@ -1800,41 +1777,8 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K, LoadChunkTile>,
-                                         StridedRedoGrid(chunks) * K, kSegmentWarps * 32, 0, stream, pdl, batch,
-                                         LoadChunkTile{}, n, options);
-      err != cudaSuccess) {
-    return err;
-  }
-  return EnqueueBatchGroupsAndWalks(batch.workspaces, chunks, pdl, stream);
-}
-
-// The batch under the previous frame's plan, for a metric whose own kernel holds each
-// chunk's terms in a tile: that kernel must have written sum k's approximate chunk sums
-// (ws[k].chunk_sums) and passed every chunk of every sum through
-// PlanChunkFromPreviousFrame (ws[k].plan_before is the plan the workspace's previous run
-// left; a workspace that never ran has a plan of zeros, ZeroSegmentState). Then
-// SegmentSuperPrefix, the confirm stage (SegmentConfirmRuns; SegmentRedoChunks forms again
-// every record this frame's plan would not give, each chunk's tile filled by `fill`, a
-// LoadChunkTile or the metric's own), groups and walks, five launches: the fresh batch's
-// records, steps and bits, with replanned_chunks counted.
-template <class TermSource, int K, class TileFill = LoadChunkTile>
-cudaError_t EnqueueSegmentedSumsConfirmingPlan(const SegmentBatch<TermSource, K>& batch, size_t n,
-                                               PlanOptions options, cudaStream_t stream,
-                                               const TileFill& fill = TileFill{}) {
-  const int64_t chunks = ChunkCount(n);
-  if (SegmentGroupCount(chunks) > kSegmentMaxGroups) return cudaErrorInvalidValue;
-  if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
-  const bool pdl = options.programmatic_launch;
-  options.crossings_first = false;
-  if (cudaError_t err = EnqueueBatchSuperPrefix(batch.workspaces, chunks, pdl, stream); err != cudaSuccess) return err;
-  if (cudaError_t err = LaunchAfterPrior(SegmentConfirmRunsBatch<K>, WarpGrid(SuperCount(chunks), kConfirmWarps) * K,
-                                         kConfirmWarps * 32, 0, stream, pdl, chunks, options, batch.workspaces);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K, TileFill>, RedoGrid(chunks, K) * K,
-                                         kSegmentWarps * 32, 0, stream, pdl, batch, fill, n, options);
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, StridedRedoGrid(chunks) * K,
+                                         kSegmentWarps * 32, 0, stream, pdl, batch, n, options);
       err != cudaSuccess) {
     return err;
   }

@@ -42,7 +42,6 @@ const char* Ssimulacra2SumModeName(Ssimulacra2SumMode mode) {
   switch (mode) {
     case Ssimulacra2SumMode::kExactSegments: return "exact_segments";
     case Ssimulacra2SumMode::kExactEventWalk: return "exact_event_walk";
-    case Ssimulacra2SumMode::kExactPlanReuse: return "exact_plan_reuse";
     case Ssimulacra2SumMode::kInexactTree: return "inexact_tree";
   }
   return "?";
@@ -59,7 +58,6 @@ gpu::SumPath PathOf(Ssimulacra2SumMode mode) {
   switch (mode) {
     case Ssimulacra2SumMode::kExactEventWalk: return gpu::SumPath::kEventWalk;
     case Ssimulacra2SumMode::kInexactTree: return gpu::SumPath::kInexactTree;
-    case Ssimulacra2SumMode::kExactPlanReuse: return gpu::SumPath::kSegmentsReusingPlan;
     case Ssimulacra2SumMode::kExactSegments: break;
   }
   return gpu::SumPath::kSegments;
@@ -302,9 +300,7 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
   if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph); !s.ok()) return s;
   float device_ms = 0.0f;
   SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));
-  if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments ||
-      options_.sum_mode == Ssimulacra2SumMode::kExactPlanReuse) {
-    for (int32_t replanned : st.readback->replanned) stats_.chunks_replanned += replanned;
+  if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments) {
     for (int32_t chunks : st.readback->tile_chunks) stats_.chunks_in_tile += chunks;
     int refused = 0;
     int overflowed = 0;

@@ -3,7 +3,7 @@
 // templates of ssimulacra2_math.h, device code without FMA contraction), the same blur
 // walk along every row and column, and each of the 108 raster-order double sums
 // reproduced exactly on the device by engine/exact's ordered sum. Both pictures' raw
-// planes go to the device once; the sums, their statuses and counts (2,160 bytes) come back; the
+// planes go to the device once; the sums, their statuses and counts (1,728 bytes) come back; the
 // score is ScoreFromSums, the host function every backend shares.
 //
 // The sums run beside the image work: each scale forks onto three sum streams (one per
@@ -56,12 +56,6 @@ enum class Ssimulacra2SumMode {
   // Exact: engine/exact's event-walk pipeline per sum (slower, never refuses), with the
   // same concurrency.
   kExactEventWalk,
-  // Exact: kExactSegments with each frame's chunk records formed under the plan the
-  // previous frame of the same geometry left, in the pass that forms the terms; the chunk
-  // stage confirms them and forms again only those the frame's own plan changes
-  // (stats().chunks_replanned). The same records, steps and bits as kExactSegments; the
-  // first frame of a geometry, and the frame after a redo, start from a plan of zeros.
-  kExactPlanReuse,
   // NOT EXACT: cub::DeviceReduce::Sum per sum (a tree: other bits than the reference's),
   // same concurrency. Only for the cost comparison of the benchmark; its scores are not
   // ExactQ's scores and the service never uses this mode.
@@ -87,8 +81,6 @@ struct Ssimulacra2CudaStats {
   int64_t sums_refused = 0;             // of their sums, those the segment pipeline refused (a check)
   int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
   int64_t frames_staged = 0;            // frames copied into pinned staging (not page-locked)
-  int64_t chunks_replanned = 0;         // chunks listed for the redo stage (all sums): kExactPlanReuse, records
-                                        // formed again; kExactSegments, chunks the strided pass refused
   int64_t chunks_in_tile = 0;           // segment modes: chunks summarised lane by lane (not strided)
 };
 

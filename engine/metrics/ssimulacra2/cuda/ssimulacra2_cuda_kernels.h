@@ -37,13 +37,11 @@ inline constexpr int kTermBasePlanes = kImageChannels * kTermBases;
 // What the device leaves for the host after a frame, read back in one copy: the 108 sums
 // (FrameSums::sums order, 0 for scales not computed) and, per sum, the status of its
 // segment pipeline (exact::gpu::kSegmentAccepted = 0; 0 too where no segment pipeline
-// ran: the event walk and the inexact tree sum have no refusals), the chunks its
-// confirm stage summarised again (0 but under a reused plan) and those it summarised lane
-// by lane.
+// ran: the event walk and the inexact tree sum have no refusals) and the chunks it
+// summarised lane by lane.
 struct SumResults {
   double sums[kSumCount];
   int32_t status[kSumCount];
-  int32_t replanned[kSumCount];   // chunks whose record was formed again (SumPath::kSegmentsReusingPlan)
   int32_t tile_chunks[kSumCount]; // chunks summarised lane by lane (the strided form refused them)
 };
 
@@ -532,21 +530,16 @@ EXACTQ_HD inline void TermsOfBases(double d, double edge, double (&terms)[kSumsP
   for (int k = 0; k < kSumsPerChannel; ++k) terms[k] = TermFromBase(k, k == kSumSsim || k == kSumSsim4 ? d : edge);
 }
 
-// Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes;
-// its bases in d and edge.
+// Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes.
 EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
-                              double (&terms)[kSumsPerChannel], double& d, double& edge) {
+                              double (&terms)[kSumsPerChannel]) {
+  double d, edge;
   TermBasesAt(p, c, i, d, edge);
   if (store_bases) {
     TermBasePlane(p, c, kSumSsim)[i] = d;
     TermBasePlane(p, c, kSumArtifact)[i] = edge;
   }
   TermsOfBases(d, edge, terms);
-}
-EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
-                              double (&terms)[kSumsPerChannel]) {
-  double d, edge;
-  TermsAt(p, c, i, store_bases, terms, d, edge);
 }
 
 }  // namespace gpu

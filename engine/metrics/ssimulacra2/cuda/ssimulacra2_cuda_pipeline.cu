@@ -189,96 +189,6 @@ using StoredTerm = xg::MappedArrayTerms<TermOfBase>;
 StoredTerm StoredTermOf(const ScalePlanes& view, int c, int k) { return StoredTerm{TermBasePlane(view, c, k), TermOfBase{k}}; }
 using ChannelBatch = xg::SegmentBatch<StoredTerm, kSumsPerChannel>;
 
-// Which of a channel's two base planes sum k reads (TermFromBase): d for the SSIM sums,
-// the edge difference for the other four.
-__device__ inline int BaseOfSum(int k) { return k == kSumSsim || k == kSumSsim4 ? 0 : 1; }
-
-// TermsChunkSumsKernel's chunk sums for the exact sums under the previous frame's plan,
-// then each of the six sums' chunk record under that plan (engine/exact's
-// PlanChunkFromPreviousFrame, warp k for sum k) from the chunk's two bases, which the
-// block keeps in shared memory in the layout of engine/exact's tiles (term t at row
-// t / 32, column t % 32; zeros past the end, as the tiles hold). A base is stored to its
-// plane only for the chunks where a sum that reads it refused the plan: the confirm stage
-// reads those back (RedoTileOfBases); the chunks whose plan changed it recomputes. So the
-// bases are neither written nor read again for nearly every chunk of a stream.
-__global__ void __launch_bounds__(kTermsChunkThreads)
-    TermsChunkRecordsKernel(const __grid_constant__ ScalePlanes p, size_t n, int c,
-                            const __grid_constant__ ChannelBatch batch, const __grid_constant__ xg::PlanOptions options) {
-  static_assert(kSumsPerChannel <= kTermsChunkWarps, "a warp per sum");
-  __shared__ double bases[kTermBases][xg::kSubchunks][xg::kTileStride];
-  __shared__ double chunk_sums[kSumsPerChannel];
-  __shared__ int refused[kTermBases];
-  const int64_t chunk = blockIdx.x;
-  if (threadIdx.x < kTermBases) refused[threadIdx.x] = 0;
-  double acc[kSumsPerChannel] = {};
-#pragma unroll
-  for (int j = 0; j < xg::kChunkTerms / kTermsChunkThreads; ++j) {
-    const int t = j * kTermsChunkThreads + static_cast<int>(threadIdx.x);
-    const size_t i = static_cast<size_t>(chunk) * xg::kChunkTerms + static_cast<size_t>(t);
-    double d = 0.0;
-    double edge = 0.0;
-    if (i < n) {
-      double terms[kSumsPerChannel];
-      TermsAt(p, c, i, /*store_bases=*/false, terms, d, edge);
-#pragma unroll
-      for (int k = 0; k < kSumsPerChannel; ++k) acc[k] = __dadd_rn(acc[k], terms[k]);
-    }
-    bases[0][t >> 5][t & 31] = d;
-    bases[1][t >> 5][t & 31] = edge;
-  }
-  const double total = BlockChunkSum(acc);  // its barrier also publishes the tiles and `refused`
-  if (threadIdx.x < kSumsPerChannel) {
-    batch.workspaces.ws[threadIdx.x].chunk_sums[chunk] = total;
-    chunk_sums[threadIdx.x] = total;
-  }
-  __syncthreads();
-  const size_t first = static_cast<size_t>(chunk) * xg::kChunkTerms;
-  const int count = xg::TermsInChunk(n, first);
-  const int k = static_cast<int>(threadIdx.x) >> 5;
-  if (k < kSumsPerChannel) {
-    const xg::SegmentWorkspace& ws = batch.workspaces.ws[k];
-    const double previous_before = __ldcg(ws.plan_before + chunk);
-    const bool planned = xg::PlanChunkFromPreviousFrame(batch.source[k], bases[BaseOfSum(k)], count, chunk,
-                                                        previous_before, chunk_sums[k], options, ws);
-    if (!planned && (threadIdx.x & 31) == 0) atomicOr(&refused[BaseOfSum(k)], 1);  // warps of one base may both
-  }
-  __syncthreads();
-  for (int b = 0; b < kTermBases; ++b) {
-    if (refused[b] == 0) continue;  // the same for the whole block
-    double* plane = TermBasePlane(p, c, b == 0 ? kSumSsim : kSumArtifact);
-    for (int t = static_cast<int>(threadIdx.x); t < count; t += kTermsChunkThreads) {
-      plane[first + static_cast<size_t>(t)] = bases[b][t >> 5][t & 31];
-    }
-  }
-}
-
-// The confirm stage's tile for chunk `chunk` of sum source.map.k (engine/exact's TileFill):
-// the stored bases where TermsChunkRecordsKernel stored them (the sum refused the plan
-// there: its record is not planned), else the bases recomputed from the blurred planes
-// (the chunk's plan changed), the same bits either way (TermBasesAt). Row r, column l:
-// base of term 32 r + l; zeros past the end.
-struct RedoTileOfBases {
-  ScalePlanes p;
-  int c;
-  __device__ void operator()(const StoredTerm& source, int64_t chunk, size_t first, int count, xg::TileRows rows,
-                             int lane, const xg::SegmentWorkspace& ws) const {
-    if (__ldcg(&ws.records[chunk].planned) == 0) {
-      StartChunkLoad(source, first, count, rows, lane);
-      FinishChunkLoad(source);
-      return;
-    }
-    const bool edge_base = BaseOfSum(source.map.k) == 1;
-#pragma unroll 1
-    for (int r = 0; r < xg::kSubchunks; ++r) {
-      const int t = r * 32 + lane;
-      double d = 0.0;
-      double edge = 0.0;
-      if (t < count) TermBasesAt(p, c, first + static_cast<size_t>(t), d, edge);
-      rows[r][lane] = edge_base ? edge : d;
-    }
-  }
-};
-
 // NOT EXACT (the inexact variant): block k adds sum k's chunk sums as a tree (each thread
 // a strided share, then the block's threads pairwise) into outputs[k].
 constexpr int kTreeThreads = 256;
@@ -311,7 +221,6 @@ __global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(ChunkSumOu
 struct SumSources {
   const unsigned long long* bits[kSumCount];
   const int32_t* status[kSumCount];
-  const int32_t* replanned[kSumCount];
   const int32_t* tile_chunks[kSumCount];
 };
 
@@ -321,7 +230,6 @@ __global__ void GatherKernel(const __grid_constant__ SumSources sources, SumResu
   if (j >= kSumCount) return;
   results->sums[j] = sources.bits[j] == nullptr ? 0.0 : __longlong_as_double(static_cast<long long>(*sources.bits[j]));
   results->status[j] = sources.status[j] == nullptr ? 0 : *sources.status[j];
-  results->replanned[j] = sources.replanned[j] == nullptr ? 0 : *sources.replanned[j];
   results->tile_chunks[j] = sources.tile_chunks[j] == nullptr ? 0 : *sources.tile_chunks[j];
 }
 
@@ -342,7 +250,7 @@ SumPath EffectivePath(SumPath path, size_t n) {
 cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int c, size_t n,
                                char* const (&regions)[kSumsPerChannel], cudaStream_t stream,
                                const unsigned long long** bits, const int32_t** status,
-                               const int32_t** replanned, const int32_t** tile_chunks) {
+                               const int32_t** tile_chunks) {
   const int64_t chunks = xg::ChunkCount(n);
   if (path == SumPath::kEventWalk) {
     // The bases only (no chunk sums: the event walk forms its own), then the six walks.
@@ -353,7 +261,6 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
       const xg::Workspace ws = xg::CarveWorkspace(regions[k], chunks);
       bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
       status[k] = nullptr;
-      replanned[k] = nullptr;
       tile_chunks[k] = nullptr;
       if (cudaError_t err = xg::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, xg::PlanOptions{}, stream);
           err != cudaSuccess) {
@@ -362,7 +269,7 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
     }
     return cudaSuccess;
   }
-  const bool segments = path == SumPath::kSegments || path == SumPath::kSegmentsReusingPlan;
+  const bool segments = path == SumPath::kSegments;
   ChannelBatch batch;
   ChunkSumOutputs chunk_sums;
   ChunkSumOutputs outputs;
@@ -373,16 +280,10 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
     outputs.p[k] = reinterpret_cast<double*>(&ws.output->sum_bits);
     bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
     status[k] = segments ? &ws.output->status : nullptr;
-    replanned[k] = segments ? &ws.output->replanned_chunks : nullptr;
     tile_chunks[k] = segments ? &ws.output->tile_chunks : nullptr;
   }
   xg::PlanOptions plan;
   plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
-  if (path == SumPath::kSegmentsReusingPlan) {
-    TermsChunkRecordsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, batch, plan);
-    if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
-    return xg::EnqueueSegmentedSumsConfirmingPlan(batch, n, plan, stream, RedoTileOfBases{view, c});
-  }
   // The inexact tree sum needs only the chunk sums; the segment pipeline reads the bases.
   const bool store_bases = segments;
   TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, store_bases,
@@ -504,8 +405,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
       if (cudaError_t err = EnqueueChannelSums(path, segment_plan_mode, view, c, n, l.regions[s][c], stream,
-                                               &sources.bits[j], &sources.status[j], &sources.replanned[j],
-                                               &sources.tile_chunks[j]);
+                                               &sources.bits[j], &sources.status[j], &sources.tile_chunks[j]);
           err != cudaSuccess) {
         return err;
       }

@@ -49,17 +49,10 @@ namespace gpu {
 enum class SumPath {
   // Exact: engine/exact's segment pipeline, a channel's six sums batched
   // (EnqueueSegmentedSumsFromChunkSums, five launches: its chunk stage takes the strided
-  // form from device memory, then the refused chunks through a tile). A sum it refuses has a nonzero
-  // status in SumResults; the caller then runs the frame again with kEventWalk (same
-  // bits where both finish).
+  // form from device memory, then the refused chunks through a tile). A sum it refuses
+  // has a nonzero status in SumResults; the caller then runs the frame again with
+  // kEventWalk (same bits where both finish).
   kSegments,
-  // Exact: kSegments under the previous frame's plan. The terms kernel also forms each
-  // chunk's record under the plan this workspace's previous frame left
-  // (TermsChunkRecords: one read of the terms), and the chunk stage only confirms them,
-  // forming again those this frame's plan would not give
-  // (EnqueueSegmentedSumsConfirmingPlan). The fresh pipeline's records, steps and bits;
-  // a changed plan costs the chunks it changed (SumResults::replanned counts them).
-  kSegmentsReusingPlan,
   // Exact: engine/exact's event-walk pipeline (EnqueueOrderedSum, five kernels), a
   // channel's six sums one after the other; never refuses.
   kEventWalk,

@@ -45,7 +45,6 @@ namespace ssimulacra2 {
 namespace {
 
 using testing_frames::MakeTestFrame;
-using testing_frames::MovedFrame;
 using testing_frames::Noise;
 
 uint64_t Bits(double x) {
@@ -87,10 +86,7 @@ Frame UniformRandomFrame(const FrameGeometry& g, uint64_t seed) {
 }
 
 constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments,
-                                               Ssimulacra2SumMode::kExactEventWalk,
-                                               Ssimulacra2SumMode::kExactPlanReuse};
-constexpr Ssimulacra2SumMode kSegmentModes[] = {Ssimulacra2SumMode::kExactSegments,
-                                                 Ssimulacra2SumMode::kExactPlanReuse};
+                                               Ssimulacra2SumMode::kExactEventWalk};
 
 // One instance per (matrix, graph, sum mode, test plan) for the whole test binary; null
 // (after a failure) when it cannot be created.
@@ -393,7 +389,8 @@ TEST_F(Ssimulacra2CudaTest, PageLockedFramesSkipTheStagingCopy) {
 TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
   const FrameGeometry sizes[] = {Geometry(131, 67, ChromaLayout::k420, 10), Geometry(577, 323, ChromaLayout::k444, 8),
                                  Geometry(1921, 1081, ChromaLayout::k420, 8)};
-  for (Ssimulacra2SumMode mode : kSegmentModes) {
+  {
+    const Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments;  // the mode that can refuse
     for (bool graph : {true, false}) {
       Ssimulacra2CudaOptions options;
       options.use_graph = graph;
@@ -424,60 +421,6 @@ TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
                   static_cast<long long>(gpu.stats().sums_refused),
                   static_cast<long long>(gpu.stats().sums_overflowed));
       EXPECT_GT(gpu.stats().sums_refused, 0);
-    }
-  }
-}
-
-// Plan reuse along a stream: each frame has the reference's bits whatever plan the frame
-// before it left (a pan, a scene cut, another geometry and back). And a pair scored again
-// right after itself meets its own plan: every chunk the strided form takes under that
-// plan is kept, so the chunks formed again are exactly those it refuses, which go lane
-// by lane (chunks_replanned == chunks_in_tile), as many as the fresh pipeline sends lane
-// by lane for the same pair.
-TEST_F(Ssimulacra2CudaTest, PlanReuseAlongAStream) {
-  const FrameGeometry g = Geometry(1921, 1081, ChromaLayout::k420, 8);
-  const FrameGeometry other = Geometry(131, 67, ChromaLayout::k420, 10);
-  const Frame ref = MakeTestFrame(g, 60);
-  const Frame dis = MakeTestFrame(g, 60, Noise{7, 0});
-  struct Pair {
-    Frame ref;
-    Frame dis;
-    std::string what;
-  };
-  std::vector<Pair> stream;
-  for (int i = 0; i < 3; ++i) {
-    stream.push_back({MovedFrame(ref, 4 * i, 2 * i), MovedFrame(dis, 4 * i, 2 * i), absl::StrFormat("pan %d", i)});
-  }
-  stream.push_back({MovedFrame(ref, 8, 4, /*flip=*/true), MovedFrame(dis, 8, 4, /*flip=*/true), "cut"});
-  stream.push_back({MakeTestFrame(other, 61), MakeTestFrame(other, 61, Noise{9, 0}), "other geometry"});
-  stream.push_back({ref, dis, "back"});
-  for (bool graph : {true, false}) {
-    Ssimulacra2Cuda* reuse = Gpu(YuvMatrix::kBt709Limited, graph, Ssimulacra2SumMode::kExactPlanReuse);
-    Ssimulacra2Cuda* fresh = Gpu(YuvMatrix::kBt709Limited, graph, Ssimulacra2SumMode::kExactSegments);
-    ASSERT_NE(reuse, nullptr);
-    ASSERT_NE(fresh, nullptr);
-    for (const Pair& p : stream) {
-      const std::string what = absl::StrFormat("%s graph %d", p.what, graph);
-      absl::StatusOr<FrameSums> cpu = ReferenceSums(p.ref, p.dis, YuvMatrix::kBt709Limited);
-      ASSERT_TRUE(cpu.ok()) << cpu.status();
-      const Ssimulacra2CudaStats before = reuse->stats();
-      EXPECT_TRUE(CheckOne(reuse, p.ref, p.dis, *cpu, what).equal);  // under the last pair's plan, then its own
-      const Ssimulacra2CudaStats after_first = reuse->stats();
-      ASSERT_TRUE(reuse->Sums(p.ref, p.dis).ok()) << what;  // its own plan again
-      const int64_t replanned = reuse->stats().chunks_replanned - after_first.chunks_replanned;
-      const int64_t in_tile = reuse->stats().chunks_in_tile - after_first.chunks_in_tile;
-      const int64_t fresh_before = fresh->stats().chunks_in_tile;
-      ASSERT_TRUE(fresh->Sums(p.ref, p.dis).ok()) << what;
-      const int64_t fresh_in_tile = fresh->stats().chunks_in_tile - fresh_before;
-      EXPECT_EQ(replanned, in_tile) << what;
-      EXPECT_EQ(replanned, fresh_in_tile) << what;
-      EXPECT_EQ(reuse->stats().frames_redone_event_walk, before.frames_redone_event_walk) << what;
-      // CheckOne's two calls: the first under the previous pair's plan, the second under its own.
-      const int64_t under_previous = after_first.chunks_replanned - before.chunks_replanned - replanned;
-      std::printf("%s: %lld chunk records formed again under the previous pair's plan, %lld under its own "
-                  "(the fresh pipeline's lane-by-lane chunks: %lld)\n",
-                  what.c_str(), static_cast<long long>(under_previous), static_cast<long long>(replanned),
-                  static_cast<long long>(fresh_in_tile));
     }
   }
 }
