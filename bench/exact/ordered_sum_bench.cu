@@ -171,7 +171,6 @@ exactq::exact::OrderedSumOptions OptionsWith(const Change& change) {
   change(options);
   return options;
 }
-const auto kDefaultOptions = [](exactq::exact::OrderedSumOptions&) {};
 
 // One variant's timing: the median host wall time, whether every result had the loop's
 // bits, and the last sum's stats.
@@ -354,7 +353,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
 
   // The exact sum through its public class: the default pipeline, then the event walk alone.
   using Pipeline = ex::OrderedSumOptions::DevicePipeline;
-  const ClassTiming exact = TimeClass(stream, OptionsWith(kDefaultOptions), d_terms, n, want, reps);
+  const ClassTiming exact = TimeClass(stream, ex::OrderedSumOptions{}, d_terms, n, want, reps);
   // The same with every kernel launched plainly (no programmatic dependent launch).
   const ClassTiming plain = TimeClass(
       stream, OptionsWith([](ex::OrderedSumOptions& o) { o.programmatic_launch = false; }), d_terms, n, want, reps);
@@ -396,7 +395,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   // touched): the exact sum's second pass reads chunks in reverse to reuse what its first
   // pass left in L2, and back to back it may also find what its previous run left there.
   L2Flusher flusher;
-  const ClassTiming cold = TimeClass(stream, OptionsWith(kDefaultOptions), d_terms, n, want, reps, &flusher);
+  const ClassTiming cold = TimeClass(stream, ex::OrderedSumOptions{}, d_terms, n, want, reps, &flusher);
   const double cub_cold_median = Median(time_cub(&flusher));
 
   // Each pipeline's stages, each bracketed by events.

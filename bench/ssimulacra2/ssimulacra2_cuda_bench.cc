@@ -137,8 +137,7 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       for (const std::string& name : SplitComma(v)) {
         Ssimulacra2SumMode mode;
         if (!ParseMode(name, &mode)) {
-          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, inexact_tree)\n",
-                       name.c_str());
+          std::fprintf(stderr, "unknown mode %s (exact_segments, exact_event_walk, inexact_tree)\n", name.c_str());
           return false;
         }
         f->modes.push_back(mode);

@@ -105,8 +105,8 @@ struct ChunkRecord {
   int32_t middle_base;
   int32_t middle_count;
   // Set by SegmentChunkUnderPreviousPlan only: 1 when `head` is the chunk's strided run
-  // under the previous frame's plan, which the confirm stage (SegmentConfirmRun) keeps if this frame's
-  // plan is the same; 0 when the chunk must be summarised again.
+  // under the previous frame's plan, which the confirm stage (SegmentConfirmRun) keeps if
+  // this frame's plan is the same; 0 when the chunk must be summarised again.
   int32_t planned;
 };
 
@@ -118,7 +118,8 @@ struct SegmentCounters {
   int overflow;
   int supers_done;  // SegmentApproximateSums' blocks that have written their run's sum
   int tile_chunks;  // chunks the strided form refused (summarised lane by lane in the tile)
-  int replanned_chunks;  // with a reused plan: chunks summarised again under this frame's plan
+  int replanned_chunks;  // chunks listed in ws.redo: under a reused plan, those this frame's plan changed;
+                         // in the batch's two-pass chunk stage, those the strided pass refused
 };
 
 inline constexpr int32_t kSegmentAccepted = 0;  // sum_bits are the loop's
@@ -133,7 +134,7 @@ struct SegmentOutput {
   int32_t refused_step;     // the global index of the refused step, or -1
   int32_t terms_one_by_one; // terms the walk added with binary64 adds (in the crossing lanes)
   int32_t tile_chunks;      // chunks summarised lane by lane in the tile (the rest: strided)
-  int32_t replanned_chunks; // with a reused plan (EnqueueSegmentedSumReusingPlan): chunks summarised again
+  int32_t replanned_chunks; // chunks the redo stage summarised (SegmentCounters::replanned_chunks)
   int32_t pad;
   int64_t cycles_total;     // the walk's thread from its first step to its result (clock64), for benchmarks
 };
@@ -226,7 +227,7 @@ inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, cudaStream_t str
   if (cudaError_t err = cudaMemsetAsync(ws.counters, 0, sizeof(SegmentCounters), stream); err != cudaSuccess) {
     return err;
   }
-  // A plan of zeros (PlanChunkFromPreviousFrame's records under it are confirmed or formed again).
+  // A plan of zeros (SegmentChunkUnderPreviousPlan's records under it are confirmed or formed again).
   if (cudaError_t err = cudaMemsetAsync(ws.plan_before, 0, static_cast<size_t>(ws.chunk_capacity) * sizeof(double), stream);
       err != cudaSuccess) {
     return err;
@@ -574,7 +575,7 @@ __device__ inline void WithColumn(const MappedArrayTerms<Map>& source, ConstTile
 
 // Where the strided form reads a chunk's columns (lane l: terms l, l + 32, ...): the
 // warp's tile (TileColumns), or the source itself (MemoryColumns: each step of the warp
-// reads one row of 32 terms, coalesced for a DeviceArrayTerms or a MappedArrayTerms).
+// reads one row of 32 terms; for a MappedArrayTerms through VisitMap, as WithColumn).
 template <class TermSource>
 struct TileColumns {
   const TermSource& source;
@@ -597,15 +598,6 @@ struct MemoryColumns {
   template <class F>
   __device__ void With(int lane, F&& f) const {
     f(SourceColumn<TermSource>{source, base + static_cast<size_t>(lane)});
-  }
-};
-template <>
-struct MemoryColumns<DeviceArrayTerms> {
-  const DeviceArrayTerms& source;
-  size_t base;
-  template <class F>
-  __device__ void With(int lane, F&& f) const {
-    f(TileLine<kSubchunkTerms, NoMap>{source.terms + base + static_cast<size_t>(lane), NoMap{}});
   }
 };
 template <class Map>
@@ -1018,20 +1010,6 @@ __device__ inline void WriteChunkSum(int64_t c, double approximate_sum, int64_t 
   }
 }
 
-// Chunk c (its terms in the warp's tile `rows`) as one strided run under the frame that
-// the previous frame's prefix before it (`previous_before`, from ws.plan_before) plans;
-// the record is marked planned when that run was taken, else not (the confirm stage then
-// summarises the chunk); returns the mark (the same in every lane). Whole warp. Every chunk of a frame must pass through here
-// (or the fresh chunk stage) before the confirm stage reads its mark.
-template <class TermSource>
-__device__ inline bool PlanChunkFromPreviousFrame(const TermSource& source, ConstTileRows rows, int count, int64_t c,
-                                                  double previous_before, double approximate_sum,
-                                                  const PlanOptions& options, const SegmentWorkspace& ws) {
-  const bool planned = TryStridedChunk(source, rows, count, c, previous_before, approximate_sum, options, ws);
-  if (LaneId() == 0) ws.records[c].planned = planned ? 1 : 0;
-  return planned;
-}
-
 // One warp per chunk: this frame's approximate chunk sum, and the chunk as one strided run
 // under the frame planned from the previous frame's prefix. The record is marked planned
 // when that run was taken; otherwise the confirm stage summarises the chunk (nothing
@@ -1058,7 +1036,8 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     __syncwarp();
     const double approximate_sum = TileApproximateSum(rows, lane);
     WriteChunkSum(c, approximate_sum, chunks, ws);
-    PlanChunkFromPreviousFrame(source, rows, count, c, previous_before, approximate_sum, options, ws);
+    const bool planned = TryStridedChunk(source, rows, count, c, previous_before, approximate_sum, options, ws);
+    if (lane == 0) ws.records[c].planned = planned ? 1 : 0;
   }
 }
 
@@ -1124,8 +1103,10 @@ __device__ inline void SegmentConfirmRun(int64_t super, int64_t chunks, const Pl
 
 inline constexpr int kConfirmWarps = 4;
 template <int kWarps = kConfirmWarps>
-__device__ inline void SegmentConfirmRunsBlock(int64_t chunks, const PlanOptions& options, const SegmentWorkspace& ws,
-                                               int64_t block, int64_t grid) {
+__global__ void __launch_bounds__(kWarps * 32) SegmentConfirmRuns(int64_t chunks, PlanOptions options,
+                                                                 SegmentWorkspace ws) {
+  const int64_t block = blockIdx.x;
+  const int64_t grid = gridDim.x;
   WaitForPriorKernel();
   const int64_t supers = SuperCount(chunks);
   for (int64_t s = block * kWarps + (threadIdx.x >> 5); s < supers; s += grid * kWarps) {
@@ -1133,21 +1114,15 @@ __device__ inline void SegmentConfirmRunsBlock(int64_t chunks, const PlanOptions
   }
 }
 
-template <int kWarps = kConfirmWarps>
-__global__ void __launch_bounds__(kWarps * 32) SegmentConfirmRuns(int64_t chunks, PlanOptions options,
-                                                                 SegmentWorkspace ws) {
-  SegmentConfirmRunsBlock<kWarps>(chunks, options, ws, blockIdx.x, gridDim.x);
-}
-
-// The confirm stage's redo grid: about one resident wave of the H200 (132 SMs, 6 blocks
-// each); fewer blocks for small planes.
-inline constexpr int kRedoBlocksPerWave = 132 * 6;
-// (A warp per run of 32 chunks, fewer blocks, was measured on the H200: slower, 476 against
-// 491 fps at 4K and 1,440 against 1,588 at 1080p with 8 in flight; the chunks to form
-// again cluster where a crossing moved, and one warp took several in turn.)
-inline unsigned RedoGrid(int64_t chunks) {
+// The redo grid of one sum: a warp per chunk of the plane, at most `cap` blocks. After
+// the confirm stage, about one resident wave of the H200 (132 SMs, 6 blocks each): a
+// changed plan can list many chunks. (A warp per run of 32 chunks, fewer blocks, was
+// measured on the H200: slower, 476 against 491 fps at 4K and 1,440 against 1,588 at
+// 1080p with 8 in flight; the chunks to form again cluster where a crossing moved, and
+// one warp took several in turn.)
+inline constexpr unsigned kRedoBlocksPerWave = 132 * 6;
+inline unsigned RedoGrid(int64_t chunks, unsigned cap) {
   const unsigned all = WarpGrid(chunks, kSegmentWarps);
-  const unsigned cap = static_cast<unsigned>(kRedoBlocksPerWave);
   return all < cap ? all : cap;
 }
 
@@ -1209,15 +1184,11 @@ __device__ inline void SegmentStridedChunksBlock(const TermSource& source, size_
   }
 }
 
-// The redo grid after SegmentStridedChunks, per sum: the chunks it refuses are a few in a
-// hundred on a large plane (every chunk of a plane of a few chunks), so 32 blocks of 4
-// warps (the tile path's 33.8 KB each) take them in one round; a grid of a resident wave
-// (RedoGrid) launched mostly empty blocks at every sum.
+// The redo grid's cap after SegmentStridedChunks, per sum: the chunks it refuses are a
+// few in a hundred on a large plane (every chunk of a plane of a few chunks), so 32
+// blocks of 4 warps (the tile path's 33.8 KB each) take them in one round; a resident
+// wave launched mostly empty blocks at every sum.
 inline constexpr unsigned kStridedRedoBlocks = 32;
-inline unsigned StridedRedoGrid(int64_t chunks) {
-  const unsigned all = WarpGrid(chunks, kSegmentWarps);
-  return all < kStridedRedoBlocks ? all : kStridedRedoBlocks;
-}
 
 // ---------------------------------------------------------------------------------
 // 4. One block per group of chunks: segments across chunks, and the group's steps.
@@ -1656,7 +1627,7 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks), kSegmentWarps * 32, 0,
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks, kRedoBlocksPerWave), kSegmentWarps * 32, 0,
                                          stream, pdl, source, n, options, ws);
       err != cudaSuccess) {
     return err;
@@ -1735,29 +1706,6 @@ cudaError_t AllowSegmentWalkBatchSharedMemory() {
                                done);
 }
 
-// A batch's first launch after its chunk sums: SegmentSuperPrefix (which also empties
-// the pools), one block per sum.
-template <int K>
-cudaError_t EnqueueBatchSuperPrefix(const SegmentWorkspaces<K>& workspaces, int64_t chunks, bool pdl,
-                                    cudaStream_t stream) {
-  return LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K), kSuperPrefixThreads, 0, stream,
-                          pdl, chunks, workspaces);
-}
-
-// A batch's last two launches: the groups and the walks.
-template <int K>
-cudaError_t EnqueueBatchGroupsAndWalks(const SegmentWorkspaces<K>& workspaces, int64_t chunks, bool pdl,
-                                       cudaStream_t stream) {
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>,
-                                         dim3(static_cast<unsigned>(SegmentGroupCount(chunks)), K), kSegmentGroupChunks,
-                                         0, stream, pdl, chunks, workspaces);
-      err != cudaSuccess) {
-    return err;
-  }
-  return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
-                          sizeof(SegmentWalkSmem), stream, pdl, chunks, workspaces);
-}
-
 // EnqueueSegmentedSumFromChunkSums for each of the batch's K sums, in five launches (the
 // chunk stage in two passes: SegmentStridedChunks, then SegmentRedoChunks for the chunks
 // it refused): batch.workspaces.ws[k].chunk_sums must hold sum k's approximate chunk
@@ -1770,19 +1718,30 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;  // SegmentSuperPrefix forms no run order
-  if (cudaError_t err = EnqueueBatchSuperPrefix(batch.workspaces, chunks, pdl, stream); err != cudaSuccess) return err;
+  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
+                                         kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
+      err != cudaSuccess) {
+    return err;
+  }
   if (cudaError_t err = LaunchAfterPrior(SegmentStridedChunksBatch<TermSource, K>,
                                          WarpGrid(chunks, kStridedChunkWarps) * K, kStridedChunkWarps * 32, 0, stream,
                                          pdl, batch, n, chunks, options);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, StridedRedoGrid(chunks) * K,
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, RedoGrid(chunks, kStridedRedoBlocks) * K,
                                          kSegmentWarps * 32, 0, stream, pdl, batch, n, options);
       err != cudaSuccess) {
     return err;
   }
-  return EnqueueBatchGroupsAndWalks(batch.workspaces, chunks, pdl, stream);
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>,
+                                         dim3(static_cast<unsigned>(SegmentGroupCount(chunks)), K), kSegmentGroupChunks,
+                                         0, stream, pdl, chunks, batch.workspaces);
+      err != cudaSuccess) {
+    return err;
+  }
+  return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
+                          sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
 }
 
 }  // namespace gpu

@@ -12,6 +12,7 @@
 #ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_SSIMULACRA2_TEST_FRAMES_H_
 #define EXACTQ_ENGINE_METRICS_SSIMULACRA2_SSIMULACRA2_TEST_FRAMES_H_
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -79,7 +80,7 @@ inline Frame MovedFrame(const Frame& f, int dx, int dy, bool flip = false) {
   for (int p = 0; p < g.plane_count(); ++p) {
     const int w = g.plane_width(p);
     const int h = g.plane_height(p);
-    const int pdx = static_cast<int>(int64_t{dx} * w / g.width) < w ? static_cast<int>(int64_t{dx} * w / g.width) : w;
+    const int pdx = std::min(static_cast<int>(int64_t{dx} * w / g.width), w);
     const int pdy = static_cast<int>(int64_t{dy} * h / g.height);
     for (int y = 0; y < h; ++y) {
       int sy = y + pdy < h - 1 ? y + pdy : h - 1;
@@ -87,7 +88,8 @@ inline Frame MovedFrame(const Frame& f, int dx, int dy, bool flip = false) {
       const uint8_t* row = f.plane_bytes(p) + static_cast<size_t>(sy) * static_cast<size_t>(w) * bps;
       uint8_t* o = out.mutable_plane_bytes(p) + static_cast<size_t>(y) * static_cast<size_t>(w) * bps;
       std::memcpy(o, row + static_cast<size_t>(pdx) * bps, static_cast<size_t>(w - pdx) * bps);
-      for (int x = w - pdx; x < w; ++x) std::memcpy(o + static_cast<size_t>(x) * bps, row + static_cast<size_t>(w - 1) * bps, bps);
+      const uint8_t* last = row + static_cast<size_t>(w - 1) * bps;
+      for (int x = w - pdx; x < w; ++x) std::memcpy(o + static_cast<size_t>(x) * bps, last, bps);
     }
   }
   return out;

@@ -525,11 +525,6 @@ struct TermOfKind {
   EXACTQ_HD double operator()(double base) const { return TermFromBase(K, base); }
 };
 
-// The six terms of a pixel from its two bases.
-EXACTQ_HD inline void TermsOfBases(double d, double edge, double (&terms)[kSumsPerChannel]) {
-  for (int k = 0; k < kSumsPerChannel; ++k) terms[k] = TermFromBase(k, k == kSumSsim || k == kSumSsim4 ? d : edge);
-}
-
 // Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes.
 EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
                               double (&terms)[kSumsPerChannel]) {
@@ -539,7 +534,7 @@ EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_
     TermBasePlane(p, c, kSumSsim)[i] = d;
     TermBasePlane(p, c, kSumArtifact)[i] = edge;
   }
-  TermsOfBases(d, edge, terms);
+  for (int k = 0; k < kSumsPerChannel; ++k) terms[k] = TermFromBase(k, k == kSumSsim || k == kSumSsim4 ? d : edge);
 }
 
 }  // namespace gpu

@@ -282,8 +282,6 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
     status[k] = segments ? &ws.output->status : nullptr;
     tile_chunks[k] = segments ? &ws.output->tile_chunks : nullptr;
   }
-  xg::PlanOptions plan;
-  plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
   // The inexact tree sum needs only the chunk sums; the segment pipeline reads the bases.
   const bool store_bases = segments;
   TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, store_bases,
@@ -293,6 +291,8 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
     TreeOfChunkSumsKernel<<<kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
     return cudaGetLastError();
   }
+  xg::PlanOptions plan;
+  plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
   return xg::EnqueueSegmentedSumsFromChunkSums(batch, n, plan, stream);
 }
 

@@ -158,10 +158,9 @@ Parity CheckOne(Ssimulacra2Cuda* gpu_engine, const Frame& ref, const Frame& dis,
   return out;
 }
 
-// Scores one pair on the CPU and with every exact sum mode (segments, the default; the
-// event walk; segments under the plan the instance's previous frame left, which here is
-// whatever pair the test before scored at this size), checking every bit; `what` names
-// the case in failures. The result is the default mode's, `equal` only if all modes are.
+// Scores one pair on the CPU and with both exact sum modes (segments, the default, and
+// the event walk), checking every bit; `what` names the case in failures. The result is
+// the default mode's, `equal` only if both modes are.
 Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what,
                    bool use_graph = true) {
   absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
@@ -389,39 +388,33 @@ TEST_F(Ssimulacra2CudaTest, PageLockedFramesSkipTheStagingCopy) {
 TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
   const FrameGeometry sizes[] = {Geometry(131, 67, ChromaLayout::k420, 10), Geometry(577, 323, ChromaLayout::k444, 8),
                                  Geometry(1921, 1081, ChromaLayout::k420, 8)};
-  {
-    const Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments;  // the mode that can refuse
-    for (bool graph : {true, false}) {
-      Ssimulacra2CudaOptions options;
-      options.use_graph = graph;
-      options.sum_mode = mode;
-      options.testing_segment_plan_mode = 1;  // exact::PlanMode::kOneBinadeHigh
-      absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
-      ASSERT_TRUE(created.ok()) << created.status();
-      Ssimulacra2Cuda& gpu = **created;
-      uint32_t seed = 40;
-      for (const FrameGeometry& g : sizes) {
-        const Frame ref = MakeTestFrame(g, seed);
-        const Frame dis = MakeTestFrame(g, seed, Noise{10, 0});
-        ++seed;
-        absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
-        ASSERT_TRUE(cpu.ok()) << cpu.status();
-        const std::string what =
-            absl::StrFormat("%dx%d graph %d %s", g.width, g.height, graph, Ssimulacra2SumModeName(mode));
-        gpu.SetTestingSegmentPlanModeForTests(1);
-        const int64_t redone = gpu.stats().frames_redone_event_walk;
-        EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " wrong plan").equal);
-        EXPECT_EQ(gpu.stats().frames_redone_event_walk, redone + 2) << what << ": Sums and Score both redone";
-        gpu.SetTestingSegmentPlanModeForTests(0);
-        EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " real plan after the redo").equal);
-      }
-      std::printf("%s graph %d: %lld frames, %lld redone with the event walk (%lld sums refused, %lld overflowed)\n",
-                  Ssimulacra2SumModeName(mode), graph, static_cast<long long>(gpu.stats().frames),
-                  static_cast<long long>(gpu.stats().frames_redone_event_walk),
-                  static_cast<long long>(gpu.stats().sums_refused),
-                  static_cast<long long>(gpu.stats().sums_overflowed));
-      EXPECT_GT(gpu.stats().sums_refused, 0);
+  for (bool graph : {true, false}) {
+    Ssimulacra2CudaOptions options;
+    options.use_graph = graph;
+    options.testing_segment_plan_mode = 1;  // exact::PlanMode::kOneBinadeHigh
+    absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
+    ASSERT_TRUE(created.ok()) << created.status();
+    Ssimulacra2Cuda& gpu = **created;
+    uint32_t seed = 40;
+    for (const FrameGeometry& g : sizes) {
+      const Frame ref = MakeTestFrame(g, seed);
+      const Frame dis = MakeTestFrame(g, seed, Noise{10, 0});
+      ++seed;
+      absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
+      ASSERT_TRUE(cpu.ok()) << cpu.status();
+      const std::string what = absl::StrFormat("%dx%d graph %d", g.width, g.height, graph);
+      gpu.SetTestingSegmentPlanModeForTests(1);
+      const int64_t redone = gpu.stats().frames_redone_event_walk;
+      EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " wrong plan").equal);
+      EXPECT_EQ(gpu.stats().frames_redone_event_walk, redone + 2) << what << ": Sums and Score both redone";
+      gpu.SetTestingSegmentPlanModeForTests(0);
+      EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " real plan after the redo").equal);
     }
+    std::printf("graph %d: %lld frames, %lld redone with the event walk (%lld sums refused, %lld overflowed)\n",
+                graph, static_cast<long long>(gpu.stats().frames),
+                static_cast<long long>(gpu.stats().frames_redone_event_walk),
+                static_cast<long long>(gpu.stats().sums_refused), static_cast<long long>(gpu.stats().sums_overflowed));
+    EXPECT_GT(gpu.stats().sums_refused, 0);
   }
 }
 
