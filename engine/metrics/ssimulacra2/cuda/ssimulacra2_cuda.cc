@@ -70,7 +70,7 @@ gpu::SumPath PathOf(Ssimulacra2SumMode mode) {
 // nodes hold their addresses and sizes).
 struct Ssimulacra2Cuda::State {
   cudaStream_t stream = nullptr;  // the main stream (pipeline.main)
-  gpu::PipelineStreams pipeline;  // the three sum streams and the fork/join events
+  gpu::PipelineStreams pipeline;  // the six sum streams and the fork/join events
   cudaEvent_t start = nullptr;
   cudaEvent_t done = nullptr;
   float* eotf_table = nullptr;  // device: kSrgbEotfTable
@@ -88,8 +88,10 @@ struct Ssimulacra2Cuda::State {
   // on error paths and at destruction).
   void Drain() {
     if (stream != nullptr) cudaStreamSynchronize(stream);
-    for (cudaStream_t s : pipeline.sums) {
-      if (s != nullptr) cudaStreamSynchronize(s);
+    for (const auto& channel : pipeline.sums) {
+      for (cudaStream_t s : channel) {
+        if (s != nullptr) cudaStreamSynchronize(s);
+      }
     }
   }
   void DropGraph() {

@@ -93,15 +93,19 @@ inline size_t AlignScratch(size_t bytes) { return (bytes + 255) & ~size_t{255}; 
 // samples; a scale's plane is packed rows of its own width at the same start. Scale s
 // uses lin[s % 2] (the pyramid's ping-pong), xyb[s % 2] and blurred[s % 2]: while its
 // terms are formed, the main stream already builds scale s + 1 in the other parity's.
-// The term base planes are per channel: a channel's terms and sums run in order on the
-// channel's own stream, scale after scale.
+// The term base planes are per scale parity too (bases[s % 2], each plane of
+// bases_plane[s % 2] doubles: a full plane for the even scales, scale 1's for the odd
+// ones): a channel's sums of scale s run on the channel's stream of that parity, so
+// scale s + 1's sums run beside them and scale s + 2's terms wait for them in stream
+// order.
 struct Planes {
   size_t plane = 0;
   float* lin[2][2] = {};     // [ping-pong buffer][image]: 3 planes each (linear R, G, B)
   float* xyb[2][2] = {};     // [scale parity][image]: 3 planes each
   float* rows = nullptr;     // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
   float* blurred[2] = {};    // [scale parity]: kBlurLines planes, after the vertical pass
-  double* bases = nullptr;   // kTermBasePlanes planes of doubles: TermBasePlane
+  double* bases[2] = {};     // [scale parity]: kTermBasePlanes planes of doubles: TermBasePlane
+  size_t bases_plane[2] = {};  // [scale parity]: doubles per base plane
   size_t bytes = 0;          // from the start of the scratch
 };
 
@@ -112,6 +116,7 @@ struct ScalePlanes {
   float* rows = nullptr;
   float* blurred = nullptr;
   double* bases = nullptr;
+  size_t bases_plane = 0;
 };
 
 EXACTQ_HD inline ScalePlanes ScaleView(const Planes& p, int parity) {
@@ -121,7 +126,8 @@ EXACTQ_HD inline ScalePlanes ScaleView(const Planes& p, int parity) {
   v.xyb[1] = p.xyb[parity][1];
   v.rows = p.rows;
   v.blurred = p.blurred[parity];
-  v.bases = p.bases;
+  v.bases = p.bases[parity];
+  v.bases_plane = p.bases_plane[parity];
   return v;
 }
 
@@ -129,7 +135,7 @@ EXACTQ_HD inline ScalePlanes ScaleView(const Planes& p, int parity) {
 // the two SSIM terms, the edge difference for the four others.
 EXACTQ_HD inline double* TermBasePlane(const ScalePlanes& p, int c, int k) {
   const int base = k == kSumSsim || k == kSumSsim4 ? 0 : 1;
-  return p.bases + static_cast<size_t>(c * kTermBases + base) * p.plane;
+  return p.bases + static_cast<size_t>(c * kTermBases + base) * p.bases_plane;
 }
 
 // base may be null (then only `bytes` is meaningful).
@@ -152,7 +158,11 @@ inline Planes CarvePlanes(void* base, int width, int height) {
   }
   p.rows = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
   for (float*& parity : p.blurred) parity = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
-  p.bases = reinterpret_cast<double*>(take(kTermBasePlanes * p.plane * sizeof(double)));
+  p.bases_plane[0] = p.plane;
+  p.bases_plane[1] = static_cast<size_t>(HalfSide(width)) * HalfSide(height);  // scale 1, the largest odd one
+  for (int parity = 0; parity < 2; ++parity) {
+    p.bases[parity] = reinterpret_cast<double*>(take(kTermBasePlanes * p.bases_plane[parity] * sizeof(double)));
+  }
   p.bytes = offset;
   return p;
 }

@@ -245,10 +245,11 @@ SumPath EffectivePath(SumPath path, size_t n) {
   return path == SumPath::kSegments && !xg::SegmentPipelineFits(n) ? SumPath::kEventWalk : path;
 }
 
-// Channel c's terms and six sums of scale s (n terms, from `view`) on `stream`; sets
-// where their results will be.
+// Channel c's terms and six sums of scale s (n terms, from `view`) on `stream`; records
+// `termed` once the terms kernel, the last reader of the scale's image planes, is
+// enqueued; sets where the results will be.
 cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int c, size_t n,
-                               char* const (&regions)[kSumsPerChannel], cudaStream_t stream,
+                               char* const (&regions)[kSumsPerChannel], cudaStream_t stream, cudaEvent_t termed,
                                const unsigned long long** bits, const int32_t** status,
                                const int32_t** tile_chunks) {
   const int64_t chunks = xg::ChunkCount(n);
@@ -257,6 +258,7 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
     TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, true,
                                                                                            ChunkSumOutputs{});
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+    if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
     for (int k = 0; k < kSumsPerChannel; ++k) {
       const xg::Workspace ws = xg::CarveWorkspace(regions[k], chunks);
       bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
@@ -287,6 +289,7 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
   TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, store_bases,
                                                                                          chunk_sums);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
   if (path == SumPath::kInexactTree) {
     TreeOfChunkSumsKernel<<<kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
     return cudaGetLastError();
@@ -301,14 +304,17 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
 cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams) {
   PipelineStreams& ps = *streams;
   ps.main = main;
-  for (cudaStream_t& s : ps.sums) {
-    if (cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); err != cudaSuccess) return err;
+  for (auto& channel : ps.sums) {
+    for (cudaStream_t& s : channel) {
+      if (cudaError_t err = cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking); err != cudaSuccess) return err;
+    }
   }
   const auto make = [](cudaEvent_t* e) { return cudaEventCreateWithFlags(e, cudaEventDisableTiming); };
   for (int s = 0; s < kMaxScales; ++s) {
     if (cudaError_t err = make(&ps.blurred[s]); err != cudaSuccess) return err;
-    for (cudaEvent_t& e : ps.summed[s]) {
-      if (cudaError_t err = make(&e); err != cudaSuccess) return err;
+    for (int c = 0; c < kImageChannels; ++c) {
+      if (cudaError_t err = make(&ps.termed[s][c]); err != cudaSuccess) return err;
+      if (cudaError_t err = make(&ps.summed[s][c]); err != cudaSuccess) return err;
     }
   }
   return cudaSuccess;
@@ -316,16 +322,21 @@ cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams) {
 
 void DestroyPipelineStreams(PipelineStreams* streams) {
   PipelineStreams& ps = *streams;
-  for (cudaStream_t& s : ps.sums) {
-    if (s != nullptr) cudaStreamDestroy(s);
-    s = nullptr;
+  for (auto& channel : ps.sums) {
+    for (cudaStream_t& s : channel) {
+      if (s != nullptr) cudaStreamDestroy(s);
+      s = nullptr;
+    }
   }
+  const auto destroy = [](cudaEvent_t& e) {
+    if (e != nullptr) cudaEventDestroy(e);
+    e = nullptr;
+  };
   for (int s = 0; s < kMaxScales; ++s) {
-    if (ps.blurred[s] != nullptr) cudaEventDestroy(ps.blurred[s]);
-    ps.blurred[s] = nullptr;
-    for (cudaEvent_t& e : ps.summed[s]) {
-      if (e != nullptr) cudaEventDestroy(e);
-      e = nullptr;
+    destroy(ps.blurred[s]);
+    for (int c = 0; c < kImageChannels; ++c) {
+      destroy(ps.termed[s][c]);
+      destroy(ps.summed[s][c]);
     }
   }
   ps.main = nullptr;
@@ -380,9 +391,10 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
   for (int s = 0; s < scales; ++s) {
     const int parity = s % 2;
     if (s > 0) {
-      // This scale's XYB and blurred planes are scale s - 2's: its terms must be formed.
+      // This scale's XYB and blurred planes are scale s - 2's: its terms must be formed
+      // (its sums read only its base planes and may still run).
       for (int c = 0; s >= 2 && c < kImageChannels; ++c) {
-        if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[s - 2][c], 0); err != cudaSuccess) return err;
+        if (cudaError_t err = cudaStreamWaitEvent(main, ps.termed[s - 2][c], 0); err != cudaSuccess) return err;
       }
       DownsampleKernel<<<PixelGrid(HalfSide(w), HalfSide(h), 2, block), block, 0, main>>>(p, parity, w, h,
                                                                                            f.cube_root_of_bias);
@@ -400,21 +412,25 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
     const SumPath path = EffectivePath(requested_path, n);
     for (int c = 0; c < kImageChannels; ++c) {
       // Fork: channel c's terms and sums after this scale's blur (and, in stream order,
-      // after the previous scale's sums of channel c, which read the same base planes).
-      cudaStream_t stream = ps.sums[c];
+      // after scale s - 2's sums of channel c, which read the same base planes).
+      cudaStream_t stream = ps.sums[c][parity];
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
       if (cudaError_t err = EnqueueChannelSums(path, segment_plan_mode, view, c, n, l.regions[s][c], stream,
-                                               &sources.bits[j], &sources.status[j], &sources.tile_chunks[j]);
+                                               ps.termed[s][c], &sources.bits[j], &sources.status[j],
+                                               &sources.tile_chunks[j]);
           err != cudaSuccess) {
         return err;
       }
       if (cudaError_t err = cudaEventRecord(ps.summed[s][c], stream); err != cudaSuccess) return err;
     }
   }
-  // Join: every sum stream's last sums (and so everything before them on that stream).
-  for (int c = 0; c < kImageChannels && scales > 0; ++c) {
-    if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[scales - 1][c], 0); err != cudaSuccess) return err;
+  // Join: every sum stream's last sums, those of the last two scales (and so everything
+  // before them on that stream).
+  for (int s = scales >= 2 ? scales - 2 : 0; s < scales; ++s) {
+    for (int c = 0; c < kImageChannels; ++c) {
+      if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[s][c], 0); err != cudaSuccess) return err;
+    }
   }
   GatherKernel<<<1, 128, 0, main>>>(sources, f.results);
   return cudaGetLastError();

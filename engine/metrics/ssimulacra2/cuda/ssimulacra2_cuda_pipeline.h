@@ -20,13 +20,16 @@
 //                 warp loads and stores coalesced (BlurTileLoad/Walk/Store);
 //     BlurColumns one thread per (column, channel, kind): the vertical pass down the
 //                 column (row-major planes: a warp's loads are coalesced) into blurred;
-//     then a fork (event record + cudaStreamWaitEvent) onto one sum stream per channel
-//     c, which runs TermsChunkSums (one block per chunk of 1024 pixels: the fp64 SSIM
-//     dissimilarity d and edge difference of B.7 into the channel's two base planes,
-//     and the chunk sums of the six terms of B.8) and then the six sums as one batch of
-//     engine/exact's segment pipeline, each reading its terms as an exact function of
-//     one base plane (TermFromBase: d, d^4, the edge's artifact and detail parts and
-//     their fourth powers). The main stream goes on to the next scale meanwhile;
+//     then a fork (event record + cudaStreamWaitEvent) onto the sum stream of channel c
+//     and the scale's parity, which runs TermsChunkSums (one block per chunk of 1024
+//     pixels: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
+//     channel's two base planes of this parity, and the chunk sums of the six terms of
+//     B.8) and then the six sums as one batch of engine/exact's segment pipeline, each
+//     reading its terms as an exact function of one base plane (TermFromBase: d, d^4,
+//     the edge's artifact and detail parts and their fourth powers). The main stream
+//     goes on to the next scale meanwhile, and waits only for scale s's terms (not its
+//     sums) before it writes scale s + 2 into the same parity's planes; so the sums of
+//     consecutive scales run side by side, and the image work never waits for a sum;
 //   join: the main stream waits for the sum streams' last sums, then
 //   Gather        one thread per sum: the 108 results and their statuses into SumResults.
 // Inside a stream capture the fork and join become parallel branches of the graph.
@@ -69,13 +72,14 @@ inline constexpr int32_t kSumRefused = 1;
 inline constexpr int32_t kSumOverflow = 2;
 
 // The streams and events of the fork/join. The caller creates them once
-// (CreatePipelineStreams: the main stream is the caller's; the three sum streams, one
-// per channel, and the events are made here, non-blocking, events without timing) and
-// destroys them with DestroyPipelineStreams after the last frame.
+// (CreatePipelineStreams: the main stream is the caller's; the six sum streams, one
+// per channel and scale parity, and the events are made here, non-blocking, events
+// without timing) and destroys them with DestroyPipelineStreams after the last frame.
 struct PipelineStreams {
   cudaStream_t main = nullptr;
-  cudaStream_t sums[kImageChannels] = {};
+  cudaStream_t sums[kImageChannels][2] = {};  // [channel][scale parity]
   cudaEvent_t blurred[kMaxScales] = {};
+  cudaEvent_t termed[kMaxScales][kImageChannels] = {};  // scale s's terms read its planes no more
   cudaEvent_t summed[kMaxScales][kImageChannels] = {};
 };
 cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams);
@@ -84,8 +88,8 @@ void DestroyPipelineStreams(PipelineStreams* streams);
 // Device scratch for a frame of this size: the linear-RGB pyramid (ping-pong), XYB and
 // blurred planes for both scale parities, the horizontal pass's planes, and per sum one
 // workspace region big enough for the segment pipeline, the event walk and the tree sum
-// (a frame uses one of them per sum). 324 bytes per pixel for the planes (the terms are
-// stored as two base planes of doubles per channel), plus the workspaces (249 MB at 3840x2160, at least about 0.9 MB per sum).
+// (a frame uses one of them per sum). 336 bytes per pixel for the planes (the terms are
+// stored as two base planes of doubles per channel and scale parity), plus the workspaces (249 MB at 3840x2160, at least about 0.9 MB per sum).
 size_t ScratchBytes(int width, int height);
 
 // Once after allocating `scratch` (and after any kEventWalk run in it, which overwrites
