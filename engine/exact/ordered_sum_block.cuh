@@ -32,6 +32,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include <cub/block/block_reduce.cuh>
 
@@ -75,6 +76,18 @@ template <class Map, class F>
 __device__ inline void VisitMap(const Map& map, F&& f) {
   f(map);
 }
+
+// A map may promise that every finite term it gives is >= 0 (or -0), for any stored
+// double: `static constexpr bool kNonNegativeTerms = true;`. The strided form then takes
+// a lane's sum of |r| as its sum of r, one add a term fewer (AddNonNegativeStridedTerm).
+// A NaN or infinite term, of either sign, makes its chunk doubtful, and the tie pass then
+// refuses the chunk, so only the finite terms need the promise. A map that breaks it can
+// give wrong bits: its tests must check it for every kind of double.
+template <class Map, class = void>
+struct MapGivesNonNegativeTerms : std::false_type {};
+template <class Map>
+struct MapGivesNonNegativeTerms<Map, std::void_t<decltype(Map::kNonNegativeTerms)>>
+    : std::bool_constant<Map::kNonNegativeTerms> {};
 
 // Loads thread `lane`'s terms of chunk `chunk` from a TermSource; `valid` counts the ones
 // inside [0, n) (they are always a prefix of the lane's terms).

@@ -60,9 +60,11 @@ using GeneratedBatchSums = BatchSumsOnDevice<kGeneratedBatch>;
 absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n);
 
 // A batch of MappedArrayTerms over two stored arrays (the chunk stage copies the stored
-// values and maps them as it reads them): sums 0, 1 and 3 read array A (GeneratedTerm)
-// through different maps, sum 2 reads array B (GeneratedTerm squared).
-inline constexpr int kStoredBatch = 4;
+// values and maps them as it reads them): sums 0, 1, 3 and 4 read array A (GeneratedTerm)
+// through different maps, sum 2 reads array B (GeneratedTerm squared). Sum 4's map, the
+// square, promises terms >= 0 (kNonNegativeTerms, through VisitMap): the strided form's
+// shorter per-term step.
+inline constexpr int kStoredBatch = 5;
 EXACTQ_HD inline double StoredBatchValue(uint64_t i, uint64_t n, int k) {  // the stored double
   const double t = GeneratedTerm(i, n);
   return k == 2 ? t * t : t;
@@ -70,6 +72,7 @@ EXACTQ_HD inline double StoredBatchValue(uint64_t i, uint64_t n, int k) {  // th
 EXACTQ_HD inline double StoredBatchMap(int k, double x) {  // term k of a stored x
   if (k == 1) return -x * 0.75;
   if (k == 3) return (x * x) * x;
+  if (k == 4) return x * x;
   return x;
 }
 EXACTQ_HD inline double StoredBatchTerm(uint64_t i, uint64_t n, int k) {

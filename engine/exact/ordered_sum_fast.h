@@ -363,6 +363,20 @@ EXACTQ_HD inline double AddStridedTerm(StridedSums& s, double x, double scale) {
   return r;
 }
 
+// AddStridedTerm for a term that is >= 0 (or -0) if finite (MapGivesNonNegativeTerms):
+// every r is then >= 0 and the sum of |r| the same adds of the same values as the sum of
+// r, so the caller sets magnitude = sum once at the end. A NaN or infinite x makes s
+// doubtful, as there.
+EXACTQ_HD inline double AddNonNegativeStridedTerm(StridedSums& s, double x, double scale) {
+  const double t = MulRn(x, scale);
+  const double r = RoundHalfEven(t);
+  const double rest = SubRn(t, r);
+  s.doubtful = s.doubtful | !(fabs(rest) < 0.5);
+  s.nonzero = s.nonzero | (x != 0.0);
+  s.sum = AddRn(s.sum, r);
+  return r;
+}
+
 // What the second pass knows of one term: whether it is a tie (and which way, s = +1 if
 // t is above r), whether its r is odd, whether its t is NaN or infinite.
 struct StridedTieTerm {

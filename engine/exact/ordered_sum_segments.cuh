@@ -548,6 +548,7 @@ struct NoMap {
 };
 template <int kStride, class Map>
 struct TileLine {
+  static constexpr bool kNonNegative = MapGivesNonNegativeTerms<Map>::value;
   const double* first;
   Map map;
   __device__ double operator[](int i) const { return map(first[i * kStride]); }
@@ -587,6 +588,7 @@ struct TileColumns {
 };
 template <class TermSource>
 struct SourceColumn {
+  static constexpr bool kNonNegative = false;
   const TermSource& source;
   size_t first;
   __device__ double operator[](int i) const { return source(first + static_cast<size_t>(i) * kSubchunkTerms); }
@@ -615,9 +617,16 @@ struct MemoryColumns<MappedArrayTerms<Map>> {
 // r (lane 0's is the chunk's first term).
 template <class Column>
 __device__ inline void StridedLaneSums(const Column& column, double scale, StridedSums& mine, double& first) {
-  first = AddStridedTerm(mine, column[0], scale);
+  if constexpr (Column::kNonNegative) {
+    first = AddNonNegativeStridedTerm(mine, column[0], scale);
+#pragma unroll 4
+    for (int i = 1; i < kSubchunks; ++i) AddNonNegativeStridedTerm(mine, column[i], scale);
+    mine.magnitude = mine.sum;
+  } else {
+    first = AddStridedTerm(mine, column[0], scale);
 #pragma unroll 4  // 8 or more: spills (the kernel is held to 80 registers)
-  for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column[i], scale);
+    for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column[i], scale);
+  }
 }
 
 // The second pass, for a chunk with a tie: its ties (warp-uniform result); false if some
@@ -1658,45 +1667,43 @@ struct SegmentBatch {
   SegmentWorkspaces<K> workspaces;
 };
 
-template <class T, int K>
-__device__ inline T PickBatchItem(const T (&items)[K], int k) {
-  T item = items[0];
-#pragma unroll
-  for (int j = 1; j < K; ++j) {
-    if (j == k) item = items[j];
-  }
-  return item;
-}
-
+// The batch kernels take the batch as a __grid_constant__ parameter and sum k's source
+// and workspace by reference into it (k from the block index): each field a block uses
+// is one constant load. (Copying sum k's items out of the parameter with a select per
+// field and item was a tenth of SegmentStridedChunksBatch's instructions on ssimulacra2's
+// 1080p planes: each of its warps takes one chunk.)
 template <int K, int kThreads = kSuperPrefixThreads>
-__global__ void __launch_bounds__(kThreads) SegmentSuperPrefixBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
-  SegmentSuperPrefixBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)));
+__global__ void __launch_bounds__(kThreads)
+    SegmentSuperPrefixBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
+  SegmentSuperPrefixBlock<kThreads>(chunks, batch.ws[blockIdx.y]);
 }
 
 template <class TermSource, int K>
 __global__ void __launch_bounds__(kStridedChunkWarps * 32)
-    SegmentStridedChunksBatch(SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks, PlanOptions options) {
-  const int k = static_cast<int>(blockIdx.x % K);
-  SegmentStridedChunksBlock(PickBatchItem(batch.source, k), n, chunks, options, PickBatchItem(batch.workspaces.ws, k),
-                            blockIdx.x / K, gridDim.x / K);
+    SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks,
+                              PlanOptions options) {
+  const unsigned k = blockIdx.x % K;
+  SegmentStridedChunksBlock(batch.source[k], n, chunks, options, batch.workspaces.ws[k], blockIdx.x / K,
+                            gridDim.x / K);
 }
 
 template <class TermSource, int K>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
-    SegmentRedoChunksBatch(SegmentBatch<TermSource, K> batch, size_t n, PlanOptions options) {
-  const int k = static_cast<int>(blockIdx.x % K);
-  SegmentRedoChunksBlock(PickBatchItem(batch.source, k), n, options, PickBatchItem(batch.workspaces.ws, k),
-                         blockIdx.x / K, gridDim.x / K);
+    SegmentRedoChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, PlanOptions options) {
+  const unsigned k = blockIdx.x % K;
+  SegmentRedoChunksBlock(batch.source[k], n, options, batch.workspaces.ws[k], blockIdx.x / K, gridDim.x / K);
 }
 
 template <int K, int kThreads = kSegmentGroupChunks>
-__global__ void __launch_bounds__(kThreads) SegmentGroupsBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
-  SegmentGroupsBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)), blockIdx.x);
+__global__ void __launch_bounds__(kThreads)
+    SegmentGroupsBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
+  SegmentGroupsBlock<kThreads>(chunks, batch.ws[blockIdx.y], blockIdx.x);
 }
 
 template <int K, int kThreads = kSegmentWalkThreads>
-__global__ void __launch_bounds__(kThreads) SegmentWalkBatch(int64_t chunks, SegmentWorkspaces<K> batch) {
-  SegmentWalkBlock<kThreads>(chunks, PickBatchItem(batch.ws, static_cast<int>(blockIdx.y)));
+__global__ void __launch_bounds__(kThreads)
+    SegmentWalkBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
+  SegmentWalkBlock<kThreads>(chunks, batch.ws[blockIdx.y]);
 }
 
 template <int K>

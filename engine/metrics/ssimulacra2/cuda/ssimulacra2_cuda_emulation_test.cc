@@ -7,6 +7,7 @@
 // GPU; the device itself adds the launch geometry and the exact ordered sum
 // (ssimulacra2_cuda_test).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -268,8 +269,16 @@ TEST(Ssimulacra2CudaEmulationTest, TermFromBaseIsTheSpecB8Term) {
       if (want != want) ++nans;
       ASSERT_EQ(bits_of(TermFromBase(k, x)), bits_of(want)) << "k=" << k << " base bits " << std::hex << bits_of(x);
       ASSERT_EQ(bits_of(map(x)), bits_of(want)) << "k=" << k << " base bits " << std::hex << bits_of(x);
+      // TermOfKind's promise to the strided form (kNonNegativeTerms): finite terms >= 0.
+      if (k != kSumSsim && std::isfinite(want)) {
+        ASSERT_GE(want, 0.0) << "k=" << k << " base bits " << std::hex << bits_of(x);
+      }
     }
   }
+  static_assert(!TermOfKind<kSumSsim>::kNonNegativeTerms && TermOfKind<kSumSsim4>::kNonNegativeTerms &&
+                    TermOfKind<kSumArtifact>::kNonNegativeTerms && TermOfKind<kSumArtifact4>::kNonNegativeTerms &&
+                    TermOfKind<kSumDetail>::kNonNegativeTerms && TermOfKind<kSumDetail4>::kNonNegativeTerms,
+                "the kinds checked above are the ones that promise");
   EXPECT_GT(nans, 0) << "the values include NaNs";
 }
 

@@ -532,6 +532,10 @@ struct TermOfBase {
 // VisitMap hands the exact sums' per-term loop, so that it holds only kind K's arithmetic.
 template <int K>
 struct TermOfKind {
+  // Every finite term but d's is >= 0 for any base: a part is max(y, +0), a fourth power
+  // the square of a square (TermFromBaseIsTheSpecB8Term checks it). d's sum would need
+  // the stored d to be clamped, a promise about the data, not the map.
+  static constexpr bool kNonNegativeTerms = K != kSumSsim;
   EXACTQ_HD double operator()(double base) const { return TermFromBase(K, base); }
 };
 
