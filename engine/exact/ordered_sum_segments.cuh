@@ -1135,7 +1135,12 @@ inline unsigned RedoGrid(int64_t chunks, unsigned cap) {
   return all < cap ? all : cap;
 }
 
-template <class TermSource>
+// kStridedTried: the chunks were listed by SegmentStridedChunksBatch, whose strided try
+// on the same terms, prefix and plan refused them, so the tile path starts at once (the
+// try from the tile, the same arithmetic on the same values, would refuse them again:
+// about a tenth of a listed chunk's time). After the confirm stage the chunks have not
+// been tried under this frame's plan.
+template <bool kStridedTried, class TermSource>
 __device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n, const PlanOptions& options,
                                               const SegmentWorkspace& ws, int64_t block, int64_t grid) {
   __shared__ double tile[kSegmentWarps][kSubchunks][kTileStride];
@@ -1146,21 +1151,25 @@ __device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n
   for (int64_t i = block * kSegmentWarps + (threadIdx.x >> 5); i < listed; i += grid * kSegmentWarps) {
     const int64_t c = __ldcg(ws.redo + i);
     const double before = __ldcg(ws.plan_before + c);  // the prefix SegmentConfirmRun or SegmentStridedChunks kept
-    const double approximate_sum = __ldcg(ws.chunk_sums + c);
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = TermsInChunk(n, base);
     __syncwarp();  // the previous chunk's readers are done with the tile
     StartChunkLoad(source, base, count, rows, lane);
     FinishChunkLoad(source);
     __syncwarp();
-    SegmentChunkInTile(source, rows, count, c, before, approximate_sum, options, ws);
+    if constexpr (kStridedTried) {
+      if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
+      SegmentChunkFromTile(source, rows, count, c, before, options, ws);
+    } else {
+      SegmentChunkInTile(source, rows, count, c, before, __ldcg(ws.chunk_sums + c), options, ws);
+    }
   }
 }
 
 template <class TermSource>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     SegmentRedoChunks(TermSource source, size_t n, PlanOptions options, SegmentWorkspace ws) {
-  SegmentRedoChunksBlock(source, n, options, ws, blockIdx.x, gridDim.x);
+  SegmentRedoChunksBlock</*kStridedTried=*/false>(source, n, options, ws, blockIdx.x, gridDim.x);
 }
 
 // The fresh chunk stage in two passes, for a batch whose chunk sums a metric's kernel
@@ -1691,7 +1700,8 @@ template <class TermSource, int K>
 __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     SegmentRedoChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, PlanOptions options) {
   const unsigned k = blockIdx.x % K;
-  SegmentRedoChunksBlock(batch.source[k], n, options, batch.workspaces.ws[k], blockIdx.x / K, gridDim.x / K);
+  SegmentRedoChunksBlock</*kStridedTried=*/true>(batch.source[k], n, options, batch.workspaces.ws[k], blockIdx.x / K,
+                                                 gridDim.x / K);
 }
 
 template <int K, int kThreads = kSegmentGroupChunks>
