@@ -533,6 +533,64 @@ TEST(OrderedSumFast, StridedChunkRunBoundsTheLeftFold) {
   EXPECT_GT(refused, 500);
 }
 
+// AddNonNegativeStridedTerm (a map's kNonNegativeTerms promise): on terms that are >= 0
+// or -0 when finite, a lane's sums equal AddStridedTerm's field for field once magnitude
+// is set to the sum, and every r is the same; a NaN or an infinity of either sign makes
+// the lane doubtful in both, so a chunk where the promise does not hold is never formed.
+TEST(OrderedSumFast, NonNegativeStridedTermsGiveTheSameLaneSums) {
+  TestRng rng{20261202};
+  int64_t lanes = 0;
+  int64_t doubtful = 0;
+  for (int iter = 0; iter < 20000; ++iter) {
+    int frame = FrameFor(rng);
+    if (!StridedFrame(frame)) frame = static_cast<int>(rng.Range(-60, 60));
+    const double scale = StridedScale(frame);
+    const int mode = static_cast<int>(rng.Range(0, 4));
+    StridedSums plain;
+    StridedSums promised;
+    for (int i = 0; i < 32; ++i) {
+      const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
+      double x = std::ldexp(m, frame - 104 - static_cast<int>(rng.Range(-30, 30)));
+      switch (mode) {
+        case 0:  // float-precision terms: ties wherever one sits at u/2
+          x = std::ldexp(static_cast<double>(rng.Range(0, 1 << 24)), frame - 52 - static_cast<int>(rng.Range(20, 26)));
+          break;
+        case 1:  // zeros of both signs among them
+          if (rng.Next() % 4 == 0) x = (rng.Next() & 1) ? -0.0 : 0.0;
+          break;
+        case 2:  // a special now and then, of either sign (outside the promise)
+          if (rng.Next() % 40 == 0) {
+            const double specials[] = {std::numeric_limits<double>::infinity(),
+                                       -std::numeric_limits<double>::infinity(),
+                                       std::numeric_limits<double>::quiet_NaN()};
+            x = specials[rng.Range(0, 2)];
+          }
+          break;
+        default:  // exact ties and integers at u
+          if (rng.Next() % 8 == 0) x = std::ldexp(static_cast<double>(rng.Range(0, 99)), frame - 53);
+          break;
+      }
+      const double r_plain = AddStridedTerm(plain, x, scale);
+      const double r_promised = AddNonNegativeStridedTerm(promised, x, scale);
+      ASSERT_EQ(BitsOf(r_plain), BitsOf(r_promised)) << std::hexfloat << x << " frame " << frame;
+    }
+    promised.magnitude = promised.sum;
+    ++lanes;
+    ASSERT_EQ(plain.doubtful, promised.doubtful) << "iter " << iter;
+    ASSERT_EQ(plain.nonzero, promised.nonzero) << "iter " << iter;
+    if (plain.doubtful) {
+      ++doubtful;  // the tie pass decides; a special refuses the chunk there
+      continue;
+    }
+    ASSERT_EQ(BitsOf(plain.sum), BitsOf(promised.sum)) << "iter " << iter;
+    ASSERT_EQ(BitsOf(plain.magnitude), BitsOf(promised.magnitude)) << "iter " << iter << " mode " << mode;
+  }
+  std::printf("non-negative strided lanes: %lld, %lld of them doubtful\n", static_cast<long long>(lanes),
+              static_cast<long long>(doubtful));
+  EXPECT_GT(doubtful, 1000);
+  EXPECT_GT(lanes - doubtful, 5000);
+}
+
 TEST(OrderedSumFast, PredictionIsOnlyAdvice) {
   // Sanity of the predictors: a run well inside a binade is predicted accepted, one that
   // reaches an edge is not, and nothing finite or not crashes them.
