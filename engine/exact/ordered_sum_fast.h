@@ -349,24 +349,12 @@ struct StridedSums {
 EXACTQ_HD inline bool StridedFrame(int frame) { return frame >= kLowestNormalUnitFrame && frame <= kHighestFrame; }
 EXACTQ_HD inline double StridedScale(int frame) { return Pow2(52 - frame); }
 
-// Adds term x's r under the frame of `scale` (StridedScale) and returns it. |t - r| < 1/2
-// fails exactly on a tie and on a NaN or infinite t. `|`, not `||`, and |r| as an operand
-// (not max/min, which the device emulates in five instructions each): no branch per term.
-EXACTQ_HD inline double AddStridedTerm(StridedSums& s, double x, double scale) {
-  const double t = MulRn(x, scale);
-  const double r = RoundHalfEven(t);
-  const double rest = SubRn(t, r);
-  s.doubtful = s.doubtful | !(fabs(rest) < 0.5);
-  s.nonzero = s.nonzero | (x != 0.0);
-  s.sum = AddRn(s.sum, r);
-  s.magnitude = AddRn(s.magnitude, fabs(r));
-  return r;
-}
-
-// AddStridedTerm for a term that is >= 0 (or -0) if finite (MapGivesNonNegativeTerms):
-// every r is then >= 0 and the sum of |r| the same adds of the same values as the sum of
-// r, so the caller sets magnitude = sum once at the end. A NaN or infinite x makes s
-// doubtful, as there.
+// Adds term x's r under the frame of `scale` (StridedScale) to s.sum and returns it, for a
+// term that is >= 0 (or -0) if finite (MapGivesNonNegativeTerms): every r is then >= 0
+// and the sum of |r| the same adds of the same values as the sum of r, so the caller sets
+// magnitude = sum once at the end. |t - r| < 1/2 fails exactly on a tie and on a NaN or
+// infinite t: s is doubtful then. `|`, not `||`, and |r| as an operand (not max/min,
+// which the device emulates in five instructions each): no branch per term.
 EXACTQ_HD inline double AddNonNegativeStridedTerm(StridedSums& s, double x, double scale) {
   const double t = MulRn(x, scale);
   const double r = RoundHalfEven(t);
@@ -374,6 +362,13 @@ EXACTQ_HD inline double AddNonNegativeStridedTerm(StridedSums& s, double x, doub
   s.doubtful = s.doubtful | !(fabs(rest) < 0.5);
   s.nonzero = s.nonzero | (x != 0.0);
   s.sum = AddRn(s.sum, r);
+  return r;
+}
+
+// The same for a term of any sign: the sum of |r| too.
+EXACTQ_HD inline double AddStridedTerm(StridedSums& s, double x, double scale) {
+  const double r = AddNonNegativeStridedTerm(s, x, scale);
+  s.magnitude = AddRn(s.magnitude, fabs(r));
   return r;
 }
 
