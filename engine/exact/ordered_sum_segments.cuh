@@ -796,10 +796,16 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   // Each lane's sum and the extremes of its path, relative to its start: from the lane's
   // summary under the chunk's frame (its exact rounded path, in units of that frame)
   // where every lane has a usable one, the common case; else from plain adds.
+  // A chunk planned from a prefix of 0 (a sum's first chunk) gets the frame of 0, the
+  // tiny frame, where no term above 2^-1020 or so fits: its summary there would be formed
+  // lane by lane (two loops over the row) only to be dropped, on the stage's slowest chunk.
+  // Each lane's own frame below is summarised anew instead: the same function of the same
+  // terms, so the same runs and records.
   const int chunk_frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
+  const bool chunk_frame_tried = before != 0.0;
   RunSummary chunk_run = IdentityRun();
-  if (in_chunk) chunk_run = SummarizeTermsBinary64(row, len, chunk_frame);
-  const bool usable = !(chunk_run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd));
+  if (in_chunk && chunk_frame_tried) chunk_run = SummarizeTermsBinary64(row, len, chunk_frame);
+  const bool usable = chunk_frame_tried && !(chunk_run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd));
   double s = 0.0;
   double low = 0.0;
   double high = 0.0;
@@ -836,7 +842,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   bool crossing = in_chunk && (PredictCrossing(start, low, high) || !isfinite(s));
   RunSummary run = IdentityRun();
   if (in_chunk && !crossing) {
-    run = frame == chunk_frame ? chunk_run : SummarizeTermsBinary64(row, len, frame);
+    run = frame == chunk_frame && chunk_frame_tried ? chunk_run : SummarizeTermsBinary64(row, len, frame);
     // Special terms and unfit parts are refused by any check: add them one by one.
     if (run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd)) crossing = true;
   }
