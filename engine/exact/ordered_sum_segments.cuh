@@ -797,10 +797,10 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   // summary under the chunk's frame (its exact rounded path, in units of that frame)
   // where every lane has a usable one, the common case; else from plain adds.
   // A chunk planned from a prefix of 0 (a sum's first chunk) gets the frame of 0, the
-  // tiny frame, where no term above 2^-1020 or so fits: its summary there would be formed
-  // lane by lane (two loops over the row) only to be dropped, on the stage's slowest chunk.
-  // Each lane's own frame below is summarised anew instead: the same function of the same
-  // terms, so the same runs and records.
+  // tiny frame, where no term above 2^-1021 or so fits: its summary there would be formed
+  // lane by lane (two loops over the row) only to be dropped, on a chunk that is always
+  // formed here. Each lane's own frame below is summarised anew instead: the same function
+  // of the same terms, so the same runs and records.
   const int chunk_frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
   const bool chunk_frame_tried = before != 0.0;
   RunSummary chunk_run = IdentityRun();
@@ -1144,7 +1144,7 @@ inline unsigned RedoGrid(int64_t chunks, unsigned cap) {
 // kStridedTried: the chunks were listed by SegmentStridedChunksBatch, whose strided try
 // on the same terms, prefix and plan refused them, so the tile path starts at once (the
 // try from the tile, the same arithmetic on the same values, would refuse them again:
-// about a tenth of a listed chunk's time). After the confirm stage the chunks have not
+// about a tenth of a listed chunk's instructions on the H200 profile). After the confirm stage the chunks have not
 // been tried under this frame's plan.
 template <bool kStridedTried, class TermSource>
 __device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n, const PlanOptions& options,
@@ -1156,7 +1156,7 @@ __device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n
   const int64_t listed = __ldcg(&ws.counters->replanned_chunks);
   for (int64_t i = block * kSegmentWarps + (threadIdx.x >> 5); i < listed; i += grid * kSegmentWarps) {
     const int64_t c = __ldcg(ws.redo + i);
-    const double before = __ldcg(ws.plan_before + c);  // the prefix SegmentConfirmRun or SegmentStridedChunks kept
+    const double before = __ldcg(ws.plan_before + c);  // the prefix SegmentConfirmRun or SegmentStridedChunksBlock kept
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = TermsInChunk(n, base);
     __syncwarp();  // the previous chunk's readers are done with the tile
