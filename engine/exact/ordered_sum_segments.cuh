@@ -568,10 +568,15 @@ template <class TermSource, class F>
 __device__ inline void WithColumn(const TermSource&, ConstTileRows rows, int lane, F&& f) {
   f(TileLine<kTileStride, NoMap>{&rows[0][lane], NoMap{}});
 }
+// f(line) with the stored values from `first`, kStride apart, through `map` as VisitMap
+// hands it (fixed to the sum's kind, if the Map offers that).
+template <int kStride, class Map, class F>
+__device__ inline void WithMappedLine(const Map& map, const double* first, F&& f) {
+  VisitMap(map, [&](const auto& fixed) { f(TileLine<kStride, std::decay_t<decltype(fixed)>>{first, fixed}); });
+}
 template <class Map, class F>
 __device__ inline void WithColumn(const MappedArrayTerms<Map>& source, ConstTileRows rows, int lane, F&& f) {
-  const double* first = &rows[0][lane];
-  VisitMap(source.map, [&](const auto& map) { f(TileLine<kTileStride, std::decay_t<decltype(map)>>{first, map}); });
+  WithMappedLine<kTileStride>(source.map, &rows[0][lane], f);
 }
 
 // Where the strided form reads a chunk's columns (lane l: terms l, l + 32, ...): the
@@ -608,8 +613,7 @@ struct MemoryColumns<MappedArrayTerms<Map>> {
   size_t base;
   template <class F>
   __device__ void With(int lane, F&& f) const {
-    const double* first = source.stored + base + static_cast<size_t>(lane);
-    VisitMap(source.map, [&](const auto& map) { f(TileLine<kSubchunkTerms, std::decay_t<decltype(map)>>{first, map}); });
+    WithMappedLine<kSubchunkTerms>(source.map, source.stored + base + static_cast<size_t>(lane), f);
   }
 };
 
@@ -781,11 +785,13 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
 // Chunk c of one sum, its terms in the warp's tile (`rows`, loaded and visible to the
 // whole warp): the approximate prefix `before`, each lane's approximate path and frame,
 // the crossing lanes, and the other lanes composed per segment into ws.records[c].
+// Counted in ws.counters->tile_chunks.
 template <class TermSource>
 __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileRows rows,
                                             int count, int64_t c, double before, const PlanOptions& options,
                                             const SegmentWorkspace& ws) {
   const int lane = LaneId();
+  if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
   const uint32_t lanes_below = (1u << lane) - 1u;
   const auto row = RowOf(source, rows[lane]);
   const int len = ClampLen(count - lane * 32);
@@ -924,7 +930,6 @@ __device__ inline void SegmentChunkInTile(const TermSource& source, ConstTileRow
                                           double before, double approximate_sum, const PlanOptions& options,
                                           const SegmentWorkspace& ws) {
   if (TryStridedChunk(source, rows, count, c, before, approximate_sum, options, ws)) return;
-  if (LaneId() == 0) atomicAdd(&ws.counters->tile_chunks, 1);
   SegmentChunkFromTile(source, rows, count, c, before, options, ws);
 }
 
@@ -1164,7 +1169,6 @@ __device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n
     FinishChunkLoad(source);
     __syncwarp();
     if constexpr (kStridedTried) {
-      if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
       SegmentChunkFromTile(source, rows, count, c, before, options, ws);
     } else {
       SegmentChunkInTile(source, rows, count, c, before, __ldcg(ws.chunk_sums + c), options, ws);
