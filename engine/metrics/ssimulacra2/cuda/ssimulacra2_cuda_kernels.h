@@ -507,13 +507,17 @@ EXACTQ_HD inline void TermBasesAt(const ScalePlanes& p, int c, size_t i, double&
 // chunk loops call this once per term (MappedArrayTerms<TermOfBase>), and a chain of
 // branches there kept each term's arithmetic apart (on the H200 a third of the chunk
 // stage's instructions). TermFromBaseIsTheSpecB8Term checks it against B.8 kind by kind.
+inline constexpr double kInfinity = __builtin_huge_val();
 EXACTQ_HD inline double TermFromBase(int k, double base) {
   const bool edge = k >= kSumArtifact;  // an edge difference's part, not d
   const bool detail = k >= kSumDetail;  // the part below zero, negated
   const bool fourth = (k & 1) != 0;     // kSumSsim4, kSumArtifact4, kSumDetail4
   const double y = detail ? -base : base;
-  const bool finite = (base - base) == 0.0;
-  const double part = finite ? (y > 0.0 ? y : 0.0) : base;
+  const bool finite = fabs(base) < kInfinity;  // false for NaN and +-inf
+  // y where y > 0, +0 where y <= 0, the base itself where it is not finite. Not written
+  // as a max of y and 0, which the compiler forms and the device emulates (it has no
+  // binary64 max instruction) in five instructions or so.
+  const double part = finite && !(y > 0.0) ? 0.0 : (finite ? y : base);
   const double v = edge ? part : base;
   const double q = Quartic(v);
   return fourth ? q : v;
