@@ -1697,8 +1697,11 @@ __global__ void __launch_bounds__(kThreads)
   SegmentSuperPrefixBlock<kThreads>(chunks, batch.ws[blockIdx.y]);
 }
 
+// 12 blocks of 4 warps per SM: 40 registers. (Without the bound ptxas also took 40, with
+// more spilled; at 62 registers, 8 blocks, ssimulacra2's exact frames were 1-3% slower on
+// the H200 with 8 in flight: the pass waits on its loads, and more warps hide them.)
 template <class TermSource, int K>
-__global__ void __launch_bounds__(kStridedChunkWarps * 32)
+__global__ void __launch_bounds__(kStridedChunkWarps * 32, 12)
     SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks,
                               PlanOptions options) {
   const unsigned k = blockIdx.x % K;
