@@ -628,7 +628,7 @@ __device__ inline void StridedLaneSums(const Column& column, double scale, Strid
     mine.magnitude = mine.sum;
   } else {
     first = AddStridedTerm(mine, column[0], scale);
-#pragma unroll 4  // 8 or more: spills (the kernel is held to 80 registers)
+#pragma unroll 4  // 8 or more: more registers (the strided batch pass is held to 40)
     for (int i = 1; i < kSubchunks; ++i) AddStridedTerm(mine, column[i], scale);
   }
 }
