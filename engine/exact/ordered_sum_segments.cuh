@@ -1149,8 +1149,8 @@ inline unsigned RedoGrid(int64_t chunks, unsigned cap) {
 // kStridedTried: the chunks were listed by SegmentStridedChunksBatch, whose strided try
 // on the same terms, prefix and plan refused them, so the tile path starts at once (the
 // try from the tile, the same arithmetic on the same values, would refuse them again:
-// about a tenth of a listed chunk's instructions on the H200 profile). After the confirm stage the chunks have not
-// been tried under this frame's plan.
+// about a tenth of a listed chunk's instructions on the H200 profile). After the confirm
+// stage the chunks have not been tried under this frame's plan.
 template <bool kStridedTried, class TermSource>
 __device__ inline void SegmentRedoChunksBlock(const TermSource& source, size_t n, const PlanOptions& options,
                                               const SegmentWorkspace& ws, int64_t block, int64_t grid) {
