@@ -500,6 +500,8 @@ EXACTQ_HD inline void TermBasesAt(const ScalePlanes& p, int c, size_t i, double&
   edge = EdgeDifference<L>(img1, mu1, img2, mu2);
 }
 
+inline constexpr double kInfinity = __builtin_huge_val();  // usable in host and device code
+
 // B.8: term k from its base (TermBasePlane's value): d, d^4, the edge difference's
 // artifact and detail parts and their fourth powers, as ChannelSums forms them
 // (SplitEdgeDifference's parts: max(y, +0) for y = edge or -edge, the edge itself where
@@ -507,7 +509,6 @@ EXACTQ_HD inline void TermBasesAt(const ScalePlanes& p, int c, size_t i, double&
 // chunk loops call this once per term (MappedArrayTerms<TermOfBase>), and a chain of
 // branches there kept each term's arithmetic apart (on the H200 a third of the chunk
 // stage's instructions). TermFromBaseIsTheSpecB8Term checks it against B.8 kind by kind.
-inline constexpr double kInfinity = __builtin_huge_val();
 EXACTQ_HD inline double TermFromBase(int k, double base) {
   const bool edge = k >= kSumArtifact;  // an edge difference's part, not d
   const bool detail = k >= kSumDetail;  // the part below zero, negated
