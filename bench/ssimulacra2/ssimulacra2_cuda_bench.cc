@@ -1,5 +1,7 @@
 // Benchmark of the ssimulacra2 CUDA twin (engine/metrics/ssimulacra2/cuda) in each of its
-// sum modes, at 1920x1080 and 3840x2160 8-bit 4:2:0:
+// sum modes, at 1920x1080 and 3840x2160 8-bit 4:2:0 (and, with --sizes, 480x270 and
+// 960x540, synthetic: with 1080p and 4K they split the cost of a frame into a part that
+// grows with its area and a part that does not):
 //   exact_segments    the default: the segment pipeline per sum, sums concurrent (exact);
 //   exact_event_walk  the event walk per sum, same concurrency (exact);
 //   inexact_tree      cub::DeviceReduce::Sum per sum, same concurrency (NOT exact: the
@@ -28,11 +30,11 @@
 //
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
-//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=1080p,4k]
+//       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
 //       [--stream=pan|same|cut] [--graph=1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
-// Exits 2 without a GPU, 1 when an exact result differs from the reference.
+// Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
@@ -171,7 +173,7 @@ struct FramePair {
 };
 
 struct Input {
-  const char* label;  // "1080p", "4k"
+  const char* label;  // "270p", "540p", "1080p", "4k"
   int width;
   int height;
   const char* ref_name;
@@ -202,7 +204,7 @@ std::vector<FramePair> MakeStream(const Input& in, const std::string& kind) {
 
 void LoadInput(const Flags& flags, Input* in) {
   std::string why;
-  if (!flags.corpus.empty() &&
+  if (!flags.corpus.empty() && in->ref_name[0] != '\0' &&
       bench::ReadCorpusPair(flags.corpus, in->ref_name, in->dis_name, &in->ref, &in->dis, &why) &&
       in->ref.geometry().width == in->width && in->ref.geometry().height == in->height) {
     in->source = std::string("corpus ") + in->dis_name;
@@ -403,8 +405,18 @@ int Main(int argc, char** argv) {
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;
-  Input inputs[] = {{"1080p", 1920, 1080, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m", {}, {}, "", false, {}},
+  // 270p and 540p (synthetic: the corpus has no such pair) put the per-frame costs that do
+  // not grow with the frame's size beside those that do.
+  Input inputs[] = {{"270p", 480, 270, "", "", {}, {}, "", false, {}},
+                    {"540p", 960, 540, "", "", {}, {}, "", false, {}},
+                    {"1080p", 1920, 1080, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m", {}, {}, "", false, {}},
                     {"4k", 3840, 2160, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", {}, {}, "", false, {}}};
+  for (const std::string& size : flags.sizes) {
+    if (std::none_of(std::begin(inputs), std::end(inputs), [&](const Input& in) { return size == in.label; })) {
+      std::fprintf(stderr, "unknown size %s (270p, 540p, 1080p, 4k)\n", size.c_str());
+      return 2;
+    }
+  }
   std::string input_description;
   for (Input& in : inputs) {
     if (std::find(flags.sizes.begin(), flags.sizes.end(), in.label) == flags.sizes.end()) continue;
