@@ -230,6 +230,7 @@ std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, bool graph) {
 
 struct ModeResult {
   bool ran = false;
+  double tile_chunks_per_frame = 0;  // kExactSegments only
   double latency_wall_ms = 0;
   double latency_device_ms = 0;
   double locked_latency_wall_ms = 0;  // pictures in page-locked memory (no staging copy)
@@ -322,6 +323,14 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
                 bench::Min(run.wall), score.ok() ? *score : std::nan(""),
                 static_cast<long long>(twin->stats().frames_redone_event_walk),
                 static_cast<long long>(twin->stats().frames));
+    if (mode == Ssimulacra2SumMode::kExactSegments && twin->stats().frames > 0) {
+      // The chunks the strided form refused (the redo's work: a few per binade each sum
+      // crosses), per frame of all 108 sums.
+      r.tile_chunks_per_frame =
+          static_cast<double>(twin->stats().chunks_in_tile) / static_cast<double>(twin->stats().frames);
+      std::printf("  %-16s %.1f chunks per frame summarised lane by lane (the redo's tile path)\n", name,
+                  r.tile_chunks_per_frame);
+    }
     // The same pairs from page-locked memory, as exactqd's receive buffers hold them: the
     // twin uploads them without the staging copy.
     std::vector<FramePair> locked_stream = in.stream;
@@ -443,6 +452,9 @@ int Main(int argc, char** argv) {
       const std::string prefix = std::string(in.label) + "/" + Ssimulacra2SumModeName(mode) + "/";
       results.Add(prefix + "latency_wall_ms", r.latency_wall_ms, "ms");
       results.Add(prefix + "latency_device_ms", r.latency_device_ms, "ms");
+      if (mode == Ssimulacra2SumMode::kExactSegments) {
+        results.Add(prefix + "tile_chunks_per_frame", r.tile_chunks_per_frame, "chunks");
+      }
       if (r.locked_latency_wall_ms > 0) {
         results.Add(prefix + "latency_page_locked_wall_ms", r.locked_latency_wall_ms, "ms");
         results.Add(prefix + "latency_page_locked_device_ms", r.locked_latency_device_ms, "ms");
