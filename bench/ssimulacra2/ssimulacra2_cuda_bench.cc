@@ -16,7 +16,9 @@
 //                the device time (CUDA events from the upload's start to the read-back's
 //                end); the first frame (allocation, graph capture) is not timed; then the
 //                same with both pictures in page-locked memory (cudaHostRegister), as
-//                exactqd's receive buffers hold them: no staging copy;
+//                exactqd's receive buffers hold them: no staging copy; for
+//                exact_segments, the chunks per frame the strided form refused (the
+//                redo's tile path, stats().chunks_in_tile);
 //   throughput   N instances (N in --instances, default 1,2,4), each on its own host
 //                thread with its own CUDA streams, each scoring --frames frames through
 //                Score: frames/s over all of them (wall time from a common start to the
@@ -83,6 +85,31 @@ struct Flags {
   bench::OutputFlags output;
 };
 
+// The sizes --sizes takes. 270p and 540p are synthetic (the corpus has no such pair): with
+// 1080p and 4K they put the per-frame costs that do not grow with the frame's size beside
+// those that do.
+struct SizeSpec {
+  const char* label;
+  int width;
+  int height;
+  const char* ref_name;  // corpus files; "" for a synthetic pair
+  const char* dis_name;
+};
+constexpr SizeSpec kSizes[] = {{"270p", 480, 270, "", ""},
+                               {"540p", 960, 540, "", ""},
+                               {"1080p", 1920, 1080, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m"},
+                               {"4k", 3840, 2160, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m"}};
+
+bool KnownSize(const std::string& label) {
+  return std::any_of(std::begin(kSizes), std::end(kSizes), [&](const SizeSpec& s) { return label == s.label; });
+}
+
+std::string SizeLabels() {
+  std::string out;
+  for (const SizeSpec& s : kSizes) out += std::string(out.empty() ? "" : ", ") + s.label;
+  return out;
+}
+
 bool ParseMode(const std::string& name, Ssimulacra2SumMode* mode) {
   for (Ssimulacra2SumMode m : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
                                Ssimulacra2SumMode::kInexactTree}) {
@@ -134,6 +161,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->stream = v;
     } else if (bench::Flag(argv[i], "--sizes", &v)) {
       f->sizes = SplitComma(v);
+      for (const std::string& size : f->sizes) {
+        if (!KnownSize(size)) {
+          std::fprintf(stderr, "unknown size %s (%s)\n", size.c_str(), SizeLabels().c_str());
+          return false;
+        }
+      }
     } else if (bench::Flag(argv[i], "--modes", &v)) {
       f->modes.clear();
       for (const std::string& name : SplitComma(v)) {
@@ -173,7 +206,7 @@ struct FramePair {
 };
 
 struct Input {
-  const char* label;  // "270p", "540p", "1080p", "4k"
+  const char* label;  // kSizes' label
   int width;
   int height;
   const char* ref_name;
@@ -414,18 +447,8 @@ int Main(int argc, char** argv) {
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;
-  // 270p and 540p (synthetic: the corpus has no such pair) put the per-frame costs that do
-  // not grow with the frame's size beside those that do.
-  Input inputs[] = {{"270p", 480, 270, "", "", {}, {}, "", false, {}},
-                    {"540p", 960, 540, "", "", {}, {}, "", false, {}},
-                    {"1080p", 1920, 1080, "p1080.ref.y4m", "p1080_x264_crf27.dist.y4m", {}, {}, "", false, {}},
-                    {"4k", 3840, 2160, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", {}, {}, "", false, {}}};
-  for (const std::string& size : flags.sizes) {
-    if (std::none_of(std::begin(inputs), std::end(inputs), [&](const Input& in) { return size == in.label; })) {
-      std::fprintf(stderr, "unknown size %s (270p, 540p, 1080p, 4k)\n", size.c_str());
-      return 2;
-    }
-  }
+  std::vector<Input> inputs;
+  for (const SizeSpec& s : kSizes) inputs.push_back({s.label, s.width, s.height, s.ref_name, s.dis_name});
   std::string input_description;
   for (Input& in : inputs) {
     if (std::find(flags.sizes.begin(), flags.sizes.end(), in.label) == flags.sizes.end()) continue;
