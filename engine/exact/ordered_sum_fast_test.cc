@@ -143,6 +143,8 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
   int64_t fit = 0;
   int64_t parity_dependent = 0;
   int64_t own_path = 0;  // runs the binary64 fold decided itself
+  int64_t own_ties_path = 0;  // the same for SummarizeTermsBinary64WithTies
+  int64_t tie_runs_own = 0;   // runs with a tie it decided (SummarizeTermsBinary64 hands them over)
   for (int i = 0; i < 300000; ++i) {
     const int frame = (rng.Next() % 16 == 0) ? static_cast<int>(rng.Range(-1100, 1100)) : FrameFor(rng);
     double x[32];
@@ -176,9 +178,20 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
     }
     ASSERT_TRUE(SameRun(got64, want)) << "binary64: frame " << frame << " len " << len << " mode " << mode
                                       << " flags " << got64.flags << " vs " << want.flags;
+    bool ties_handed_over = true;
+    const RunSummary got_ties = SummarizeTermsBinary64WithTies(x, len, frame, &ties_handed_over);
+    ASSERT_TRUE(SameRun(got_ties, want)) << "binary64 with ties: frame " << frame << " len " << len << " mode "
+                                         << mode << " flags " << got_ties.flags << " vs " << want.flags;
+    // It decides at least every run SummarizeTermsBinary64 decides.
+    ASSERT_TRUE(ties_handed_over ? handed_over : true) << "frame " << frame << " len " << len;
+    own_ties_path += ties_handed_over ? 0 : 1;
+    tie_runs_own += (!ties_handed_over && handed_over) ? 1 : 0;
     fit += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && (want.flags & kNonZero);
     parity_dependent += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && want.d[0] != want.d[1];
   }
+  std::printf("binary64 with ties decided %lld runs itself, %lld of them with a tie\n",
+              static_cast<long long>(own_ties_path), static_cast<long long>(tie_runs_own));
+  EXPECT_GT(tie_runs_own, 5000);
   std::printf("fit runs %lld, parity-dependent %lld\n", static_cast<long long>(fit), static_cast<long long>(parity_dependent));
   EXPECT_GT(fit, 50000);
   EXPECT_GT(parity_dependent, 5000);
@@ -192,6 +205,8 @@ TEST(OrderedSumFast, Binary64FoldAtItsBound) {
   TestRng rng{3};
   int64_t own = 0;
   int64_t handed = 0;
+  int64_t ties_own = 0;  // parity-dependent runs (a tie) decided by SummarizeTermsBinary64WithTies
+  int64_t ties_handed = 0;
   for (int i = 0; i < 200000; ++i) {
     const int frame = static_cast<int>(rng.Range(-60, 60));
     double x[32];
@@ -208,7 +223,23 @@ TEST(OrderedSumFast, Binary64FoldAtItsBound) {
     bool handed_over = true;
     ASSERT_TRUE(SameRun(SummarizeTermsBinary64(x, len, frame, &handed_over), want)) << "frame " << frame << " len " << len;
     (handed_over ? handed : own) += 1;
+    // The same path with ties (terms of k + 1/2 units, some of them): both parities' paths
+    // near the bound, decided in binary64 or handed over.
+    for (int j = 0; j < 32; ++j) {
+      if (rng.Next() % 3 == 0) x[j] = std::ldexp(std::rint(std::ldexp(x[j], 52 - frame)) + 0.5, frame - 52);
+    }
+    RunSummary want_ties = IdentityRun();
+    for (int j = 0; j < len; ++j) AppendTerm(want_ties, BitsOf(x[j]), frame);
+    bool ties_handed_over = true;
+    ASSERT_TRUE(SameRun(SummarizeTermsBinary64WithTies(x, len, frame, &ties_handed_over), want_ties))
+        << "with ties: frame " << frame << " len " << len;
+    const bool parity_dependent = (want_ties.flags & (kUnfitEven | kUnfitOdd)) == 0 && want_ties.d[0] != want_ties.d[1];
+    if (parity_dependent) (ties_handed_over ? ties_handed : ties_own) += 1;
   }
+  std::printf("near the bound with ties: %lld decided in binary64, %lld handed over\n",
+              static_cast<long long>(ties_own), static_cast<long long>(ties_handed));
+  EXPECT_GT(ties_own, 10000);
+  EXPECT_GT(ties_handed, 1000);
   // Both sides of the bound must be exercised.
   std::printf("near the bound: %lld decided by the binary64 fold, %lld handed over\n", static_cast<long long>(own),
               static_cast<long long>(handed));
@@ -231,6 +262,7 @@ TEST(OrderedSumFast, LongPathsReachTheSaturationLimit) {
       for (int j = 0; j < 32; ++j) AppendTerm(want, BitsOf(x[j]), frame);
       EXPECT_TRUE(SameRun(SummarizeTermsFast(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
       EXPECT_TRUE(SameRun(SummarizeTermsBinary64(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
+      EXPECT_TRUE(SameRun(SummarizeTermsBinary64WithTies(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
     }
   }
 }

@@ -807,10 +807,13 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   // lane by lane (two loops over the row) only to be dropped, on a chunk that is always
   // formed here. Each lane's own frame below is summarised anew instead: the same function
   // of the same terms, so the same runs and records.
+  // The summaries take a lane with a tie in binary64 too (SummarizeTermsBinary64WithTies,
+  // not the integer fold): ties are common in ssimulacra2's edge sums, and the fold's
+  // two-parity loop was the longest part of a listed chunk's chain.
   const int chunk_frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
   const bool chunk_frame_tried = before != 0.0;
   RunSummary chunk_run = IdentityRun();
-  if (in_chunk && chunk_frame_tried) chunk_run = SummarizeTermsBinary64(row, len, chunk_frame);
+  if (in_chunk && chunk_frame_tried) chunk_run = SummarizeTermsBinary64WithTies(row, len, chunk_frame);
   const bool usable = chunk_frame_tried && !(chunk_run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd));
   double s = 0.0;
   double low = 0.0;
@@ -848,7 +851,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   bool crossing = in_chunk && (PredictCrossing(start, low, high) || !isfinite(s));
   RunSummary run = IdentityRun();
   if (in_chunk && !crossing) {
-    run = frame == chunk_frame && chunk_frame_tried ? chunk_run : SummarizeTermsBinary64(row, len, frame);
+    run = frame == chunk_frame && chunk_frame_tried ? chunk_run : SummarizeTermsBinary64WithTies(row, len, frame);
     // Special terms and unfit parts are refused by any check: add them one by one.
     if (run.flags & (kSpecialTerms | kUnfitEven | kUnfitOdd)) crossing = true;
   }
