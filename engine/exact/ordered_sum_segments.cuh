@@ -617,6 +617,28 @@ struct MemoryColumns<MappedArrayTerms<Map>> {
   }
 };
 
+// A sum's short last chunk in the strided form: the lane's column with +0 for the terms
+// past the chunk's end (never read). Trailing +0 terms change no run: each adds r = 0 (not
+// a tie, not odd), so d, the path's bounds, the ties and the flags are those of the
+// chunk's own terms. The full chunk's loop is instantiated apart, with no bound in it.
+template <class Column>
+struct ColumnUpTo {
+  static constexpr bool kNonNegative = Column::kNonNegative;
+  const Column& column;
+  int rows;  // the lane's terms in the chunk: its column's first `rows`
+  __device__ double operator[](int i) const { return i < rows ? column[i] : 0.0; }
+};
+template <class Columns, class F>
+__device__ inline void WithChunkColumn(const Columns& columns, int lane, int count, F&& f) {
+  columns.With(lane, [&](const auto& column) {
+    if (count == kChunkTerms) {
+      f(column);
+    } else {
+      f(ColumnUpTo<std::decay_t<decltype(column)>>{column, (count - lane + kSubchunks - 1) / kSubchunks});
+    }
+  });
+}
+
 // A lane's strided sums over its column of a whole chunk; `first` is its first term's
 // r (lane 0's is the chunk's first term).
 template <class Column>
@@ -735,7 +757,7 @@ __device__ inline bool StridedRunStaysInFrame(double before, int64_t lo, int64_t
 // conflict-free with the 33-double rows) and the chunk summarised by StridedChunkRun. True: the uniform
 // record is written; a chunk with ties takes a second pass over the tile for them
 // (StridedChunkTies). False, for the whole warp (a special term, a frame it does not
-// take, a random plan, a short last chunk, or an approximate path within PredictCrossing's
+// take, a random plan, or an approximate path within PredictCrossing's
 // margin of the frame's edges: about one chunk per binade the sum crosses): the caller
 // summarises the chunk lane by lane from the same tile, which finds the crossing lanes.
 template <class Columns>
@@ -743,20 +765,20 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
                                            double approximate_sum, const PlanOptions& options,
                                            const SegmentWorkspace& ws) {
   const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
-  // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
-  // last chunk of a sum, if short, too (one chunk: no loop with bounds for it). A chunk
+  // A random plan gives each sub-chunk its own frame: only the tile path follows it. A
+  // sum's short last chunk takes the strided form with its column bounded (ColumnUpTo). A chunk
   // whose approximate sum already takes the path out of its frame goes to the tile at
   // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
   // and one of them late in the grid ends the kernel after the others are done.
   if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) ||
-      count != kChunkTerms || !ApproximateSumStaysInFrame(before, approximate_sum)) {
+      !ApproximateSumStaysInFrame(before, approximate_sum)) {
     return false;
   }
   const int lane = LaneId();
   const double scale = StridedScale(frame);
   StridedSums mine;
   double first = 0.0;
-  columns.With(lane, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
+  WithChunkColumn(columns, lane, count, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
   StridedSums chunk;
   chunk.sum = WarpSumDouble(mine.sum);
   chunk.magnitude = WarpSumDouble(mine.magnitude);
@@ -766,7 +788,7 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
   StridedTies ties;
   if (chunk.doubtful) {
     bool fit = true;
-    columns.With(lane, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
+    WithChunkColumn(columns, lane, count, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
     if (!fit) return false;
   }
   RunSummary run;
@@ -782,6 +804,47 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
   return TryStridedChunkFrom(TileColumns<TermSource>{source, rows}, count, c, before, approximate_sum, options, ws);
 }
 
+// A sum's first chunk, its terms in the warp's tile: the exact sum before it is +0, so it
+// needs no plan. Lane 0 adds its terms in order from +0, the loop's own adds, and the
+// record is one step of one term, that sum s: the walk's first add, +0 + s, gives s's own
+// bits (a left fold from +0 never gives -0 in round to nearest). The lane-by-lane form
+// crossed a binade in nearly every lane of this chunk (the sum rises from 0): a long
+// chain per lane, and about six crossing lanes whose 32 terms the walk then added one by
+// one. The record is the form the lane-by-lane path gives a chunk whose every lane
+// crosses: mixed, no head or tail run, its steps in the middle pool.
+template <class TermSource>
+__device__ inline void FirstChunkAsOneTerm(const TermSource& source, ConstTileRows rows, int count,
+                                           const SegmentWorkspace& ws) {
+  if (LaneId() != 0) return;
+  double s = 0.0;
+  const int nsub = (count + kSubchunkTerms - 1) / kSubchunkTerms;
+  for (int l = 0; l < nsub; ++l) {
+    const auto row = RowOf(source, rows[l]);
+    const int len = ClampLen(count - l * kSubchunkTerms);
+#pragma unroll 8
+    for (int t = 0; t < len; ++t) s = __dadd_rn(s, row[t]);
+  }
+  const int middle_base = atomicAdd(&ws.counters->middle_taken, 1);
+  const int lane_base = atomicAdd(&ws.counters->lanes_taken, 1);
+  const bool overflow = middle_base + 1 > ws.middle_capacity || lane_base + 1 > ws.lane_capacity;
+  if (overflow) atomicExch(&ws.counters->overflow, 1);
+  ChunkRecord& rec = ws.records[0];
+  rec.mixed = 1;
+  rec.middle_base = middle_base;
+  rec.middle_count = overflow ? 0 : 1;
+  rec.head.frame = kNoRunFrame;
+  rec.tail.frame = kNoRunFrame;
+  if (overflow) return;
+  double* out = ws.lane_terms + static_cast<size_t>(lane_base) * 32;
+  out[0] = s;
+  for (int t = 1; t < 32; ++t) out[t] = 0.0;  // the walk stages all 32
+  SegmentStep step;
+  step.run = IdentityRun();
+  step.frame = 1;  // a terms step: frame holds the count
+  step.lane_terms = lane_base;
+  ws.middle[middle_base] = step;
+}
+
 // Chunk c of one sum, its terms in the warp's tile (`rows`, loaded and visible to the
 // whole warp): the approximate prefix `before`, each lane's approximate path and frame,
 // the crossing lanes, and the other lanes composed per segment into ws.records[c].
@@ -792,6 +855,10 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
                                             const SegmentWorkspace& ws) {
   const int lane = LaneId();
   if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
+  if (c == 0) {
+    FirstChunkAsOneTerm(source, rows, count, ws);
+    return;
+  }
   const uint32_t lanes_below = (1u << lane) - 1u;
   const auto row = RowOf(source, rows[lane]);
   const int len = ClampLen(count - lane * 32);
@@ -802,7 +869,8 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
   // Each lane's sum and the extremes of its path, relative to its start: from the lane's
   // summary under the chunk's frame (its exact rounded path, in units of that frame)
   // where every lane has a usable one, the common case; else from plain adds.
-  // A chunk planned from a prefix of 0 (a sum's first chunk) gets the frame of 0, the
+  // A chunk planned from a prefix of 0 (after chunks that sum to about 0; a sum's first
+  // chunk went to FirstChunkAsOneTerm) gets the frame of 0, the
   // tiny frame, where no term above 2^-1021 or so fits: its summary there would be formed
   // lane by lane (two loops over the row) only to be dropped, on a chunk that is always
   // formed here. Each lane's own frame below is summarised anew instead: the same function
@@ -1189,7 +1257,7 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
 // wrote (EnqueueSegmentedSumsFromChunkSums): SegmentStridedChunks, a warp per chunk and
 // no tile, tries the strided form straight from device memory and lists the chunks it
 // refuses in ws.redo (counted in replanned_chunks: a few per binade the sum crosses, and
-// a sum's short last chunk); SegmentRedoChunks then forms those through the tile, lane by
+// a sum's first chunk); SegmentRedoChunks then forms those through the tile, lane by
 // lane. The same records as the one-pass stage (SegmentChunkWarp), which holds a tile per
 // warp for every chunk: 8.4 KB, 6 blocks of 4 warps taking 203 KB of an H200 SM's 228,
 // so that while it ran little else of other frames fitted beside it.
