@@ -617,28 +617,6 @@ struct MemoryColumns<MappedArrayTerms<Map>> {
   }
 };
 
-// A sum's short last chunk in the strided form: the lane's column with +0 for the terms
-// past the chunk's end (never read). Trailing +0 terms change no run: each adds r = 0 (not
-// a tie, not odd), so d, the path's bounds, the ties and the flags are those of the
-// chunk's own terms. The full chunk's loop is instantiated apart, with no bound in it.
-template <class Column>
-struct ColumnUpTo {
-  static constexpr bool kNonNegative = Column::kNonNegative;
-  const Column& column;
-  int rows;  // the lane's terms in the chunk: its column's first `rows`
-  __device__ double operator[](int i) const { return i < rows ? column[i] : 0.0; }
-};
-template <class Columns, class F>
-__device__ inline void WithChunkColumn(const Columns& columns, int lane, int count, F&& f) {
-  columns.With(lane, [&](const auto& column) {
-    if (count == kChunkTerms) {
-      f(column);
-    } else {
-      f(ColumnUpTo<std::decay_t<decltype(column)>>{column, (count - lane + kSubchunks - 1) / kSubchunks});
-    }
-  });
-}
-
 // A lane's strided sums over its column of a whole chunk; `first` is its first term's
 // r (lane 0's is the chunk's first term).
 template <class Column>
@@ -757,7 +735,7 @@ __device__ inline bool StridedRunStaysInFrame(double before, int64_t lo, int64_t
 // conflict-free with the 33-double rows) and the chunk summarised by StridedChunkRun. True: the uniform
 // record is written; a chunk with ties takes a second pass over the tile for them
 // (StridedChunkTies). False, for the whole warp (a special term, a frame it does not
-// take, a random plan, or an approximate path within PredictCrossing's
+// take, a random plan, a short last chunk, or an approximate path within PredictCrossing's
 // margin of the frame's edges: about one chunk per binade the sum crosses): the caller
 // summarises the chunk lane by lane from the same tile, which finds the crossing lanes.
 template <class Columns>
@@ -765,20 +743,22 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
                                            double approximate_sum, const PlanOptions& options,
                                            const SegmentWorkspace& ws) {
   const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
-  // A random plan gives each sub-chunk its own frame: only the tile path follows it. A
-  // sum's short last chunk takes the strided form with its column bounded (ColumnUpTo). A chunk
+  // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
+  // last chunk of a sum, if short, too (one chunk: no loop with bounds for it; a bounded
+  // copy of the loop, measured on the H200 in the fifteenth session, made the whole
+  // strided pass slower: 1080p 1,743 -> 1,674 fps with 16 in flight). A chunk
   // whose approximate sum already takes the path out of its frame goes to the tile at
   // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
   // and one of them late in the grid ends the kernel after the others are done.
   if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) ||
-      !ApproximateSumStaysInFrame(before, approximate_sum)) {
+      count != kChunkTerms || !ApproximateSumStaysInFrame(before, approximate_sum)) {
     return false;
   }
   const int lane = LaneId();
   const double scale = StridedScale(frame);
   StridedSums mine;
   double first = 0.0;
-  WithChunkColumn(columns, lane, count, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
+  columns.With(lane, [&](const auto& column) { StridedLaneSums(column, scale, mine, first); });
   StridedSums chunk;
   chunk.sum = WarpSumDouble(mine.sum);
   chunk.magnitude = WarpSumDouble(mine.magnitude);
@@ -788,7 +768,7 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
   StridedTies ties;
   if (chunk.doubtful) {
     bool fit = true;
-    WithChunkColumn(columns, lane, count, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
+    columns.With(lane, [&](const auto& column) { fit = StridedChunkTies(column, scale, ties); });
     if (!fit) return false;
   }
   RunSummary run;
@@ -1256,8 +1236,8 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
 // The fresh chunk stage in two passes, for a batch whose chunk sums a metric's kernel
 // wrote (EnqueueSegmentedSumsFromChunkSums): SegmentStridedChunks, a warp per chunk and
 // no tile, tries the strided form straight from device memory and lists the chunks it
-// refuses in ws.redo (counted in replanned_chunks: a few per binade the sum crosses, and
-// a sum's first chunk); SegmentRedoChunks then forms those through the tile, lane by
+// refuses in ws.redo (counted in replanned_chunks: a few per binade the sum crosses, a
+// sum's first chunk and its short last chunk); SegmentRedoChunks then forms those through the tile, lane by
 // lane. The same records as the one-pass stage (SegmentChunkWarp), which holds a tile per
 // warp for every chunk: 8.4 KB, 6 blocks of 4 warps taking 203 KB of an H200 SM's 228,
 // so that while it ran little else of other frames fitted beside it.
