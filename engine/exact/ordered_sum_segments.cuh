@@ -785,21 +785,32 @@ __device__ inline bool TryStridedChunk(const TermSource& source, ConstTileRows r
 }
 
 // A sum's first chunk, its terms in the warp's tile: the exact sum before it is +0, so it
-// needs no plan. Lane 0 adds its terms in order from +0, the loop's own adds, and the
-// record is one step of one term, that sum s: the walk's first add, +0 + s, gives s's own
-// bits (a left fold from +0 never gives -0 in round to nearest). The lane-by-lane form
-// crossed a binade in nearly every lane of this chunk (the sum rises from 0): a long
-// chain per lane, and about six crossing lanes whose 32 terms the walk then added one by
-// one. The record is the form the lane-by-lane path gives a chunk whose every lane
-// crosses: mixed, no head or tail run, its steps in the middle pool.
+// needs no plan. The warp maps the terms in place (each lane its row: the map's arithmetic
+// in parallel), then lane 0 adds the plain terms in order from +0, the loop's own adds, so
+// its chain is the adds alone (adding through the map in lane 0 made the redo's launches
+// longer on the H200: 270p median 19 -> 26 us). The record is one step of one term, that
+// sum s: the walk's first add, +0 + s, gives s's own bits (a left fold from +0 never
+// gives -0 in round to nearest). The lane-by-lane form crossed a binade in nearly every
+// lane of this chunk (the sum rises from 0), and its crossing lanes' terms went through
+// the groups and the walk one by one. The record is the form the lane-by-lane path gives
+// a chunk whose every lane crosses: mixed, no head or tail run, its steps in the middle
+// pool.
 template <class TermSource>
-__device__ inline void FirstChunkAsOneTerm(const TermSource& source, ConstTileRows rows, int count,
+__device__ inline void FirstChunkAsOneTerm(const TermSource& source, TileRows rows, int count,
                                            const SegmentWorkspace& ws) {
-  if (LaneId() != 0) return;
-  double s = 0.0;
+  const int lane = LaneId();
   const int nsub = (count + kSubchunkTerms - 1) / kSubchunkTerms;
+  if (lane < nsub) {
+    const auto row = RowOf(source, rows[lane]);
+    const int len = ClampLen(count - lane * kSubchunkTerms);
+#pragma unroll 4
+    for (int t = 0; t < len; ++t) rows[lane][t] = row[t];
+  }
+  __syncwarp();
+  if (lane != 0) return;
+  double s = 0.0;
   for (int l = 0; l < nsub; ++l) {
-    const auto row = RowOf(source, rows[l]);
+    const double* row = rows[l];
     const int len = ClampLen(count - l * kSubchunkTerms);
 #pragma unroll 8
     for (int t = 0; t < len; ++t) s = __dadd_rn(s, row[t]);
@@ -827,10 +838,11 @@ __device__ inline void FirstChunkAsOneTerm(const TermSource& source, ConstTileRo
 
 // Chunk c of one sum, its terms in the warp's tile (`rows`, loaded and visible to the
 // whole warp): the approximate prefix `before`, each lane's approximate path and frame,
-// the crossing lanes, and the other lanes composed per segment into ws.records[c].
-// Counted in ws.counters->tile_chunks.
+// the crossing lanes, and the other lanes composed per segment into ws.records[c]. The
+// tile is the warp's own: a sum's first chunk (FirstChunkAsOneTerm) leaves its mapped
+// terms there. Counted in ws.counters->tile_chunks.
 template <class TermSource>
-__device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileRows rows,
+__device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows rows,
                                             int count, int64_t c, double before, const PlanOptions& options,
                                             const SegmentWorkspace& ws) {
   const int lane = LaneId();
@@ -977,7 +989,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, ConstTileR
 // Chunk c's record from its terms in the warp's tile, planned from `before`: one strided
 // run where TryStridedChunk takes it, else lane by lane.
 template <class TermSource>
-__device__ inline void SegmentChunkInTile(const TermSource& source, ConstTileRows rows, int count, int64_t c,
+__device__ inline void SegmentChunkInTile(const TermSource& source, TileRows rows, int count, int64_t c,
                                           double before, double approximate_sum, const PlanOptions& options,
                                           const SegmentWorkspace& ws) {
   if (TryStridedChunk(source, rows, count, c, before, approximate_sum, options, ws)) return;
