@@ -1,5 +1,5 @@
 #!/bin/bash
-# Mutation check of the ordered-sum algebra (see mutations.md): applies each of nineteen
+# Mutation check of the ordered-sum algebra (see mutations.md): applies each of twenty-one
 # deliberate bugs to a COPY of ordered_sum_algebra.h, ordered_sum_fast.h or
 # ordered_sum_cpu_kernels.inc (the host kernels, both instruction sets) in a temporary
 # tree (the working tree is never touched, so a concurrent commit cannot pick up a
@@ -41,6 +41,10 @@ MUTATIONS=(
   "fast_binary64_bound_inclusive|(lo > -0x1p53 && hi < 0x1p53)|(lo >= -0x1p53 && hi <= 0x1p53)"
   # (Mutation texts cannot contain "|", the field separator.)
   "fast_binary64_ignores_ties|    const double diff = SubRn(t, r);|    const double diff = 0.0 * SubRn(t, r);"
+  # The tile path's two-parity binary64 fold (TieRunBinary64): the parity after a tie, and
+  # the side a tie takes at odd parity.
+  "fast_tie_run_parity_kept_after_tie|      q[p] = tie ? 0u : (q[p] ^ r_odd);|      q[p] = q[p] ^ r_odd;"
+  "fast_tie_run_rounds_away_from_t|    const double toward = AddRn(r, rest > 0.0 ? 1.0 : -1.0);|    const double toward = AddRn(r, rest > 0.0 ? -1.0 : 1.0);"
   # The walk's binary64 run check (TryApplyFloatRun): its lower margin, and parity.
   "fast_float_run_no_lower_margin|  const double bottom = negative ? far : near_zero;|  const double bottom = negative ? far : DoubleOf(top);"
   "fast_float_run_ignores_parity|  const int p = static_cast<int>(bits & 1);  // m's parity: the hidden bit is above it|  const int p = 0;"

@@ -352,9 +352,9 @@ EXACTQ_HD inline bool TieRunBinary64(const Terms& x, int len, const FrameScale& 
   for (int i = 0; i < len; ++i) {
     const double t = MulRn(MulRn(x[i], scale.hi), scale.lo);
     const double r = RoundHalfEven(t);
-    const double diff = SubRn(t, r);
-    const bool tie = diff == 0.5 || diff == -0.5;
-    const double toward = AddRn(r, diff > 0.0 ? 1.0 : -1.0);  // r + s, taken on a tie only
+    const double rest = SubRn(t, r);
+    const bool tie = rest == 0.5 || rest == -0.5;
+    const double toward = AddRn(r, rest > 0.0 ? 1.0 : -1.0);  // r + s, taken on a tie only
     const double half = MulRn(r, 0.5);                         // exact: r is an integer
     const uint32_t r_odd = RoundHalfEven(half) != half ? 1u : 0u;
     EXACTQ_UNROLL
