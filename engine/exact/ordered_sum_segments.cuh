@@ -1249,8 +1249,8 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
 // wrote (EnqueueSegmentedSumsFromChunkSums): SegmentStridedChunks, a warp per chunk and
 // no tile, tries the strided form straight from device memory and lists the chunks it
 // refuses in ws.redo (counted in replanned_chunks: a few per binade the sum crosses, a
-// sum's first chunk and its short last chunk); SegmentRedoChunks then forms those through the tile, lane by
-// lane. The same records as the one-pass stage (SegmentChunkWarp), which holds a tile per
+// sum's first chunk and its short last chunk); SegmentRedoChunks then forms those through
+// the tile, lane by lane. The same records as the one-pass stage (SegmentChunkWarp), which holds a tile per
 // warp for every chunk: 8.4 KB, 6 blocks of 4 warps taking 203 KB of an H200 SM's 228,
 // so that while it ran little else of other frames fitted beside it.
 inline constexpr int kStridedChunkWarps = 4;
