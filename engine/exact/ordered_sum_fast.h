@@ -238,6 +238,51 @@ EXACTQ_HD inline RunSummary SummarizeTermsFast(const Terms& x, int len, int fram
   return run;
 }
 
+// The run of x[0..len) (with a tie) under the frame of `scale`, both start parities, in
+// binary64; false, leaving `run` unset, when the integer fold must decide. Equality
+// argument, per start parity p: the running integer's parity q (p at the start) is kept
+// as a bit; a term that is not a tie adds r and flips q when r is odd; a tie adds r + s
+// when q is odd and r when it is even (the fold's d_odd / d_even: r is the even
+// neighbour) and leaves q even (round half to even). So the increments are the fold's,
+// and each parity's path is exact, as in SummarizeTermsBinary64, while its prefixes stay
+// strictly inside (-2^53, 2^53); a NaN or infinite t fails that check. In range, no term
+// is unfit (|t| > 2^54) and no prefix near kLimit: no unfit mark; a tie is a non-zero
+// term: the flags are kNonZero.
+template <class Terms>
+EXACTQ_HD inline bool TieRunBinary64(const Terms& x, int len, const FrameScale& scale, RunSummary& run) {
+  double d[2] = {0.0, 0.0};
+  double lo[2] = {0x1p60, 0x1p60};  // empty: no prefix yet
+  double hi[2] = {-0x1p60, -0x1p60};
+  uint32_t q[2] = {0u, 1u};
+  EXACTQ_UNROLL4
+  for (int i = 0; i < len; ++i) {
+    const double t = MulRn(MulRn(x[i], scale.hi), scale.lo);
+    const double r = RoundHalfEven(t);
+    const double rest = SubRn(t, r);
+    const bool tie = rest == 0.5 || rest == -0.5;
+    const double toward = AddRn(r, rest > 0.0 ? 1.0 : -1.0);  // r + s, taken on a tie only
+    const double half = MulRn(r, 0.5);                         // exact: r is an integer
+    const uint32_t r_odd = RoundHalfEven(half) != half ? 1u : 0u;
+    EXACTQ_UNROLL
+    for (int p = 0; p < 2; ++p) {
+      d[p] = AddRn(d[p], tie && q[p] != 0u ? toward : r);
+      q[p] = tie ? 0u : (q[p] ^ r_odd);
+      lo[p] = lo[p] < d[p] ? lo[p] : d[p];
+      hi[p] = hi[p] > d[p] ? hi[p] : d[p];
+    }
+  }
+  if (!(lo[0] > -0x1p53 && hi[0] < 0x1p53 && lo[1] > -0x1p53 && hi[1] < 0x1p53)) return false;
+  run = IdentityRun();
+  run.flags = kNonZero;
+  EXACTQ_UNROLL
+  for (int p = 0; p < 2; ++p) {
+    run.d[p] = static_cast<int64_t>(d[p]);
+    run.lo[p] = static_cast<int64_t>(lo[p]);
+    run.hi[p] = static_cast<int64_t>(hi[p]);
+  }
+  return true;
+}
+
 // The same summary as SummarizeTermsFast, computed in binary64 only, for the common
 // case; anything else is handed to SummarizeTermsFast. Equality argument:
 //   - r = rint(t) is the term's increment, and t - r is exact (see the header comment);
@@ -254,16 +299,7 @@ EXACTQ_HD inline RunSummary SummarizeTermsFast(const Terms& x, int len, int fram
 // On the device this is ~10 instructions a term (two multiplies, a round, three adds, a
 // min, a max, two compares) instead of ~30 with 64-bit integer min/max emulated.
 // `handed_over`, if given, says whether SummarizeTermsFast decided (for tests).
-//
-// SummarizeTermsBinary64WithTies: the same, and a run with a tie decided in binary64 too
-// (TieRunBinary64, both start parities side by side) rather than handed over. For the
-// device's tile path, where ties are common (ssimulacra2's edge sums: float-precision
-// terms) and the integer fold's two-parity loop, with 64-bit min/max emulated, made a
-// lane's chain several times longer. The CPU kernels (ordered_sum_cpu_kernels.h) keep
-// SummarizeTermsBinary64's hand-over decisions.
-template <class Terms>
-EXACTQ_HD inline bool TieRunBinary64(const Terms& x, int len, const FrameScale& scale, RunSummary& run);
-
+// kTiesInBinary64: SummarizeTermsBinary64WithTies, below.
 template <bool kTiesInBinary64, class Terms>
 EXACTQ_HD inline RunSummary SummarizeTermsBinary64Impl(const Terms& x, int len, int frame, bool* handed_over) {
   if (handed_over != nullptr) *handed_over = true;
@@ -326,56 +362,17 @@ template <class Terms>
 EXACTQ_HD inline RunSummary SummarizeTermsBinary64(const Terms& x, int len, int frame, bool* handed_over = nullptr) {
   return SummarizeTermsBinary64Impl<false>(x, len, frame, handed_over);
 }
+// The same, and a run with a tie decided in binary64 too (TieRunBinary64) rather than
+// handed over: for the device's tile path, where ties are common (ssimulacra2's edge sums:
+// float-precision terms) and the integer fold's two-parity loop, with 64-bit min/max
+// emulated, made a lane's chain several times longer. The CPU kernels
+// (ordered_sum_cpu_kernels.h) keep SummarizeTermsBinary64's hand-over decisions.
 template <class Terms>
 EXACTQ_HD inline RunSummary SummarizeTermsBinary64WithTies(const Terms& x, int len, int frame,
                                                            bool* handed_over = nullptr) {
   return SummarizeTermsBinary64Impl<true>(x, len, frame, handed_over);
 }
 
-// The run of x[0..len) (with a tie) under the frame of `scale`, both start parities, in
-// binary64; false, leaving `run` unset, when the integer fold must decide. Equality
-// argument, per start parity p: the running integer's parity q (p at the start) is kept
-// as a bit; a term that is not a tie adds r and flips q when r is odd; a tie adds r + s
-// when q is odd and r when it is even (the fold's d_odd / d_even: r is the even
-// neighbour) and leaves q even (round half to even). So the increments are the fold's,
-// and each parity's path is exact, as in SummarizeTermsBinary64, while its prefixes stay
-// strictly inside (-2^53, 2^53); a NaN or infinite t fails that check. In range, no term
-// is unfit (|t| > 2^54) and no prefix near kLimit: no unfit mark; a tie is a non-zero
-// term: the flags are kNonZero.
-template <class Terms>
-EXACTQ_HD inline bool TieRunBinary64(const Terms& x, int len, const FrameScale& scale, RunSummary& run) {
-  double d[2] = {0.0, 0.0};
-  double lo[2] = {0x1p60, 0x1p60};  // empty: no prefix yet
-  double hi[2] = {-0x1p60, -0x1p60};
-  uint32_t q[2] = {0u, 1u};
-  EXACTQ_UNROLL4
-  for (int i = 0; i < len; ++i) {
-    const double t = MulRn(MulRn(x[i], scale.hi), scale.lo);
-    const double r = RoundHalfEven(t);
-    const double rest = SubRn(t, r);
-    const bool tie = rest == 0.5 || rest == -0.5;
-    const double toward = AddRn(r, rest > 0.0 ? 1.0 : -1.0);  // r + s, taken on a tie only
-    const double half = MulRn(r, 0.5);                         // exact: r is an integer
-    const uint32_t r_odd = RoundHalfEven(half) != half ? 1u : 0u;
-    EXACTQ_UNROLL
-    for (int p = 0; p < 2; ++p) {
-      d[p] = AddRn(d[p], tie && q[p] != 0u ? toward : r);
-      q[p] = tie ? 0u : (q[p] ^ r_odd);
-      lo[p] = lo[p] < d[p] ? lo[p] : d[p];
-      hi[p] = hi[p] > d[p] ? hi[p] : d[p];
-    }
-  }
-  if (!(lo[0] > -0x1p53 && hi[0] < 0x1p53 && lo[1] > -0x1p53 && hi[1] < 0x1p53)) return false;
-  run = IdentityRun();
-  run.flags = kNonZero;
-  EXACTQ_UNROLL
-  for (int p = 0; p < 2; ++p) {
-    run.d[p] = static_cast<int64_t>(d[p]);
-    run.lo[p] = static_cast<int64_t>(lo[p]);
-    run.hi[p] = static_cast<int64_t>(hi[p]);
-  }
-  return true;
-}
 
 // ---------------------------------------------------------------------------------
 // A chunk of 1024 terms as ONE run from strided reads: the device's lane l of 32 takes
