@@ -18,7 +18,8 @@
 //                same with both pictures in page-locked memory (cudaHostRegister), as
 //                exactqd's receive buffers hold them: no staging copy; for
 //                exact_segments, the chunks per frame the strided form refused (the
-//                redo's tile path, stats().chunks_in_tile);
+//                redo's tile path, stats().chunks_in_tile; a sum's first chunk is one of
+//                them, formed there as one term);
 //   throughput   N instances (N in --instances, default 1,2,4), each on its own host
 //                thread with its own CUDA streams, each scoring --frames frames through
 //                Score: frames/s over all of them (wall time from a common start to the
@@ -357,11 +358,11 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
                 static_cast<long long>(twin->stats().frames_redone_event_walk),
                 static_cast<long long>(twin->stats().frames));
     if (mode == Ssimulacra2SumMode::kExactSegments && twin->stats().frames > 0) {
-      // The chunks the strided form refused (the redo's work: a few per binade each sum
-      // crosses), per frame of all 108 sums.
+      // The chunks the strided form refused (the redo's work: a sum's first chunk and a few
+      // per binade each sum crosses), per frame of all 108 sums.
       r.tile_chunks_per_frame =
           static_cast<double>(twin->stats().chunks_in_tile) / static_cast<double>(twin->stats().frames);
-      std::printf("  %-16s %.1f chunks per frame summarised lane by lane (the redo's tile path)\n", name,
+      std::printf("  %-16s %.1f chunks per frame through the redo's tile path\n", name,
                   r.tile_chunks_per_frame);
     }
     // The same pairs from page-locked memory, as exactqd's receive buffers hold them: the

@@ -60,8 +60,9 @@ struct OrderedSumStats {
   int64_t segment_accepted = 0;
   int64_t segment_steps = 0;
   int64_t segment_crossing_lanes = 0;
-  // Of the segment pipeline's chunks, those summarised lane by lane (a tie, a special term,
-  // a path near a binade edge, or strided_chunks off); the others were one strided run.
+  // Of the segment pipeline's chunks, those formed through the tile (a tie, a special term,
+  // a path near a binade edge, a sum's first chunk, or strided_chunks off); the others were
+  // one strided run.
   int64_t segment_tile_chunks = 0;
   // Whether the segment pipeline ran under the previous call's plan (OrderedSumOptions
   // ::reuse_plan), and then how many chunks this call's plan changed (summarised again).

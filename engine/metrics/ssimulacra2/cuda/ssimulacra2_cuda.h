@@ -81,7 +81,7 @@ struct Ssimulacra2CudaStats {
   int64_t sums_refused = 0;             // of their sums, those the segment pipeline refused (a check)
   int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
   int64_t frames_staged = 0;            // frames copied into pinned staging (not page-locked)
-  int64_t chunks_in_tile = 0;           // kExactSegments: chunks summarised lane by lane (not strided)
+  int64_t chunks_in_tile = 0;           // kExactSegments: chunks through the tile path (not strided)
 };
 
 class Ssimulacra2Cuda {

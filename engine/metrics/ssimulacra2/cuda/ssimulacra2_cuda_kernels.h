@@ -42,7 +42,7 @@ inline constexpr int kTermBasePlanes = kImageChannels * kTermBases;
 struct SumResults {
   double sums[kSumCount];
   int32_t status[kSumCount];
-  int32_t tile_chunks[kSumCount]; // chunks summarised lane by lane (the strided form refused them)
+  int32_t tile_chunks[kSumCount]; // chunks through the tile path (the strided form refused them; a first chunk: one term)
 };
 
 // One frame pair on the device.
