@@ -34,7 +34,7 @@
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
-//       [--stream=pan|same|cut] [--graph=1] [--check=1]
+//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -76,6 +76,7 @@ struct Flags {
   int reps = 20;
   int frames = 60;
   bool graph = true;
+  int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -147,6 +148,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       f->frames = std::max(1, std::atoi(v.c_str()));
     } else if (bench::Flag(argv[i], "--graph", &v)) {
       f->graph = bench::ParseBool(v) != 0;
+    } else if (bench::Flag(argv[i], "--channel_batch", &v)) {
+      f->channel_batch = std::atoi(v.c_str());
+      if (f->channel_batch != 1 && f->channel_batch != 3) {
+        std::fprintf(stderr, "--channel_batch must be 1 or 3\n");
+        return false;
+      }
     } else if (bench::Flag(argv[i], "--check", &v)) {
       f->check = bench::ParseBool(v) != 0;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
@@ -250,9 +257,10 @@ void LoadInput(const Flags& flags, Input* in) {
   in->source = "synthetic (MakeTestFrame seed 1, noise 8)";
 }
 
-std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, bool graph) {
+std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, bool graph, int channel_batch) {
   Ssimulacra2CudaOptions options;
   options.use_graph = graph;
+  options.channels_per_sum_batch = channel_batch;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
   if (!twin.ok()) {
@@ -343,7 +351,7 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
   ModeResult r;
   const char* name = Ssimulacra2SumModeName(mode);
   {
-    std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph);
+    std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph, flags.channel_batch);
     // The stream's first pair is (ref, dis); its first frame (allocation, graph capture) is not timed.
     const FrameSums first = SumsOrExit(*twin, in.stream[0], in, name);
     if (!CompareWithReference(in, first, mode)) *bits_ok = false;
@@ -393,7 +401,7 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
   for (int n : flags.instances) {
     std::vector<std::unique_ptr<Ssimulacra2Cuda>> twins;
     for (int i = 0; i < n; ++i) {
-      twins.push_back(MakeTwin(mode, flags.graph));
+      twins.push_back(MakeTwin(mode, flags.graph, flags.channel_batch));
       absl::StatusOr<FrameScores> warm = twins.back()->Score(in.ref, in.dis);  // allocation, capture
       if (!warm.ok()) {
         std::fprintf(stderr, "%s %s x%d: %s\n", in.label, name, n, warm.status().ToString().c_str());
@@ -443,8 +451,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const std::string device = DeviceName();
-  std::printf("ssimulacra2_cuda_bench on %s; graph %d, %d reps, %d frames per instance\n", device.c_str(),
-              flags.graph ? 1 : 0, flags.reps, flags.frames);
+  std::printf("ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, %d reps, %d frames per instance\n",
+              device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;

@@ -146,6 +146,10 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: testing_segment_plan_mode must be 0..5, got ",
                                                    options.testing_segment_plan_mode));
   }
+  if (options.channels_per_sum_batch != 1 && options.channels_per_sum_batch != 3) {
+    return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: channels_per_sum_batch must be 1 or 3, got ",
+                                                   options.channels_per_sum_batch));
+  }
   std::string reason;
   if (!Ssimulacra2CudaAvailable(&reason)) {
     return absl::FailedPreconditionError(absl::StrCat("Ssimulacra2Cuda: ", reason));
@@ -230,7 +234,8 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   f.eotf_table = st.eotf_table;
   f.scratch = st.scratch;
   f.results = st.results;
-  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode));
+  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode,
+                                                options_.channels_per_sum_batch));
   SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();

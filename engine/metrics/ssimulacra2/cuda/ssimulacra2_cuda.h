@@ -69,6 +69,12 @@ struct Ssimulacra2CudaOptions {
   YuvMatrix yuv_matrix = YuvMatrix::kBt709Limited;
   bool use_graph = true;  // replay a captured CUDA graph per geometry (same bits either way)
   Ssimulacra2SumMode sum_mode = Ssimulacra2SumMode::kExactSegments;
+  // How many channels' sums form one batch on the device: 3 (a scale's 18 sums in one
+  // batch after one terms launch for the three channels) or 1 (a channel's six sums, three
+  // batches per scale, each on its own stream). Same bits. On the H200 with 16 frames in
+  // flight, 3 was as fast or faster for both sum modes (270p +5% exact, 1080p +0.7%, 4K
+  // the same: bench/results/ssimulacra2_h200_session16_experiments.md).
+  int channels_per_sum_batch = 3;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;

@@ -128,7 +128,7 @@ __global__ void BlurColumnsKernel(const __grid_constant__ ScalePlanes p, int w, 
 // the segment workspaces' chunk_sums, so the segment pipeline skips its own first pass
 // (EnqueueSegmentedSumsFromChunkSums); the tree sum adds them up.
 struct ChunkSumOutputs {
-  double* p[kSumsPerChannel];
+  double* p[kImageChannels][kSumsPerChannel];  // [channel - the launch's first channel][term]
 };
 
 constexpr int kTermsChunkThreads = 256;
@@ -158,16 +158,17 @@ __device__ inline double BlockChunkSum(double (&acc)[kSumsPerChannel]) {
   return total;
 }
 
-// One block per chunk of 1024 pixels (4 per thread): channel c's six terms (TermsAt) and,
-// for the exact sums (store_bases), its two term bases into their planes; unless
-// out.p[0] is null, each term's
-// chunk sum, a tree of adds: for the segment pipeline an approximate sum (any order will
-// do: it only places the exact walk's checks); for the inexact variant the first level
-// of its tree.
-__global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n, int c,
-                                                                           bool store_bases,
+// One block per chunk of 1024 pixels (4 per thread) and channel c = first_channel +
+// blockIdx.y: the channel's six terms (TermsAt) and, for the exact sums (store_bases),
+// its two term bases into their planes; unless out.p[0][0] is null, each term's chunk
+// sum, a tree of adds: for the segment pipeline an approximate sum (any order will do: it
+// only places the exact walk's checks); for the inexact variant the first level of its
+// tree.
+__global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n,
+                                                                           int first_channel, bool store_bases,
                                                                            const __grid_constant__ ChunkSumOutputs out) {
   const size_t chunk = blockIdx.x;
+  const int c = first_channel + static_cast<int>(blockIdx.y);
   double acc[kSumsPerChannel] = {};
 #pragma unroll
   for (int j = 0; j < xg::kChunkTerms / kTermsChunkThreads; ++j) {
@@ -179,32 +180,28 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const
       for (int k = 0; k < kSumsPerChannel; ++k) acc[k] = __dadd_rn(acc[k], terms[k]);
     }
   }
-  if (out.p[0] == nullptr) return;  // the same for the whole block
+  if (out.p[0][0] == nullptr) return;  // the same for the whole block
   const double total = BlockChunkSum(acc);
-  if (threadIdx.x < kSumsPerChannel) out.p[threadIdx.x][chunk] = total;
+  if (threadIdx.x < kSumsPerChannel) out.p[blockIdx.y][threadIdx.x][chunk] = total;
 }
 
 // Term k of channel c as the sums read it: the stored base, mapped.
 using StoredTerm = xg::MappedArrayTerms<TermOfBase>;
 StoredTerm StoredTermOf(const ScalePlanes& view, int c, int k) { return StoredTerm{TermBasePlane(view, c, k), TermOfBase{k}}; }
-using ChannelBatch = xg::SegmentBatch<StoredTerm, kSumsPerChannel>;
+template <int kChannels>
+using ChannelsBatch = xg::SegmentBatch<StoredTerm, kChannels * kSumsPerChannel>;
 
-// NOT EXACT (the inexact variant): block k adds sum k's chunk sums as a tree (each thread
-// a strided share, then the block's threads pairwise) into outputs[k].
+// NOT EXACT (the inexact variant): block j adds sum j's chunk sums (channel j / 6, term
+// j % 6 of the launch's channels) as a tree (each thread a strided share, then the
+// block's threads pairwise) into outputs.p[j / 6][j % 6].
 constexpr int kTreeThreads = 256;
-__global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(ChunkSumOutputs chunk_sums, int64_t chunks,
-                                                                      ChunkSumOutputs outputs) {
+__global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(const __grid_constant__ ChunkSumOutputs chunk_sums,
+                                                                      int64_t chunks,
+                                                                      const __grid_constant__ ChunkSumOutputs outputs) {
   __shared__ double partial[kTreeThreads];
-  const int k = static_cast<int>(blockIdx.x);
-  const double* in = chunk_sums.p[0];
-  double* out = outputs.p[0];
-#pragma unroll
-  for (int j = 1; j < kSumsPerChannel; ++j) {
-    if (j == k) {
-      in = chunk_sums.p[j];
-      out = outputs.p[j];
-    }
-  }
+  const int c = static_cast<int>(blockIdx.x) / kSumsPerChannel;
+  const int k = static_cast<int>(blockIdx.x) % kSumsPerChannel;
+  const double* in = chunk_sums.p[c][k];
   double acc = 0.0;
   for (int64_t i = threadIdx.x; i < chunks; i += kTreeThreads) acc = __dadd_rn(acc, in[i]);
   partial[threadIdx.x] = acc;
@@ -213,7 +210,7 @@ __global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(ChunkSumOu
     if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] = __dadd_rn(partial[threadIdx.x], partial[threadIdx.x + half]);
     __syncthreads();
   }
-  if (threadIdx.x == 0) *out = partial[0];
+  if (threadIdx.x == 0) *outputs.p[c][k] = partial[0];
 }
 
 // Where each of the 108 results lies when the sums are done: the bits of the double, and
@@ -245,25 +242,30 @@ SumPath EffectivePath(SumPath path, size_t n) {
   return path == SumPath::kSegments && !xg::SegmentPipelineFits(n) ? SumPath::kEventWalk : path;
 }
 
-// Channel c's terms and six sums of scale s (n terms, from `view`) on `stream`; records
-// `termed` once the terms kernel, the last reader of the scale's image planes, is
-// enqueued; sets where the results will be.
-cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int c, size_t n,
-                               char* const (&regions)[kSumsPerChannel], cudaStream_t stream, cudaEvent_t termed,
-                               const unsigned long long** bits, const int32_t** status,
+// The terms and six sums of channels first .. first + kChannels - 1 of one scale (n terms
+// each, from `view`) on `stream`: one terms launch for those channels, then their
+// 6 * kChannels sums (the segment pipeline: one batch). Records `termed` once the terms
+// kernel, the last reader of the scale's image planes, is enqueued; sets where the
+// results will be (bits[j], status[j], tile_chunks[j] for the channels' sums in order).
+template <int kChannels>
+cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int first, size_t n,
+                               char* const (&regions)[kImageChannels][kSumsPerChannel], cudaStream_t stream,
+                               cudaEvent_t termed, const unsigned long long** bits, const int32_t** status,
                                const int32_t** tile_chunks) {
   const int64_t chunks = xg::ChunkCount(n);
+  const dim3 terms_grid(static_cast<unsigned>(chunks), kChannels);
   if (path == SumPath::kEventWalk) {
-    // The bases only (no chunk sums: the event walk forms its own), then the six walks.
-    TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, true,
-                                                                                           ChunkSumOutputs{});
+    // The bases only (no chunk sums: the event walk forms its own), then the walks.
+    TermsChunkSumsKernel<<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{});
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
-    for (int k = 0; k < kSumsPerChannel; ++k) {
-      const xg::Workspace ws = xg::CarveWorkspace(regions[k], chunks);
-      bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
-      status[k] = nullptr;
-      tile_chunks[k] = nullptr;
+    for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
+      const int c = first + j / kSumsPerChannel;
+      const int k = j % kSumsPerChannel;
+      const xg::Workspace ws = xg::CarveWorkspace(regions[c][k], chunks);
+      bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
+      status[j] = nullptr;
+      tile_chunks[j] = nullptr;
       if (cudaError_t err = xg::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, xg::PlanOptions{}, stream);
           err != cudaSuccess) {
         return err;
@@ -272,26 +274,27 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
     return cudaSuccess;
   }
   const bool segments = path == SumPath::kSegments;
-  ChannelBatch batch;
-  ChunkSumOutputs chunk_sums;
-  ChunkSumOutputs outputs;
-  for (int k = 0; k < kSumsPerChannel; ++k) {
-    batch.source[k] = StoredTermOf(view, c, k);
-    const xg::SegmentWorkspace& ws = batch.workspaces.ws[k] = xg::CarveSegmentWorkspace(regions[k], chunks);
-    chunk_sums.p[k] = ws.chunk_sums;
-    outputs.p[k] = reinterpret_cast<double*>(&ws.output->sum_bits);
-    bits[k] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
-    status[k] = segments ? &ws.output->status : nullptr;
-    tile_chunks[k] = segments ? &ws.output->tile_chunks : nullptr;
+  ChannelsBatch<kChannels> batch;
+  ChunkSumOutputs chunk_sums{};
+  ChunkSumOutputs outputs{};
+  for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
+    const int c = first + j / kSumsPerChannel;
+    const int k = j % kSumsPerChannel;
+    batch.source[j] = StoredTermOf(view, c, k);
+    const xg::SegmentWorkspace& ws = batch.workspaces.ws[j] = xg::CarveSegmentWorkspace(regions[c][k], chunks);
+    chunk_sums.p[j / kSumsPerChannel][k] = ws.chunk_sums;
+    outputs.p[j / kSumsPerChannel][k] = reinterpret_cast<double*>(&ws.output->sum_bits);
+    bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
+    status[j] = segments ? &ws.output->status : nullptr;
+    tile_chunks[j] = segments ? &ws.output->tile_chunks : nullptr;
   }
   // The inexact tree sum needs only the chunk sums; the segment pipeline reads the bases.
   const bool store_bases = segments;
-  TermsChunkSumsKernel<<<static_cast<unsigned>(chunks), kTermsChunkThreads, 0, stream>>>(view, n, c, store_bases,
-                                                                                         chunk_sums);
+  TermsChunkSumsKernel<<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums);
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
   if (path == SumPath::kInexactTree) {
-    TreeOfChunkSumsKernel<<<kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
+    TreeOfChunkSumsKernel<<<kChannels * kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
     return cudaGetLastError();
   }
   xg::PlanOptions plan;
@@ -367,11 +370,14 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
 
 cudaError_t PreparePipeline() {
   if (cudaError_t err = xg::AllowWalkSharedMemory<StoredTerm>(); err != cudaSuccess) return err;
-  return xg::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>();
+  if (cudaError_t err = xg::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>(); err != cudaSuccess) return err;
+  return xg::AllowSegmentWalkBatchSharedMemory<kImageChannels * kSumsPerChannel>();
 }
 
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,
-                            int segment_plan_mode) {
+                            int segment_plan_mode, int channels_per_batch) {
+  if (channels_per_batch != 1 && channels_per_batch != kImageChannels) return cudaErrorInvalidValue;
+  const int per_batch = channels_per_batch;
   const Layout l = MakeLayout(f.scratch, f.width, f.height);
   const Planes& p = l.planes;
   cudaStream_t main = ps.main;
@@ -393,7 +399,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
     if (s > 0) {
       // This scale's XYB and blurred planes are scale s - 2's: its terms must be formed
       // (its sums read only its base planes and may still run).
-      for (int c = 0; s >= 2 && c < kImageChannels; ++c) {
+      for (int c = 0; s >= 2 && c < kImageChannels; c += per_batch) {
         if (cudaError_t err = cudaStreamWaitEvent(main, ps.termed[s - 2][c], 0); err != cudaSuccess) return err;
       }
       DownsampleKernel<<<PixelGrid(HalfSide(w), HalfSide(h), 2, block), block, 0, main>>>(p, parity, w, h,
@@ -410,25 +416,28 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
     if (cudaError_t err = cudaEventRecord(ps.blurred[s], main); err != cudaSuccess) return err;
     const size_t n = static_cast<size_t>(w) * h;
     const SumPath path = EffectivePath(requested_path, n);
-    for (int c = 0; c < kImageChannels; ++c) {
-      // Fork: channel c's terms and sums after this scale's blur (and, in stream order,
-      // after scale s - 2's sums of channel c, which read the same base planes).
+    for (int c = 0; c < kImageChannels; c += per_batch) {
+      // Fork: the terms and sums of channels c .. c + per_batch - 1 after this scale's
+      // blur (and, in stream order, after scale s - 2's sums of those channels, which
+      // read the same base planes).
       cudaStream_t stream = ps.sums[c][parity];
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
-      if (cudaError_t err = EnqueueChannelSums(path, segment_plan_mode, view, c, n, l.regions[s][c], stream,
-                                               ps.termed[s][c], &sources.bits[j], &sources.status[j],
-                                               &sources.tile_chunks[j]);
-          err != cudaSuccess) {
-        return err;
-      }
+      const cudaError_t enqueued =
+          per_batch == 1
+              ? EnqueueChannelSums<1>(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
+                                      &sources.bits[j], &sources.status[j], &sources.tile_chunks[j])
+              : EnqueueChannelSums<kImageChannels>(path, segment_plan_mode, view, c, n, l.regions[s], stream,
+                                                   ps.termed[s][c], &sources.bits[j], &sources.status[j],
+                                                   &sources.tile_chunks[j]);
+      if (enqueued != cudaSuccess) return enqueued;
       if (cudaError_t err = cudaEventRecord(ps.summed[s][c], stream); err != cudaSuccess) return err;
     }
   }
   // Join: every sum stream's last sums, those of the last two scales (and so everything
   // before them on that stream).
   for (int s = scales >= 2 ? scales - 2 : 0; s < scales; ++s) {
-    for (int c = 0; c < kImageChannels; ++c) {
+    for (int c = 0; c < kImageChannels; c += per_batch) {
       if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[s][c], 0); err != cudaSuccess) return err;
     }
   }

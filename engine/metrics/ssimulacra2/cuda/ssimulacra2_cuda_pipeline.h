@@ -105,9 +105,11 @@ cudaError_t PreparePipeline();
 // back; f.results holds the 108 sums (and statuses) when streams.main gets there.
 // `segment_plan_mode` (tests only) is the engine/exact PlanMode of the segment pipeline:
 // 0 the real plan; 1 (one binade high) makes it refuse every sum that is not zero.
+// `channels_per_batch` (1 or kImageChannels) is how many channels' terms share one terms
+// launch and whose sums one batch (6 or 18 sums a batch; the bits are the same).
 // Returns the first launch error.
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& streams,
-                            int segment_plan_mode = 0);
+                            int segment_plan_mode = 0, int channels_per_batch = 1);
 
 }  // namespace gpu
 }  // namespace ssimulacra2

@@ -88,19 +88,21 @@ Frame UniformRandomFrame(const FrameGeometry& g, uint64_t seed) {
 constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments,
                                                Ssimulacra2SumMode::kExactEventWalk};
 
-// One instance per (matrix, graph, sum mode, test plan) for the whole test binary; null
-// (after a failure) when it cannot be created.
+// One instance per (matrix, graph, sum mode, test plan, channels per sum batch) for the
+// whole test binary; null (after a failure) when it cannot be created.
 Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
-                     Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0) {
-  static auto* instances = new std::map<std::tuple<int, bool, int, int>, std::unique_ptr<Ssimulacra2Cuda>>;
-  std::unique_ptr<Ssimulacra2Cuda>& gpu =
-      (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode), segment_plan_mode}];
+                     Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0,
+                     int channels_per_sum_batch = 3) {
+  static auto* instances = new std::map<std::tuple<int, bool, int, int, int>, std::unique_ptr<Ssimulacra2Cuda>>;
+  std::unique_ptr<Ssimulacra2Cuda>& gpu = (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode),
+                                                        segment_plan_mode, channels_per_sum_batch}];
   if (gpu == nullptr) {
     Ssimulacra2CudaOptions options;
     options.yuv_matrix = matrix;
     options.use_graph = use_graph;
     options.sum_mode = mode;
     options.testing_segment_plan_mode = segment_plan_mode;
+    options.channels_per_sum_batch = channels_per_sum_batch;
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) gpu = *std::move(created);
@@ -159,8 +161,9 @@ Parity CheckOne(Ssimulacra2Cuda* gpu_engine, const Frame& ref, const Frame& dis,
 }
 
 // Scores one pair on the CPU and with both exact sum modes (segments, the default, and
-// the event walk), checking every bit; `what` names the case in failures. The result is
-// the default mode's, `equal` only if both modes are.
+// the event walk), each with one channel and with three channels per sum batch, checking
+// every bit; `what` names the case in failures. The result is the default instance's,
+// `equal` only if all four are.
 Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what,
                    bool use_graph = true) {
   absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
@@ -169,10 +172,13 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   Parity out;
   bool all_equal = true;
   for (Ssimulacra2SumMode mode : kExactModes) {
-    const Parity p = CheckOne(Gpu(matrix, use_graph, mode), ref, dis, *cpu,
-                              what + " [" + Ssimulacra2SumModeName(mode) + "]");
-    if (mode == Ssimulacra2SumMode::kExactSegments) out = p;
-    all_equal = all_equal && p.equal;
+    for (int channels : {1, 3}) {
+      const Parity p = CheckOne(Gpu(matrix, use_graph, mode, 0, channels), ref, dis, *cpu,
+                                what + " [" + Ssimulacra2SumModeName(mode) + ", " + std::to_string(channels) +
+                                    " channels per batch]");
+      if (mode == Ssimulacra2SumMode::kExactSegments && channels == 3) out = p;
+      all_equal = all_equal && p.equal;
+    }
   }
   out.equal = all_equal;
   return out;
@@ -388,9 +394,10 @@ TEST_F(Ssimulacra2CudaTest, PageLockedFramesSkipTheStagingCopy) {
 TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
   const FrameGeometry sizes[] = {Geometry(131, 67, ChromaLayout::k420, 10), Geometry(577, 323, ChromaLayout::k444, 8),
                                  Geometry(1921, 1081, ChromaLayout::k420, 8)};
-  for (bool graph : {true, false}) {
+  for (const auto& [graph, channels] : {std::pair{true, 3}, std::pair{false, 3}, std::pair{true, 1}}) {
     Ssimulacra2CudaOptions options;
     options.use_graph = graph;
+    options.channels_per_sum_batch = channels;
     options.testing_segment_plan_mode = 1;  // exact::PlanMode::kOneBinadeHigh
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     ASSERT_TRUE(created.ok()) << created.status();
@@ -402,7 +409,8 @@ TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
       ++seed;
       absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
       ASSERT_TRUE(cpu.ok()) << cpu.status();
-      const std::string what = absl::StrFormat("%dx%d graph %d", g.width, g.height, graph);
+      const std::string what =
+          absl::StrFormat("%dx%d graph %d, %d channels per batch", g.width, g.height, graph, channels);
       gpu.SetTestingSegmentPlanModeForTests(1);
       const int64_t redone = gpu.stats().frames_redone_event_walk;
       EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " wrong plan").equal);
@@ -410,8 +418,9 @@ TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
       gpu.SetTestingSegmentPlanModeForTests(0);
       EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " real plan after the redo").equal);
     }
-    std::printf("graph %d: %lld frames, %lld redone with the event walk (%lld sums refused, %lld overflowed)\n",
-                graph, static_cast<long long>(gpu.stats().frames),
+    std::printf("graph %d, %d channels per batch: %lld frames, %lld redone with the event walk (%lld sums refused, "
+                "%lld overflowed)\n",
+                graph, channels, static_cast<long long>(gpu.stats().frames),
                 static_cast<long long>(gpu.stats().frames_redone_event_walk),
                 static_cast<long long>(gpu.stats().sums_refused), static_cast<long long>(gpu.stats().sums_overflowed));
     EXPECT_GT(gpu.stats().sums_refused, 0);
@@ -484,6 +493,9 @@ TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
   Ssimulacra2CudaOptions bad_mode;
   bad_mode.sum_mode = static_cast<Ssimulacra2SumMode>(7);
   EXPECT_EQ(Ssimulacra2Cuda::Create(bad_mode).status().code(), absl::StatusCode::kInvalidArgument);
+  Ssimulacra2CudaOptions bad_batch;
+  bad_batch.channels_per_sum_batch = 2;
+  EXPECT_EQ(Ssimulacra2Cuda::Create(bad_batch).status().code(), absl::StatusCode::kInvalidArgument);
   // A valid frame still works afterwards.
   const FrameGeometry g = Geometry(16, 16, ChromaLayout::k420, 8);
   CheckParity(MakeTestFrame(g, 3), MakeTestFrame(g, 3, Noise{5, 0}), YuvMatrix::kBt709Limited, "16x16 after errors");
