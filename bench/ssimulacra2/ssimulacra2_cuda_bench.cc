@@ -34,7 +34,7 @@
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
-//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--check=1]
+//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--priorities=0,0] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -77,6 +77,8 @@ struct Flags {
   int frames = 60;
   bool graph = true;
   int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
+  int stream_rank = 0;  // Ssimulacra2CudaOptions::sum_stream_priority_rank
+  int chain_rank = 0;   // Ssimulacra2CudaOptions::sum_chain_priority_rank
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -154,6 +156,14 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
         std::fprintf(stderr, "--channel_batch must be 1 or 3\n");
         return false;
       }
+    } else if (bench::Flag(argv[i], "--priorities", &v)) {  // STREAM_RANK,CHAIN_RANK
+      const std::vector<std::string> ranks = SplitComma(v);
+      if (ranks.size() != 2) {
+        std::fprintf(stderr, "--priorities=STREAM_RANK,CHAIN_RANK\n");
+        return false;
+      }
+      f->stream_rank = std::max(0, std::atoi(ranks[0].c_str()));
+      f->chain_rank = std::max(0, std::atoi(ranks[1].c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
       f->check = bench::ParseBool(v) != 0;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
@@ -208,6 +218,15 @@ std::string DeviceName() {
          std::to_string(driver);
 }
 
+// The device's stream priorities, least to greatest (the ranks of --priorities count up
+// from the least).
+std::string PriorityRange() {
+  int least = 0;
+  int greatest = 0;
+  if (cudaDeviceGetStreamPriorityRange(&least, &greatest) != cudaSuccess) return "unknown";
+  return std::to_string(least) + " .. " + std::to_string(greatest);
+}
+
 struct FramePair {
   Frame ref;
   Frame dis;
@@ -257,10 +276,13 @@ void LoadInput(const Flags& flags, Input* in) {
   in->source = "synthetic (MakeTestFrame seed 1, noise 8)";
 }
 
-std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, bool graph, int channel_batch) {
+std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& flags) {
   Ssimulacra2CudaOptions options;
+  options.sum_stream_priority_rank = flags.stream_rank;
+  options.sum_chain_priority_rank = flags.chain_rank;
+  options.channels_per_sum_batch = flags.channel_batch;
+  const bool graph = flags.graph;
   options.use_graph = graph;
-  options.channels_per_sum_batch = channel_batch;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
   if (!twin.ok()) {
@@ -351,7 +373,7 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
   ModeResult r;
   const char* name = Ssimulacra2SumModeName(mode);
   {
-    std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags.graph, flags.channel_batch);
+    std::unique_ptr<Ssimulacra2Cuda> twin = MakeTwin(mode, flags);
     // The stream's first pair is (ref, dis); its first frame (allocation, graph capture) is not timed.
     const FrameSums first = SumsOrExit(*twin, in.stream[0], in, name);
     if (!CompareWithReference(in, first, mode)) *bits_ok = false;
@@ -401,7 +423,7 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
   for (int n : flags.instances) {
     std::vector<std::unique_ptr<Ssimulacra2Cuda>> twins;
     for (int i = 0; i < n; ++i) {
-      twins.push_back(MakeTwin(mode, flags.graph, flags.channel_batch));
+      twins.push_back(MakeTwin(mode, flags));
       absl::StatusOr<FrameScores> warm = twins.back()->Score(in.ref, in.dis);  // allocation, capture
       if (!warm.ok()) {
         std::fprintf(stderr, "%s %s x%d: %s\n", in.label, name, n, warm.status().ToString().c_str());
@@ -451,8 +473,11 @@ int Main(int argc, char** argv) {
     return 2;
   }
   const std::string device = DeviceName();
-  std::printf("ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, %d reps, %d frames per instance\n",
-              device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.reps, flags.frames);
+  std::printf(
+      "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, priority ranks %d,%d (priorities %s), %d "
+      "reps, %d frames per instance\n",
+      device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_rank, flags.chain_rank,
+      PriorityRange().c_str(), flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;

@@ -150,6 +150,9 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: channels_per_sum_batch must be 1 or 3, got ",
                                                    options.channels_per_sum_batch));
   }
+  if (options.sum_stream_priority_rank < 0 || options.sum_chain_priority_rank < 0) {
+    return absl::InvalidArgumentError("Ssimulacra2Cuda: priority ranks must be >= 0");
+  }
   std::string reason;
   if (!Ssimulacra2CudaAvailable(&reason)) {
     return absl::FailedPreconditionError(absl::StrCat("Ssimulacra2Cuda: ", reason));
@@ -169,7 +172,8 @@ absl::Status Ssimulacra2Cuda::Init() {
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
-  SS2_CUDA_RETURN_IF_ERROR(gpu::CreatePipelineStreams(st.stream, &st.pipeline));
+  SS2_CUDA_RETURN_IF_ERROR(gpu::CreatePipelineStreams(st.stream, &st.pipeline, options_.sum_stream_priority_rank,
+                                                     options_.sum_chain_priority_rank));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.start));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.done));
   void* table = nullptr;
@@ -253,7 +257,10 @@ absl::Status Ssimulacra2Cuda::BuildGraph() {
   }
   SS2_CUDA_RETURN_IF_ERROR(ended);
   st.graph = graph;
-  SS2_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&st.graph_exec, st.graph, 0));
+  // With priorities the kernel nodes keep those they were captured with.
+  const bool priorities = options_.sum_stream_priority_rank > 0 || options_.sum_chain_priority_rank > 0;
+  SS2_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&st.graph_exec, st.graph,
+                                                priorities ? cudaGraphInstantiateFlagUseNodePriority : 0));
   return absl::OkStatus();
 }
 

@@ -75,6 +75,11 @@ struct Ssimulacra2CudaOptions {
   // flight, 3 was as fast or faster for both sum modes (270p +5% exact, 1080p +0.7%, 4K
   // the same: bench/results/ssimulacra2_h200_session16_experiments.md).
   int channels_per_sum_batch = 3;
+  // Experimental (sixteenth session): scheduling priority ranks above the device's least
+  // (0, the default), for the sum streams and for the segment pipeline's small
+  // latency-bound launches (0: their stream's). gpu::CreatePipelineStreams.
+  int sum_stream_priority_rank = 0;
+  int sum_chain_priority_rank = 0;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;
