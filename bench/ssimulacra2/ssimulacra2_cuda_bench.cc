@@ -34,7 +34,7 @@
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
-//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--priorities=0,0] [--check=1]
+//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--priorities=-1,-1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -77,8 +77,8 @@ struct Flags {
   int frames = 60;
   bool graph = true;
   int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
-  int stream_rank = 0;  // Ssimulacra2CudaOptions::sum_stream_priority_rank
-  int chain_rank = 0;   // Ssimulacra2CudaOptions::sum_chain_priority_rank
+  int stream_rank = -1;  // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
+  int chain_rank = -1;   // Ssimulacra2CudaOptions::sum_chain_priority_rank
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -162,8 +162,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
         std::fprintf(stderr, "--priorities=STREAM_RANK,CHAIN_RANK\n");
         return false;
       }
-      f->stream_rank = std::max(0, std::atoi(ranks[0].c_str()));
-      f->chain_rank = std::max(0, std::atoi(ranks[1].c_str()));
+      f->stream_rank = std::max(-1, std::atoi(ranks[0].c_str()));
+      f->chain_rank = std::max(-1, std::atoi(ranks[1].c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
       f->check = bench::ParseBool(v) != 0;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {

@@ -125,8 +125,20 @@ struct Ssimulacra2Cuda::State {
   }
 };
 
+namespace {
+
+// Ssimulacra2CudaOptions with the priority ranks' defaults (-1) resolved for its sum mode.
+Ssimulacra2CudaOptions WithDefaultPriorities(Ssimulacra2CudaOptions options) {
+  const bool exact = options.sum_mode != Ssimulacra2SumMode::kInexactTree;
+  if (options.sum_stream_priority_rank < 0) options.sum_stream_priority_rank = exact ? kExactSumStreamPriorityRank : 0;
+  if (options.sum_chain_priority_rank < 0) options.sum_chain_priority_rank = 0;
+  return options;
+}
+
+}  // namespace
+
 Ssimulacra2Cuda::Ssimulacra2Cuda(const Ssimulacra2CudaOptions& options)
-    : options_(options), state_(std::make_unique<State>()) {}
+    : options_(WithDefaultPriorities(options)), state_(std::make_unique<State>()) {}
 
 Ssimulacra2Cuda::~Ssimulacra2Cuda() {
   cudaSetDevice(options_.device);
@@ -150,8 +162,8 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: channels_per_sum_batch must be 1 or 3, got ",
                                                    options.channels_per_sum_batch));
   }
-  if (options.sum_stream_priority_rank < 0 || options.sum_chain_priority_rank < 0) {
-    return absl::InvalidArgumentError("Ssimulacra2Cuda: priority ranks must be >= 0");
+  if (options.sum_stream_priority_rank < -1 || options.sum_chain_priority_rank < -1) {
+    return absl::InvalidArgumentError("Ssimulacra2Cuda: priority ranks must be >= 0, or -1 for the default");
   }
   std::string reason;
   if (!Ssimulacra2CudaAvailable(&reason)) {

@@ -6,8 +6,8 @@
 // planes go to the device once; the sums, their statuses and counts (1,728 bytes) come back; the
 // score is ScoreFromSums, the host function every backend shares.
 //
-// The sums run beside the image work: each scale forks onto three sum streams (one per
-// channel, its six sums batched) and joins back (ssimulacra2_cuda_pipeline.h). By
+// The sums run beside the image work: each scale forks onto a sum stream of its parity
+// (its 18 sums batched) and joins back (ssimulacra2_cuda_pipeline.h). By
 // default each sum is engine/exact's segment pipeline; where it refuses a sum (a rare exact-check refusal or
 // a full pool) the frame is run again with the event walk, which never refuses: the bits
 // are the same either way (stats() counts such frames).
@@ -75,15 +75,24 @@ struct Ssimulacra2CudaOptions {
   // flight, 3 was as fast or faster for both sum modes (270p +5% exact, 1080p +0.7%, 4K
   // the same: bench/results/ssimulacra2_h200_session16_experiments.md).
   int channels_per_sum_batch = 3;
-  // Experimental (sixteenth session): scheduling priority ranks above the device's least
-  // (0, the default), for the sum streams and for the segment pipeline's small
-  // latency-bound launches (0: their stream's). gpu::CreatePipelineStreams.
-  int sum_stream_priority_rank = 0;
-  int sum_chain_priority_rank = 0;
+  // Scheduling priorities, as ranks above the device's least stream priority (0; each
+  // rank a step higher, up to the greatest: gpu::CreatePipelineStreams): the sum streams',
+  // and the segment pipeline's small latency-bound launches' (0: their stream's). -1: the
+  // sum mode's default, kExactSumStreamPriorityRank for the sum streams of the exact
+  // modes and 0 for the rest. With several frames in flight a higher rank lets a frame's
+  // sums start before other frames' image kernels that wait for room.
+  int sum_stream_priority_rank = -1;
+  int sum_chain_priority_rank = -1;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;
 };
+
+// The exact modes' sum streams at the H200's greatest priority (its range is 0 .. -5):
+// with 16 frames in flight, 1080p +1.1% and 4K +1.2% against rank 0 in the same run
+// (bench/results/ssimulacra2_h200_session16_experiments.md). The inexact variant's short
+// sum stream gained nothing from it (1080p -0.6%), so its default stays 0.
+inline constexpr int kExactSumStreamPriorityRank = 5;
 
 // Counts since Create.
 struct Ssimulacra2CudaStats {

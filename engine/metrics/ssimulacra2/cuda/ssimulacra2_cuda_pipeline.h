@@ -20,13 +20,15 @@
 //                 warp loads and stores coalesced (BlurTileLoad/Walk/Store);
 //     BlurColumns one thread per (column, channel, kind): the vertical pass down the
 //                 column (row-major planes: a warp's loads are coalesced) into blurred;
-//     then a fork (event record + cudaStreamWaitEvent) onto the sum stream of channel c
-//     and the scale's parity, which runs TermsChunkSums (one block per chunk of 1024
-//     pixels: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
+//     then a fork (event record + cudaStreamWaitEvent) onto the sum stream of the
+//     scale's parity, which runs TermsChunkSums (one block per chunk of 1024 pixels and
+//     channel: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
 //     channel's two base planes of this parity, and the chunk sums of the six terms of
-//     B.8) and then the six sums as one batch of engine/exact's segment pipeline, each
-//     reading its terms as an exact function of one base plane (TermFromBase: d, d^4,
-//     the edge's artifact and detail parts and their fourth powers). The main stream
+//     B.8) and then the scale's 18 sums as one batch of engine/exact's segment pipeline,
+//     each reading its terms as an exact function of one base plane (TermFromBase: d,
+//     d^4, the edge's artifact and detail parts and their fourth powers). (With
+//     channels_per_batch 1, each channel forks onto a stream of its own: three terms
+//     launches and three batches of six.) The main stream
 //     goes on to the next scale meanwhile, and waits only for scale s's terms (not its
 //     sums) before it writes scale s + 2 into the same parity's planes; so the sums of
 //     consecutive scales run side by side, and the image work never waits for a sum;
@@ -51,14 +53,14 @@ namespace gpu {
 
 // How each of the 108 sums is formed.
 enum class SumPath {
-  // Exact: engine/exact's segment pipeline, a channel's six sums batched
-  // (EnqueueSegmentedSumsFromChunkSums, five launches: its chunk stage takes the strided
+  // Exact: engine/exact's segment pipeline, a scale's 18 sums (or a channel's six)
+  // batched (EnqueueSegmentedSumsFromChunkSums, five launches: its chunk stage takes the strided
   // form from device memory, then the refused chunks through a tile). A sum it refuses
   // has a nonzero status in SumResults; the caller then runs the frame again with
   // kEventWalk (same bits where both finish).
   kSegments,
-  // Exact: engine/exact's event-walk pipeline (EnqueueOrderedSum, five kernels), a
-  // channel's six sums one after the other; never refuses.
+  // Exact: engine/exact's event-walk pipeline (EnqueueOrderedSum, five kernels), the
+  // sums one after the other; never refuses.
   kEventWalk,
   // NOT EXACT: a tree of adds (the chunk sums of TermsChunkSums, then a tree over them:
   // other bits), fused as the exact path is. For the cost comparison only; never used by

@@ -496,6 +496,9 @@ TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
   Ssimulacra2CudaOptions bad_batch;
   bad_batch.channels_per_sum_batch = 2;
   EXPECT_EQ(Ssimulacra2Cuda::Create(bad_batch).status().code(), absl::StatusCode::kInvalidArgument);
+  Ssimulacra2CudaOptions bad_rank;
+  bad_rank.sum_stream_priority_rank = -2;
+  EXPECT_EQ(Ssimulacra2Cuda::Create(bad_rank).status().code(), absl::StatusCode::kInvalidArgument);
   // A valid frame still works afterwards.
   const FrameGeometry g = Geometry(16, 16, ChromaLayout::k420, 8);
   CheckParity(MakeTestFrame(g, 3), MakeTestFrame(g, 3, Noise{5, 0}), YuvMatrix::kBt709Limited, "16x16 after errors");
