@@ -34,7 +34,7 @@
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
-//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--priorities=-1,-1] [--check=1]
+//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--priority_rank=-1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -78,7 +78,6 @@ struct Flags {
   bool graph = true;
   int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
   int stream_rank = -1;  // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
-  int chain_rank = -1;   // Ssimulacra2CudaOptions::sum_chain_priority_rank
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -156,14 +155,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
         std::fprintf(stderr, "--channel_batch must be 1 or 3\n");
         return false;
       }
-    } else if (bench::Flag(argv[i], "--priorities", &v)) {  // STREAM_RANK,CHAIN_RANK
-      const std::vector<std::string> ranks = SplitComma(v);
-      if (ranks.size() != 2) {
-        std::fprintf(stderr, "--priorities=STREAM_RANK,CHAIN_RANK\n");
-        return false;
-      }
-      f->stream_rank = std::max(-1, std::atoi(ranks[0].c_str()));
-      f->chain_rank = std::max(-1, std::atoi(ranks[1].c_str()));
+    } else if (bench::Flag(argv[i], "--priority_rank", &v)) {
+      f->stream_rank = std::max(-1, std::atoi(v.c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
       f->check = bench::ParseBool(v) != 0;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
@@ -218,8 +211,8 @@ std::string DeviceName() {
          std::to_string(driver);
 }
 
-// The device's stream priorities, least to greatest (the ranks of --priorities count up
-// from the least).
+// The device's stream priorities, least to greatest (the ranks of --priority_rank count
+// up from the least).
 std::string PriorityRange() {
   int least = 0;
   int greatest = 0;
@@ -279,7 +272,6 @@ void LoadInput(const Flags& flags, Input* in) {
 std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& flags) {
   Ssimulacra2CudaOptions options;
   options.sum_stream_priority_rank = flags.stream_rank;
-  options.sum_chain_priority_rank = flags.chain_rank;
   options.channels_per_sum_batch = flags.channel_batch;
   const bool graph = flags.graph;
   options.use_graph = graph;
@@ -474,10 +466,10 @@ int Main(int argc, char** argv) {
   }
   const std::string device = DeviceName();
   std::printf(
-      "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, priority ranks %d,%d (priorities %s), %d "
-      "reps, %d frames per instance\n",
-      device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_rank, flags.chain_rank,
-      PriorityRange().c_str(), flags.reps, flags.frames);
+      "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, sum stream priority rank %d (priorities "
+      "%s), %d reps, %d frames per instance\n",
+      device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_rank, PriorityRange().c_str(),
+      flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;

@@ -50,7 +50,6 @@
 #include <cuda_runtime.h>
 
 #include <atomic>
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <utility>
@@ -236,41 +235,22 @@ inline bool ProgrammaticLaunchAvailable() {
   return (available.load(std::memory_order_relaxed) & bit) != 0;
 }
 
-// LaunchAfterPrior (below) at a scheduling priority of its own (cudaLaunchAttributePriority; a
-// value in cudaDeviceGetStreamPriorityRange), or the stream's (kStreamPriority).
-inline constexpr int kStreamPriority = INT_MIN;
-template <class... Params, class... Args>
-cudaError_t LaunchAfterPriorAt(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
-                               bool programmatic, int priority, Args&&... args) {
-  cudaLaunchConfig_t config = {};
-  config.gridDim = grid;
-  config.blockDim = block;
-  config.dynamicSmemBytes = smem;
-  config.stream = stream;
-  cudaLaunchAttribute attributes[2];
-  unsigned count = 0;
-  if (programmatic && ProgrammaticLaunchAvailable()) {
-    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attributes[count].val.programmaticStreamSerializationAllowed = 1;
-    ++count;
-  }
-  if (priority != kStreamPriority) {
-    attributes[count].id = cudaLaunchAttributePriority;
-    attributes[count].val.priority = priority;
-    ++count;
-  }
-  config.attrs = attributes;
-  config.numAttrs = count;
-  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
-}
-
 // kernel<<<grid, block, smem, stream>>>(args...), with programmatic dependent launch
 // when `programmatic` and the device has it.
 template <class... Params, class... Args>
 cudaError_t LaunchAfterPrior(void (*kernel)(Params...), dim3 grid, dim3 block, size_t smem, cudaStream_t stream,
                              bool programmatic, Args&&... args) {
-  return LaunchAfterPriorAt(kernel, grid, block, smem, stream, programmatic, kStreamPriority,
-                            std::forward<Args>(args)...);
+  cudaLaunchConfig_t config = {};
+  config.gridDim = grid;
+  config.blockDim = block;
+  config.dynamicSmemBytes = smem;
+  config.stream = stream;
+  cudaLaunchAttribute attribute[1];
+  attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attribute[0].val.programmaticStreamSerializationAllowed = 1;
+  config.attrs = attribute;
+  config.numAttrs = programmatic && ProgrammaticLaunchAvailable() ? 1 : 0;
+  return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 __device__ inline RunSummary ShflRun(const RunSummary& r, int src) {

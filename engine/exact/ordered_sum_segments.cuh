@@ -1811,32 +1811,30 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;  // SegmentSuperPrefix forms no run order
-  const int chain = options.chain_priority;
-  if (cudaError_t err = LaunchAfterPriorAt(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
-                                           kSuperPrefixThreads, 0, stream, pdl, chain, chunks, batch.workspaces);
+  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
+                                         kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPriorAt(SegmentStridedChunksBatch<TermSource, K>,
-                                           WarpGrid(chunks, kStridedChunkWarps) * K, kStridedChunkWarps * 32, 0,
-                                           stream, pdl, options.strided_priority, batch, n, chunks, options);
+  if (cudaError_t err = LaunchAfterPrior(SegmentStridedChunksBatch<TermSource, K>,
+                                         WarpGrid(chunks, kStridedChunkWarps) * K, kStridedChunkWarps * 32, 0, stream,
+                                         pdl, batch, n, chunks, options);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPriorAt(SegmentRedoChunksBatch<TermSource, K>,
-                                           RedoGrid(chunks, kStridedRedoBlocks) * K, kSegmentWarps * 32, 0, stream,
-                                           pdl, chain, batch, n, options);
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, RedoGrid(chunks, kStridedRedoBlocks) * K,
+                                         kSegmentWarps * 32, 0, stream, pdl, batch, n, options);
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPriorAt(SegmentGroupsBatch<K, kSegmentGroupChunks>,
-                                           dim3(static_cast<unsigned>(SegmentGroupCount(chunks)), K),
-                                           kSegmentGroupChunks, 0, stream, pdl, chain, chunks, batch.workspaces);
+  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>,
+                                         dim3(static_cast<unsigned>(SegmentGroupCount(chunks)), K), kSegmentGroupChunks,
+                                         0, stream, pdl, chunks, batch.workspaces);
       err != cudaSuccess) {
     return err;
   }
-  return LaunchAfterPriorAt(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
-                            sizeof(SegmentWalkSmem), stream, pdl, chain, chunks, batch.workspaces);
+  return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
+                          sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
 }
 
 }  // namespace gpu

@@ -15,7 +15,6 @@
 
 #include <cuda_runtime.h>
 
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -58,12 +57,6 @@ struct PlanOptions {
   // EnqueueSegmentedSum and the reuse pipeline only: the paths that start from a metric's
   // chunk sums (EnqueueSegmentedSum(s)FromChunkSums) take index order.
   bool crossings_first = true;
-  // Scheduling priorities (cudaLaunchAttributePriority values) for the batched segment
-  // pipeline's launches (EnqueueSegmentedSumsFromChunkSums): `chain_priority` for its
-  // small latency-bound stages (the super-prefix, the redo, the groups, the walk),
-  // `strided_priority` for the strided pass; INT_MIN (kStreamPriority): the stream's.
-  int chain_priority = INT_MIN;
-  int strided_priority = INT_MIN;
 };
 
 inline int64_t ChunkCount(size_t n) { return static_cast<int64_t>((n + kChunkTerms - 1) / kChunkTerms); }

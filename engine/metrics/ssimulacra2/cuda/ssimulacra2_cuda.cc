@@ -127,11 +127,10 @@ struct Ssimulacra2Cuda::State {
 
 namespace {
 
-// Ssimulacra2CudaOptions with the priority ranks' defaults (-1) resolved for its sum mode.
+// Ssimulacra2CudaOptions with the priority rank's default (-1) resolved for its sum mode.
 Ssimulacra2CudaOptions WithDefaultPriorities(Ssimulacra2CudaOptions options) {
   const bool exact = options.sum_mode != Ssimulacra2SumMode::kInexactTree;
   if (options.sum_stream_priority_rank < 0) options.sum_stream_priority_rank = exact ? kExactSumStreamPriorityRank : 0;
-  if (options.sum_chain_priority_rank < 0) options.sum_chain_priority_rank = 0;
   return options;
 }
 
@@ -162,8 +161,8 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: channels_per_sum_batch must be 1 or 3, got ",
                                                    options.channels_per_sum_batch));
   }
-  if (options.sum_stream_priority_rank < -1 || options.sum_chain_priority_rank < -1) {
-    return absl::InvalidArgumentError("Ssimulacra2Cuda: priority ranks must be >= 0, or -1 for the default");
+  if (options.sum_stream_priority_rank < -1) {
+    return absl::InvalidArgumentError("Ssimulacra2Cuda: sum_stream_priority_rank must be >= 0, or -1 for the default");
   }
   std::string reason;
   if (!Ssimulacra2CudaAvailable(&reason)) {
@@ -184,8 +183,7 @@ absl::Status Ssimulacra2Cuda::Init() {
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
-  SS2_CUDA_RETURN_IF_ERROR(gpu::CreatePipelineStreams(st.stream, &st.pipeline, options_.sum_stream_priority_rank,
-                                                     options_.sum_chain_priority_rank));
+  SS2_CUDA_RETURN_IF_ERROR(gpu::CreatePipelineStreams(st.stream, &st.pipeline, options_.sum_stream_priority_rank));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.start));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.done));
   void* table = nullptr;
@@ -269,10 +267,10 @@ absl::Status Ssimulacra2Cuda::BuildGraph() {
   }
   SS2_CUDA_RETURN_IF_ERROR(ended);
   st.graph = graph;
-  // With priorities the kernel nodes keep those they were captured with.
-  const bool priorities = options_.sum_stream_priority_rank > 0 || options_.sum_chain_priority_rank > 0;
-  SS2_CUDA_RETURN_IF_ERROR(cudaGraphInstantiate(&st.graph_exec, st.graph,
-                                                priorities ? cudaGraphInstantiateFlagUseNodePriority : 0));
+  // With a sum stream priority the kernel nodes keep those they were captured with.
+  SS2_CUDA_RETURN_IF_ERROR(
+      cudaGraphInstantiate(&st.graph_exec, st.graph,
+                           options_.sum_stream_priority_rank > 0 ? cudaGraphInstantiateFlagUseNodePriority : 0));
   return absl::OkStatus();
 }
 

@@ -75,14 +75,12 @@ struct Ssimulacra2CudaOptions {
   // flight, 3 was as fast or faster for both sum modes (270p +5% exact, 1080p +0.7%, 4K
   // the same: bench/results/ssimulacra2_h200_session16_experiments.md).
   int channels_per_sum_batch = 3;
-  // Scheduling priorities, as ranks above the device's least stream priority (0; each
-  // rank a step higher, up to the greatest: gpu::CreatePipelineStreams): the sum streams',
-  // and the segment pipeline's small latency-bound launches' (0: their stream's). -1: the
-  // sum mode's default, kExactSumStreamPriorityRank for the sum streams of the exact
-  // modes and 0 for the rest. With several frames in flight a higher rank lets a frame's
-  // sums start before other frames' image kernels that wait for room.
+  // The sum streams' scheduling priority, as a rank above the device's least stream
+  // priority (0; each rank a step higher, up to the greatest: gpu::CreatePipelineStreams).
+  // -1: the sum mode's default, kExactSumStreamPriorityRank in the exact modes and 0 in
+  // the inexact one. With several frames in flight a higher rank lets a frame's sums start
+  // before other frames' image kernels that wait for room. Same bits at any rank.
   int sum_stream_priority_rank = -1;
-  int sum_chain_priority_rank = -1;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;

@@ -250,8 +250,8 @@ SumPath EffectivePath(SumPath path, size_t n) {
 template <int kChannels>
 cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int first, size_t n,
                                char* const (&regions)[kImageChannels][kSumsPerChannel], cudaStream_t stream,
-                               int chain_priority, cudaEvent_t termed, const unsigned long long** bits,
-                               const int32_t** status, const int32_t** tile_chunks) {
+                               cudaEvent_t termed, const unsigned long long** bits, const int32_t** status,
+                               const int32_t** tile_chunks) {
   const int64_t chunks = xg::ChunkCount(n);
   const dim3 terms_grid(static_cast<unsigned>(chunks), kChannels);
   if (path == SumPath::kEventWalk) {
@@ -299,14 +299,12 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
   }
   xg::PlanOptions plan;
   plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
-  plan.chain_priority = chain_priority;
   return xg::EnqueueSegmentedSumsFromChunkSums(batch, n, plan, stream);
 }
 
 }  // namespace
 
-cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, int sum_stream_rank,
-                                  int chain_rank) {
+cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, int sum_stream_rank) {
   PipelineStreams& ps = *streams;
   ps.main = main;
   int least = 0;
@@ -314,12 +312,10 @@ cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, i
   if (cudaError_t err = cudaDeviceGetStreamPriorityRange(&least, &greatest); err != cudaSuccess) return err;
   // Rank r: r steps above the least priority (numerically lower is higher), at most the
   // greatest.
-  const auto priority_of_rank = [&](int rank) { return least - rank < greatest ? greatest : least - rank; };
-  ps.chain_priority = chain_rank > 0 ? priority_of_rank(chain_rank) : xg::kStreamPriority;
+  const int priority = least - sum_stream_rank < greatest ? greatest : least - sum_stream_rank;
   for (auto& channel : ps.sums) {
     for (cudaStream_t& s : channel) {
-      if (cudaError_t err = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority_of_rank(sum_stream_rank));
-          err != cudaSuccess) {
+      if (cudaError_t err = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority); err != cudaSuccess) {
         return err;
       }
     }
@@ -437,11 +433,11 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
       const cudaError_t enqueued =
           per_batch == 1
-              ? EnqueueChannelSums<1>(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.chain_priority,
-                                      ps.termed[s][c], &sources.bits[j], &sources.status[j], &sources.tile_chunks[j])
+              ? EnqueueChannelSums<1>(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
+                                      &sources.bits[j], &sources.status[j], &sources.tile_chunks[j])
               : EnqueueChannelSums<kImageChannels>(path, segment_plan_mode, view, c, n, l.regions[s], stream,
-                                                   ps.chain_priority, ps.termed[s][c], &sources.bits[j],
-                                                   &sources.status[j], &sources.tile_chunks[j]);
+                                                   ps.termed[s][c], &sources.bits[j], &sources.status[j],
+                                                   &sources.tile_chunks[j]);
       if (enqueued != cudaSuccess) return enqueued;
       if (cudaError_t err = cudaEventRecord(ps.summed[s][c], stream); err != cudaSuccess) return err;
     }

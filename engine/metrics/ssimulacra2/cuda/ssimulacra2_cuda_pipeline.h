@@ -41,7 +41,6 @@
 
 #include <cuda_runtime_api.h>
 
-#include <climits>
 #include <cstddef>
 #include <cstdint>
 
@@ -84,15 +83,12 @@ struct PipelineStreams {
   cudaEvent_t blurred[kMaxScales] = {};
   cudaEvent_t termed[kMaxScales][kImageChannels] = {};  // scale s's terms read its planes no more
   cudaEvent_t summed[kMaxScales][kImageChannels] = {};
-  int chain_priority = INT_MIN;  // exact::gpu::PlanOptions::chain_priority for the segment sums
 };
-// Priorities, as ranks above the device's least stream priority (0: the least, the
-// default; each rank one step higher, up to the greatest): the sum streams' (the main
-// stream's is the caller's), and the segment pipeline's small latency-bound stages'
-// (launch attributes; 0: their stream's). With several frames in flight a higher rank
-// starts those launches before other frames' waiting kernels.
-cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, int sum_stream_rank = 0,
-                                  int chain_rank = 0);
+// sum_stream_rank: the sum streams' priority as a rank above the device's least stream
+// priority (0: the least, the default; each rank one step higher, up to the greatest).
+// The main stream's is the caller's. With several frames in flight a higher rank starts
+// a frame's sums before other frames' waiting kernels.
+cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, int sum_stream_rank = 0);
 void DestroyPipelineStreams(PipelineStreams* streams);
 
 // Device scratch for a frame of this size: the linear-RGB pyramid (ping-pong), XYB and
