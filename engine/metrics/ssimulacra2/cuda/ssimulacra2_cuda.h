@@ -79,7 +79,9 @@ struct Ssimulacra2CudaOptions {
   // priority (0; each rank a step higher, up to the greatest: gpu::CreatePipelineStreams).
   // -1: the sum mode's default, kExactSumStreamPriorityRank in the exact modes and 0 in
   // the inexact one. With several frames in flight a higher rank lets a frame's sums start
-  // before other frames' image kernels that wait for room. Same bits at any rank.
+  // before other frames' image kernels that wait for room. It orders the dispatch of
+  // waiting blocks only (nothing running is preempted), and that includes other metrics'
+  // kernels on the same device. Same bits at any rank.
   int sum_stream_priority_rank = -1;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
@@ -87,9 +89,9 @@ struct Ssimulacra2CudaOptions {
 };
 
 // The exact modes' sum streams at the H200's greatest priority (its range is 0 .. -5):
-// with 16 frames in flight, 1080p +1.1% and 4K +1.2% against rank 0 in the same run
+// with 16 frames in flight, 1080p +1.1% and 4K +1.0-1.2% against rank 0, in two runs
 // (bench/results/ssimulacra2_h200_session16_experiments.md). The inexact variant's short
-// sum stream gained nothing from it (1080p -0.6%), so its default stays 0.
+// sum stream lost 0.5-0.9% at 1080p with it, so its default stays 0.
 inline constexpr int kExactSumStreamPriorityRank = 5;
 
 // Counts since Create.
