@@ -273,8 +273,7 @@ std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& 
   Ssimulacra2CudaOptions options;
   options.sum_stream_priority_rank = flags.stream_rank;
   options.channels_per_sum_batch = flags.channel_batch;
-  const bool graph = flags.graph;
-  options.use_graph = graph;
+  options.use_graph = flags.graph;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
   if (!twin.ok()) {

@@ -278,12 +278,13 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
   ChunkSumOutputs chunk_sums{};
   ChunkSumOutputs outputs{};
   for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
-    const int c = first + j / kSumsPerChannel;
+    const int i = j / kSumsPerChannel;  // the channel's place in the launch
+    const int c = first + i;
     const int k = j % kSumsPerChannel;
     batch.source[j] = StoredTermOf(view, c, k);
     const xg::SegmentWorkspace& ws = batch.workspaces.ws[j] = xg::CarveSegmentWorkspace(regions[c][k], chunks);
-    chunk_sums.p[j / kSumsPerChannel][k] = ws.chunk_sums;
-    outputs.p[j / kSumsPerChannel][k] = reinterpret_cast<double*>(&ws.output->sum_bits);
+    chunk_sums.p[i][k] = ws.chunk_sums;
+    outputs.p[i][k] = reinterpret_cast<double*>(&ws.output->sum_bits);
     bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
     status[j] = segments ? &ws.output->status : nullptr;
     tile_chunks[j] = segments ? &ws.output->tile_chunks : nullptr;
@@ -385,7 +386,7 @@ cudaError_t PreparePipeline() {
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,
                             int segment_plan_mode, int channels_per_batch) {
   if (channels_per_batch != 1 && channels_per_batch != kImageChannels) return cudaErrorInvalidValue;
-  const int per_batch = channels_per_batch;
+  const auto enqueue_sums = channels_per_batch == 1 ? &EnqueueChannelSums<1> : &EnqueueChannelSums<kImageChannels>;
   const Layout l = MakeLayout(f.scratch, f.width, f.height);
   const Planes& p = l.planes;
   cudaStream_t main = ps.main;
@@ -407,7 +408,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
     if (s > 0) {
       // This scale's XYB and blurred planes are scale s - 2's: its terms must be formed
       // (its sums read only its base planes and may still run).
-      for (int c = 0; s >= 2 && c < kImageChannels; c += per_batch) {
+      for (int c = 0; s >= 2 && c < kImageChannels; c += channels_per_batch) {
         if (cudaError_t err = cudaStreamWaitEvent(main, ps.termed[s - 2][c], 0); err != cudaSuccess) return err;
       }
       DownsampleKernel<<<PixelGrid(HalfSide(w), HalfSide(h), 2, block), block, 0, main>>>(p, parity, w, h,
@@ -424,28 +425,25 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
     if (cudaError_t err = cudaEventRecord(ps.blurred[s], main); err != cudaSuccess) return err;
     const size_t n = static_cast<size_t>(w) * h;
     const SumPath path = EffectivePath(requested_path, n);
-    for (int c = 0; c < kImageChannels; c += per_batch) {
-      // Fork: the terms and sums of channels c .. c + per_batch - 1 after this scale's
-      // blur (and, in stream order, after scale s - 2's sums of those channels, which
-      // read the same base planes).
+    for (int c = 0; c < kImageChannels; c += channels_per_batch) {
+      // Fork: the terms and sums of channels c .. c + channels_per_batch - 1 after this
+      // scale's blur (and, in stream order, after scale s - 2's sums of those channels,
+      // which read the same base planes).
       cudaStream_t stream = ps.sums[c][parity];
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
-      const cudaError_t enqueued =
-          per_batch == 1
-              ? EnqueueChannelSums<1>(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
-                                      &sources.bits[j], &sources.status[j], &sources.tile_chunks[j])
-              : EnqueueChannelSums<kImageChannels>(path, segment_plan_mode, view, c, n, l.regions[s], stream,
-                                                   ps.termed[s][c], &sources.bits[j], &sources.status[j],
-                                                   &sources.tile_chunks[j]);
-      if (enqueued != cudaSuccess) return enqueued;
+      if (cudaError_t err = enqueue_sums(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
+                                         &sources.bits[j], &sources.status[j], &sources.tile_chunks[j]);
+          err != cudaSuccess) {
+        return err;
+      }
       if (cudaError_t err = cudaEventRecord(ps.summed[s][c], stream); err != cudaSuccess) return err;
     }
   }
   // Join: every sum stream's last sums, those of the last two scales (and so everything
   // before them on that stream).
   for (int s = scales >= 2 ? scales - 2 : 0; s < scales; ++s) {
-    for (int c = 0; c < kImageChannels; c += per_batch) {
+    for (int c = 0; c < kImageChannels; c += channels_per_batch) {
       if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[s][c], 0); err != cudaSuccess) return err;
     }
   }

@@ -115,7 +115,7 @@ cudaError_t PreparePipeline();
 // launch and whose sums one batch (6 or 18 sums a batch; the bits are the same).
 // Returns the first launch error.
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& streams,
-                            int segment_plan_mode = 0, int channels_per_batch = 1);
+                            int segment_plan_mode = 0, int channels_per_batch = kImageChannels);
 
 }  // namespace gpu
 }  // namespace ssimulacra2
