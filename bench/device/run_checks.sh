@@ -15,7 +15,9 @@
 #                                                   -> $OUT/ncu_*.csv.xz
 #
 #   bash bench/device/run_checks.sh LABEL [BASELINE...]
-# Environment: ROUNDS (default 2), SKIP_JSON=1, SKIP_SANITIZERS=1, NCU=1.
+# Environment: ROUNDS (default 2), SKIP_JSON=1, SKIP_SANITIZERS=1, NCU=1, SKIP_PARITY=1;
+# AB_FLAGS="--a=1;--a=0" runs the rates of step 2 once per ;-separated set of bench flags
+# (with or without baselines); AB_MODES (default exact_segments) the bench's --modes there.
 set -u
 LABEL=${1:?usage: run_checks.sh LABEL [BASELINE...]}
 shift
@@ -40,7 +42,7 @@ read -r COMMIT DIRTY < "$B/COMMIT"
 } > "$OUT/parity.txt"
 
 # 1. Parity.
-for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test frame_pipeline_test; do
+[ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test frame_pipeline_test; do
   start=$(date +%s)
   timeout 300 "$B/$t" > "$W/$t.log" 2>&1
   rc=$?
@@ -49,18 +51,25 @@ for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test frame_pipeli
   grep -E 'Failure|^\[  FAILED  \] [A-Z]|bit-identical|redid' "$W/$t.log" | head -20 >> "$OUT/parity.txt"
 done
 
-# 2. Rates against the baselines, alternating.
-if [ ${#BASELINES[@]} -gt 0 ]; then
+# 2. Rates against the baselines (and, with AB_FLAGS, of each build under each set of bench
+# flags), alternating.
+IFS=';' read -r -a FLAG_SETS <<< "${AB_FLAGS:-}"
+[ ${#FLAG_SETS[@]} -eq 0 ] && FLAG_SETS=("")
+if [ ${#BASELINES[@]} -gt 0 ] || [ -n "${AB_FLAGS:-}" ]; then
   for round in $(seq "$ROUNDS"); do
     for v in "${BASELINES[@]}" "$LABEL"; do
-      echo "=== round=$round $v" >> "$OUT/ab.txt"
-      timeout 120 "$W/$v/ssimulacra2_cuda_bench" --reps=5 --frames=100 --instances=16 --sizes=270p,1080p,4k \
-        --modes=exact_segments --check=0 >> "$OUT/ab.txt" 2>&1
+      for flags in "${FLAG_SETS[@]}"; do
+        echo "=== round=$round $v${flags:+ ${flags// /_}}" >> "$OUT/ab.txt"
+        # shellcheck disable=SC2086
+        timeout 120 "$W/$v/ssimulacra2_cuda_bench" --reps=5 --frames=100 --instances=16 --sizes=270p,1080p,4k \
+          --modes=${AB_MODES:-exact_segments} --check=0 $flags >> "$OUT/ab.txt" 2>&1
+      done
     done
   done
-  # One line per size and build: its rates in the rounds.
-  awk '/^=== /{split($2, r, "="); v = $3} /^[0-9]+x[0-9]+ 8-bit/{size = $1}
-       /16 in flight \(/{match($0, /: [0-9.]+ frames\/s/); rate[size " " v] = rate[size " " v] " " substr($0, RSTART + 2, RLENGTH - 11)}
+  # One line per size, build (and flags) and mode: its rates in the rounds.
+  awk '/^=== /{v = $3 ($4 == "" ? "" : " " $4)} /^[0-9]+x[0-9]+ 8-bit/{size = $1}
+       /^ *[a-z_]+ .*16 in flight \(/{mode = $1}
+       /16 in flight \(/{match($0, /: [0-9.]+ frames\/s/); k = size " " v " " mode; rate[k] = rate[k] " " substr($0, RSTART + 2, RLENGTH - 11)}
        END {for (k in rate) print k ":" rate[k]}' "$OUT/ab.txt" | sort > "$OUT/ab_table.txt"
 fi
 

@@ -34,7 +34,8 @@
 //   bazel build -c opt --config=static //bench/ssimulacra2:ssimulacra2_cuda_bench
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
-//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--priority_rank=-1] [--check=1]
+//       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--stream_per_scale=0|1]
+//       [--priority_rank=-1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -78,6 +79,7 @@ struct Flags {
   bool graph = true;
   int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
   int stream_rank = -1;  // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
+  bool stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale;
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -155,6 +157,8 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
         std::fprintf(stderr, "--channel_batch must be 1 or 3\n");
         return false;
       }
+    } else if (bench::Flag(argv[i], "--stream_per_scale", &v)) {
+      f->stream_per_scale = bench::ParseBool(v) != 0;
     } else if (bench::Flag(argv[i], "--priority_rank", &v)) {
       f->stream_rank = std::max(-1, std::atoi(v.c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
@@ -273,6 +277,7 @@ std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& 
   Ssimulacra2CudaOptions options;
   options.sum_stream_priority_rank = flags.stream_rank;
   options.channels_per_sum_batch = flags.channel_batch;
+  options.sum_stream_per_scale = flags.stream_per_scale;
   options.use_graph = flags.graph;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
@@ -465,9 +470,10 @@ int Main(int argc, char** argv) {
   }
   const std::string device = DeviceName();
   std::printf(
-      "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, sum stream priority rank %d (priorities "
-      "%s), %d reps, %d frames per instance\n",
-      device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_rank, PriorityRange().c_str(),
+      "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, sum stream per %s, sum stream priority "
+      "rank %d (priorities %s), %d reps, %d frames per instance\n",
+      device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_per_scale ? "scale" : "parity",
+      flags.stream_rank, PriorityRange().c_str(),
       flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);

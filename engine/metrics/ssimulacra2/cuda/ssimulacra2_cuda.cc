@@ -183,7 +183,11 @@ absl::Status Ssimulacra2Cuda::Init() {
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
-  SS2_CUDA_RETURN_IF_ERROR(gpu::CreatePipelineStreams(st.stream, &st.pipeline, options_.sum_stream_priority_rank));
+  gpu::PipelineShape shape;
+  shape.channels_per_batch = options_.channels_per_sum_batch;
+  shape.stream_per_scale = options_.sum_stream_per_scale;
+  SS2_CUDA_RETURN_IF_ERROR(
+      gpu::CreatePipelineStreams(st.stream, shape, &st.pipeline, options_.sum_stream_priority_rank));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.start));
   SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.done));
   void* table = nullptr;
@@ -248,8 +252,7 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   f.eotf_table = st.eotf_table;
   f.scratch = st.scratch;
   f.results = st.results;
-  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode,
-                                                options_.channels_per_sum_batch));
+  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode));
   SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();

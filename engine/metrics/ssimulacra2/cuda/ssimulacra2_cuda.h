@@ -6,7 +6,7 @@
 // planes go to the device once; the sums, their statuses and counts (1,728 bytes) come back; the
 // score is ScoreFromSums, the host function every backend shares.
 //
-// The sums run beside the image work: each scale forks onto a sum stream of its parity
+// The sums run beside the image work: each scale forks onto a sum stream of its own
 // (its 18 sums batched) and joins back (ssimulacra2_cuda_pipeline.h). By
 // default each sum is engine/exact's segment pipeline; where it refuses a sum (a rare exact-check refusal or
 // a full pool) the frame is run again with the event walk, which never refuses: the bits
@@ -75,6 +75,12 @@ struct Ssimulacra2CudaOptions {
   // flight, 3 was as fast or faster for both sum modes (270p +5% exact, 1080p +0.7%, 4K
   // the same: bench/results/ssimulacra2_h200_session16_experiments.md).
   int channels_per_sum_batch = 3;
+  // One sum stream per scale (the default: each scale's terms wait only for its blur,
+  // never for an earlier scale's sums), or one per scale parity (scale s + 2's terms wait
+  // in stream order for scale s's sums). Same bits. On the H200 with 16 frames in flight,
+  // per scale: 270p +6%, 1080p +0.3%, 4K the same, in both rounds of one run
+  // (bench/results/ssimulacra2_h200_session17_experiments.md).
+  bool sum_stream_per_scale = true;
   // The sum streams' scheduling priority, as a rank above the device's least stream
   // priority (0; each rank a step higher, up to the greatest: gpu::CreatePipelineStreams).
   // -1: the sum mode's default, kExactSumStreamPriorityRank in the exact modes and 0 in

@@ -129,13 +129,13 @@ FrameSums Emulate(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
       w = HalfSide(w);
       h = HalfSide(h);
     }
-    const ScalePlanes view = ScaleView(p, cur);
+    const ScalePlanes view = ScaleView(p, s);
     EmulateTiledRows(view, w, h);  // what the device runs (BlurRowsTiledKernel)
     for (int64_t t = 0; t < int64_t{w} * kBlurLines + 7; ++t) BlurColumnAt(view, w, h, t);
-    if (s > 0) sum_scale(s - 1, ScaleView(p, 1 - cur), previous_n);
+    if (s > 0) sum_scale(s - 1, ScaleView(p, s - 1), previous_n);
     previous_n = static_cast<size_t>(w) * h;
   }
-  if (sums.num_scales > 0) sum_scale(sums.num_scales - 1, ScaleView(p, (sums.num_scales - 1) % 2), previous_n);
+  if (sums.num_scales > 0) sum_scale(sums.num_scales - 1, ScaleView(p, sums.num_scales - 1), previous_n);
   return sums;
 }
 

@@ -93,23 +93,23 @@ inline size_t AlignScratch(size_t bytes) { return (bytes + 255) & ~size_t{255}; 
 // samples; a scale's plane is packed rows of its own width at the same start. Scale s
 // uses lin[s % 2] (the pyramid's ping-pong), xyb[s % 2] and blurred[s % 2]: while its
 // terms are formed, the main stream already builds scale s + 1 in the other parity's.
-// The term base planes are per scale parity too (bases[s % 2], each plane of
-// bases_plane[s % 2] doubles: a full plane for the even scales, scale 1's for the odd
-// ones): a channel's sums of scale s run on the channel's stream of that parity, so
-// scale s + 1's sums run beside them and scale s + 2's terms wait for them in stream
-// order.
+// The term base planes are per scale (bases[s], bases_plane[s] doubles each: scale s's
+// size, 8% more than a full plane for all scales together): scale s's sums read only
+// its own, so no later scale's terms need wait for them (with one sum stream per scale
+// parity they still do, in stream order).
 struct Planes {
   size_t plane = 0;
   float* lin[2][2] = {};     // [ping-pong buffer][image]: 3 planes each (linear R, G, B)
   float* xyb[2][2] = {};     // [scale parity][image]: 3 planes each
   float* rows = nullptr;     // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
   float* blurred[2] = {};    // [scale parity]: kBlurLines planes, after the vertical pass
-  double* bases[2] = {};     // [scale parity]: kTermBasePlanes planes of doubles: TermBasePlane
-  size_t bases_plane[2] = {};  // [scale parity]: doubles per base plane
+  double* bases[kMaxScales] = {};     // [scale]: kTermBasePlanes planes of doubles: TermBasePlane
+  size_t bases_plane[kMaxScales] = {};  // [scale]: doubles per base plane (the scale's pixels)
   size_t bytes = 0;          // from the start of the scratch
 };
 
-// One scale's planes (parity s % 2): what its blur and terms read and write.
+// Scale s's planes (the image planes of parity s % 2, its own base planes): what its
+// blur and terms read and write.
 struct ScalePlanes {
   size_t plane = 0;
   const float* xyb[2] = {};  // [image]: 3 planes each
@@ -119,15 +119,16 @@ struct ScalePlanes {
   size_t bases_plane = 0;
 };
 
-EXACTQ_HD inline ScalePlanes ScaleView(const Planes& p, int parity) {
+EXACTQ_HD inline ScalePlanes ScaleView(const Planes& p, int s) {
+  const int parity = s % 2;
   ScalePlanes v;
   v.plane = p.plane;
   v.xyb[0] = p.xyb[parity][0];
   v.xyb[1] = p.xyb[parity][1];
   v.rows = p.rows;
   v.blurred = p.blurred[parity];
-  v.bases = p.bases[parity];
-  v.bases_plane = p.bases_plane[parity];
+  v.bases = p.bases[s];
+  v.bases_plane = p.bases_plane[s];
   return v;
 }
 
@@ -158,10 +159,13 @@ inline Planes CarvePlanes(void* base, int width, int height) {
   }
   p.rows = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
   for (float*& parity : p.blurred) parity = reinterpret_cast<float*>(take(kBlurLines * p.plane * sizeof(float)));
-  p.bases_plane[0] = p.plane;
-  p.bases_plane[1] = static_cast<size_t>(HalfSide(width)) * HalfSide(height);  // scale 1, the largest odd one
-  for (int parity = 0; parity < 2; ++parity) {
-    p.bases[parity] = reinterpret_cast<double*>(take(kTermBasePlanes * p.bases_plane[parity] * sizeof(double)));
+  int w = width;
+  int h = height;
+  for (int s = 0; s < ScaleCountOf(width, height); ++s) {
+    p.bases_plane[s] = static_cast<size_t>(w) * h;
+    p.bases[s] = reinterpret_cast<double*>(take(kTermBasePlanes * p.bases_plane[s] * sizeof(double)));
+    w = HalfSide(w);
+    h = HalfSide(h);
   }
   p.bytes = offset;
   return p;

@@ -305,8 +305,11 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
 
 }  // namespace
 
-cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, int sum_stream_rank) {
+cudaError_t CreatePipelineStreams(cudaStream_t main, const PipelineShape& shape, PipelineStreams* streams,
+                                  int sum_stream_rank) {
+  if (shape.channels_per_batch != 1 && shape.channels_per_batch != kImageChannels) return cudaErrorInvalidValue;
   PipelineStreams& ps = *streams;
+  ps.shape = shape;
   ps.main = main;
   int least = 0;
   int greatest = 0;
@@ -314,9 +317,11 @@ cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, i
   // Rank r: r steps above the least priority (numerically lower is higher), at most the
   // greatest.
   const int priority = least - sum_stream_rank < greatest ? greatest : least - sum_stream_rank;
-  for (auto& channel : ps.sums) {
-    for (cudaStream_t& s : channel) {
-      if (cudaError_t err = cudaStreamCreateWithPriority(&s, cudaStreamNonBlocking, priority); err != cudaSuccess) {
+  const int lanes = shape.stream_per_scale ? kMaxScales : 2;
+  for (int c = 0; c < kImageChannels; c += shape.channels_per_batch) {
+    for (int lane = 0; lane < lanes; ++lane) {
+      if (cudaError_t err = cudaStreamCreateWithPriority(&ps.sums[c][lane], cudaStreamNonBlocking, priority);
+          err != cudaSuccess) {
         return err;
       }
     }
@@ -384,7 +389,9 @@ cudaError_t PreparePipeline() {
 }
 
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,
-                            int segment_plan_mode, int channels_per_batch) {
+                            int segment_plan_mode) {
+  const PipelineShape& shape = ps.shape;
+  const int channels_per_batch = shape.channels_per_batch;
   if (channels_per_batch != 1 && channels_per_batch != kImageChannels) return cudaErrorInvalidValue;
   const auto enqueue_sums = channels_per_batch == 1 ? &EnqueueChannelSums<1> : &EnqueueChannelSums<kImageChannels>;
   const Layout l = MakeLayout(f.scratch, f.width, f.height);
@@ -416,7 +423,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
       w = HalfSide(w);
       h = HalfSide(h);
     }
-    const ScalePlanes view = ScaleView(p, parity);
+    const ScalePlanes view = ScaleView(p, s);
     constexpr int kLineBlock = 64;
     BlurRowsTiledKernel<<<dim3(static_cast<unsigned>((h + kBlurTile - 1) / kBlurTile), kBlurLines), kBlurTile, 0,
                           main>>>(view, w, h);
@@ -427,9 +434,9 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
     const SumPath path = EffectivePath(requested_path, n);
     for (int c = 0; c < kImageChannels; c += channels_per_batch) {
       // Fork: the terms and sums of channels c .. c + channels_per_batch - 1 after this
-      // scale's blur (and, in stream order, after scale s - 2's sums of those channels,
-      // which read the same base planes).
-      cudaStream_t stream = ps.sums[c][parity];
+      // scale's blur (and, with a stream per parity, in stream order after scale s - 2's
+      // sums of those channels).
+      cudaStream_t stream = ps.sums[c][SumStreamLane(shape, s)];
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
       if (cudaError_t err = enqueue_sums(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
@@ -440,9 +447,10 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
       if (cudaError_t err = cudaEventRecord(ps.summed[s][c], stream); err != cudaSuccess) return err;
     }
   }
-  // Join: every sum stream's last sums, those of the last two scales (and so everything
-  // before them on that stream).
-  for (int s = scales >= 2 ? scales - 2 : 0; s < scales; ++s) {
+  // Join: every sum stream's last sums (with a stream per parity, those of the last two
+  // scales, and so everything before them on that stream).
+  const int first_last = shape.stream_per_scale || scales < 2 ? 0 : scales - 2;
+  for (int s = first_last; s < scales; ++s) {
     for (int c = 0; c < kImageChannels; c += channels_per_batch) {
       if (cudaError_t err = cudaStreamWaitEvent(main, ps.summed[s][c], 0); err != cudaSuccess) return err;
     }

@@ -12,7 +12,7 @@
 //   per scale s (ScaleCount of the frame, at most 6; planes of parity s % 2):
 //     Downsample  (s > 0) one thread per output pixel and image: the three channels'
 //                 2x2 means (B.5) into lin[s % 2] and their XYB into xyb[s % 2] (after
-//                 scale s - 2's sums, which read the same parity's planes);
+//                 scale s - 2's terms, the last readers of the same parity's planes);
 //     BlurRowsTiled  one warp per 32 rows of one (channel, kind): the horizontal
 //                 recursive Gaussian of mu1, mu2, s11, s22, s12 (kinds 0..4; the products
 //                 rounded once on load, as the reference's Multiply), each lane walking
@@ -20,10 +20,10 @@
 //                 warp loads and stores coalesced (BlurTileLoad/Walk/Store);
 //     BlurColumns one thread per (column, channel, kind): the vertical pass down the
 //                 column (row-major planes: a warp's loads are coalesced) into blurred;
-//     then a fork (event record + cudaStreamWaitEvent) onto the sum stream of the
-//     scale's parity, which runs TermsChunkSums (one block per chunk of 1024 pixels and
-//     channel: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
-//     channel's two base planes of this parity, and the chunk sums of the six terms of
+//     then a fork (event record + cudaStreamWaitEvent) onto the scale's sum stream
+//     (PipelineShape: one per scale, or one per scale parity), which runs
+//     TermsChunkSums (one block per chunk of 1024 pixels and channel: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
+//     channel's two base planes of this scale, and the chunk sums of the six terms of
 //     B.8) and then the scale's 18 sums as one batch of engine/exact's segment pipeline,
 //     each reading its terms as an exact function of one base plane (TermFromBase: d,
 //     d^4, the edge's artifact and detail parts and their fourth powers). (With
@@ -73,13 +73,29 @@ inline constexpr int32_t kSumAccepted = 0;
 inline constexpr int32_t kSumRefused = 1;
 inline constexpr int32_t kSumOverflow = 2;
 
+// Which sum stream each scale's terms and sums go to. The bits are the same in every
+// shape.
+struct PipelineShape {
+  // 1 or kImageChannels: how many channels' terms share one terms launch and whose sums
+  // form one batch (6 or 18 sums a batch); with 1, each channel has streams of its own.
+  int channels_per_batch = kImageChannels;
+  // One sum stream per scale: a scale's terms wait only for its blur. Otherwise one per
+  // scale parity: scale s + 2's terms wait in stream order for scale s's sums (and the
+  // main stream's scale s + 4 for those terms).
+  bool stream_per_scale = true;
+};
+
+// The sum stream lane of scale s.
+inline int SumStreamLane(const PipelineShape& shape, int s) { return shape.stream_per_scale ? s : s % 2; }
+
 // The streams and events of the fork/join. The caller creates them once
-// (CreatePipelineStreams: the main stream is the caller's; the six sum streams, one
-// per channel and scale parity, and the events are made here, non-blocking, events
-// without timing) and destroys them with DestroyPipelineStreams after the last frame.
+// (CreatePipelineStreams: the main stream is the caller's; the sum streams the shape
+// uses, non-blocking, and the events are made here, events without timing) and destroys
+// them with DestroyPipelineStreams after the last frame.
 struct PipelineStreams {
+  PipelineShape shape;
   cudaStream_t main = nullptr;
-  cudaStream_t sums[kImageChannels][2] = {};  // [channel][scale parity]
+  cudaStream_t sums[kImageChannels][kMaxScales] = {};  // [first channel of a batch][SumStreamLane]
   cudaEvent_t blurred[kMaxScales] = {};
   cudaEvent_t termed[kMaxScales][kImageChannels] = {};  // scale s's terms read its planes no more
   cudaEvent_t summed[kMaxScales][kImageChannels] = {};
@@ -87,15 +103,17 @@ struct PipelineStreams {
 // sum_stream_rank: the sum streams' priority as a rank above the device's least stream
 // priority (0: the least, the default; each rank one step higher, up to the greatest).
 // The main stream's is the caller's. With several frames in flight a higher rank starts
-// a frame's sums before other frames' waiting kernels.
-cudaError_t CreatePipelineStreams(cudaStream_t main, PipelineStreams* streams, int sum_stream_rank = 0);
+// a frame's sums before other frames' waiting kernels. INVALID_VALUE for a bad shape.
+cudaError_t CreatePipelineStreams(cudaStream_t main, const PipelineShape& shape, PipelineStreams* streams,
+                                  int sum_stream_rank = 0);
 void DestroyPipelineStreams(PipelineStreams* streams);
 
 // Device scratch for a frame of this size: the linear-RGB pyramid (ping-pong), XYB and
 // blurred planes for both scale parities, the horizontal pass's planes, and per sum one
 // workspace region big enough for the segment pipeline, the event walk and the tree sum
-// (a frame uses one of them per sum). 336 bytes per pixel for the planes (the terms are
-// stored as two base planes of doubles per channel and scale parity), plus the workspaces (249 MB at 3840x2160, at least about 0.9 MB per sum).
+// (a frame uses one of them per sum). About 340 bytes per pixel for the planes (the
+// terms are stored as two base planes of doubles per channel and scale), plus the
+// workspaces (249 MB at 3840x2160, at least about 0.9 MB per sum).
 size_t ScratchBytes(int width, int height);
 
 // Once after allocating `scratch` (and after any kEventWalk run in it, which overwrites
@@ -107,15 +125,13 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
 // a CUDA graph (the walks' shared-memory attributes). Idempotent.
 cudaError_t PreparePipeline();
 
-// Enqueues the whole frame: starts on streams.main, forks onto the sum streams and joins
-// back; f.results holds the 108 sums (and statuses) when streams.main gets there.
-// `segment_plan_mode` (tests only) is the engine/exact PlanMode of the segment pipeline:
-// 0 the real plan; 1 (one binade high) makes it refuse every sum that is not zero.
-// `channels_per_batch` (1 or kImageChannels) is how many channels' terms share one terms
-// launch and whose sums one batch (6 or 18 sums a batch; the bits are the same).
-// Returns the first launch error.
+// Enqueues the whole frame: starts on streams.main, forks onto the sum streams (in
+// streams.shape) and joins back; f.results holds the 108 sums (and statuses) when
+// streams.main gets there. `segment_plan_mode` (tests only) is the engine/exact PlanMode
+// of the segment pipeline: 0 the real plan; 1 (one binade high) makes it refuse every
+// sum that is not zero. Returns the first launch error.
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& streams,
-                            int segment_plan_mode = 0, int channels_per_batch = kImageChannels);
+                            int segment_plan_mode = 0);
 
 }  // namespace gpu
 }  // namespace ssimulacra2

@@ -88,14 +88,17 @@ Frame UniformRandomFrame(const FrameGeometry& g, uint64_t seed) {
 constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments,
                                                Ssimulacra2SumMode::kExactEventWalk};
 
-// One instance per (matrix, graph, sum mode, test plan, channels per sum batch) for the
-// whole test binary; null (after a failure) when it cannot be created.
+// One instance per (matrix, graph, sum mode, test plan, channels per sum batch, sum
+// stream per scale) for the whole test binary; null (after a failure) when it cannot be
+// created.
 Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
                      Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0,
-                     int channels_per_sum_batch = 3) {
-  static auto* instances = new std::map<std::tuple<int, bool, int, int, int>, std::unique_ptr<Ssimulacra2Cuda>>;
+                     int channels_per_sum_batch = 3,
+                     bool sum_stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale) {
+  static auto* instances = new std::map<std::tuple<int, bool, int, int, int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
   std::unique_ptr<Ssimulacra2Cuda>& gpu = (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode),
-                                                        segment_plan_mode, channels_per_sum_batch}];
+                                                        segment_plan_mode, channels_per_sum_batch,
+                                                        sum_stream_per_scale}];
   if (gpu == nullptr) {
     Ssimulacra2CudaOptions options;
     options.yuv_matrix = matrix;
@@ -103,6 +106,7 @@ Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
     options.sum_mode = mode;
     options.testing_segment_plan_mode = segment_plan_mode;
     options.channels_per_sum_batch = channels_per_sum_batch;
+    options.sum_stream_per_scale = sum_stream_per_scale;
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) gpu = *std::move(created);
@@ -161,25 +165,32 @@ Parity CheckOne(Ssimulacra2Cuda* gpu_engine, const Frame& ref, const Frame& dis,
 }
 
 // Scores one pair on the CPU and with both exact sum modes (segments, the default, and
-// the event walk), each with one channel and with three channels per sum batch, checking
-// every bit; `what` names the case in failures. The result is the default instance's,
-// `equal` only if all four are.
+// the event walk), each with one channel and with three channels per sum batch, and the
+// default sum mode and batching with the other sum stream shape (per scale or per scale
+// parity), checking every bit; `what` names the case in failures. The result is the
+// default instance's, `equal` only if all five are.
 Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const std::string& what,
                    bool use_graph = true) {
   absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, matrix);
   EXPECT_TRUE(cpu.ok()) << what << ": " << cpu.status();
   if (!cpu.ok()) return Parity{};
+  const Ssimulacra2CudaOptions defaults;
   Parity out;
   bool all_equal = true;
+  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale) {
+    const Parity p = CheckOne(Gpu(matrix, use_graph, mode, 0, channels, per_scale), ref, dis, *cpu,
+                              absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s]", what,
+                                              Ssimulacra2SumModeName(mode), channels, per_scale ? "scale" : "parity"));
+    all_equal = all_equal && p.equal;
+    return p;
+  };
   for (Ssimulacra2SumMode mode : kExactModes) {
     for (int channels : {1, 3}) {
-      const Parity p = CheckOne(Gpu(matrix, use_graph, mode, 0, channels), ref, dis, *cpu,
-                                what + " [" + Ssimulacra2SumModeName(mode) + ", " + std::to_string(channels) +
-                                    " channels per batch]");
-      if (mode == Ssimulacra2SumMode::kExactSegments && channels == 3) out = p;
-      all_equal = all_equal && p.equal;
+      const Parity p = check(mode, channels, defaults.sum_stream_per_scale);
+      if (mode == defaults.sum_mode && channels == defaults.channels_per_sum_batch) out = p;
     }
   }
+  check(defaults.sum_mode, defaults.channels_per_sum_batch, !defaults.sum_stream_per_scale);
   out.equal = all_equal;
   return out;
 }
@@ -394,10 +405,13 @@ TEST_F(Ssimulacra2CudaTest, PageLockedFramesSkipTheStagingCopy) {
 TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
   const FrameGeometry sizes[] = {Geometry(131, 67, ChromaLayout::k420, 10), Geometry(577, 323, ChromaLayout::k444, 8),
                                  Geometry(1921, 1081, ChromaLayout::k420, 8)};
-  for (const auto& [graph, channels] : {std::pair{true, 3}, std::pair{false, 3}, std::pair{true, 1}}) {
+  for (const auto& [graph, channels, per_scale] :
+       {std::tuple{true, 3, false}, std::tuple{false, 3, false}, std::tuple{true, 1, false}, std::tuple{true, 3, true},
+        std::tuple{false, 1, true}}) {
     Ssimulacra2CudaOptions options;
     options.use_graph = graph;
     options.channels_per_sum_batch = channels;
+    options.sum_stream_per_scale = per_scale;
     options.testing_segment_plan_mode = 1;  // exact::PlanMode::kOneBinadeHigh
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     ASSERT_TRUE(created.ok()) << created.status();
@@ -409,8 +423,8 @@ TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
       ++seed;
       absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
       ASSERT_TRUE(cpu.ok()) << cpu.status();
-      const std::string what =
-          absl::StrFormat("%dx%d graph %d, %d channels per batch", g.width, g.height, graph, channels);
+      const std::string what = absl::StrFormat("%dx%d graph %d, %d channels per batch, sum stream per %s", g.width,
+                                               g.height, graph, channels, per_scale ? "scale" : "parity");
       gpu.SetTestingSegmentPlanModeForTests(1);
       const int64_t redone = gpu.stats().frames_redone_event_walk;
       EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " wrong plan").equal);
