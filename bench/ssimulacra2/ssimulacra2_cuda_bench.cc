@@ -35,7 +35,7 @@
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
 //       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--stream_per_scale=0|1]
-//       [--priority_rank=-1] [--check=1]
+//       [--priority_rank=-1] [--advice=32|64] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -80,6 +80,7 @@ struct Flags {
   int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
   int stream_rank = -1;  // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
   bool stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale;
+  bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice;  // --advice=32|64
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -159,6 +160,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       }
     } else if (bench::Flag(argv[i], "--stream_per_scale", &v)) {
       f->stream_per_scale = bench::ParseBool(v) != 0;
+    } else if (bench::Flag(argv[i], "--advice", &v)) {
+      if (v != "32" && v != "64") {
+        std::fprintf(stderr, "--advice must be 32 or 64\n");
+        return false;
+      }
+      f->binary32_advice = v == "32";
     } else if (bench::Flag(argv[i], "--priority_rank", &v)) {
       f->stream_rank = std::max(-1, std::atoi(v.c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
@@ -278,6 +285,7 @@ std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& 
   options.sum_stream_priority_rank = flags.stream_rank;
   options.channels_per_sum_batch = flags.channel_batch;
   options.sum_stream_per_scale = flags.stream_per_scale;
+  options.binary32_advice = flags.binary32_advice;
   options.use_graph = flags.graph;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
@@ -471,9 +479,9 @@ int Main(int argc, char** argv) {
   const std::string device = DeviceName();
   std::printf(
       "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, sum stream per %s, sum stream priority "
-      "rank %d (priorities %s), %d reps, %d frames per instance\n",
+      "rank %d (priorities %s), binary%d advice, %d reps, %d frames per instance\n",
       device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_per_scale ? "scale" : "parity",
-      flags.stream_rank, PriorityRange().c_str(),
+      flags.stream_rank, PriorityRange().c_str(), flags.binary32_advice ? 32 : 64,
       flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);

@@ -252,7 +252,10 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   f.eotf_table = st.eotf_table;
   f.scratch = st.scratch;
   f.results = st.results;
-  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, options_.testing_segment_plan_mode));
+  const gpu::AdvicePrecision advice =
+      options_.binary32_advice ? gpu::AdvicePrecision::kBinary32 : gpu::AdvicePrecision::kBinary64;
+  SS2_CUDA_RETURN_IF_ERROR(
+      gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, advice, options_.testing_segment_plan_mode));
   SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();

@@ -89,6 +89,12 @@ struct Ssimulacra2CudaOptions {
   // waiting blocks only (nothing running is preempted), and that includes other metrics'
   // kernels on the same device. Same bits at any rank.
   int sum_stream_priority_rank = -1;
+  // kExactSegments: the precision of the segment pipeline's advice (the approximate chunk
+  // sums that place its exact checks; gpu::AdvicePrecision). Same bits either way. On the
+  // H200 with 16 frames in flight binary32 was 2% faster at 1080p and 4K, with the same
+  // chunks through the redo on every corpus frame
+  // (bench/results/ssimulacra2_h200_session18_experiments.md).
+  bool binary32_advice = true;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;

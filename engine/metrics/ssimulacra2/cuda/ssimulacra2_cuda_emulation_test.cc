@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -96,14 +97,14 @@ FrameSums Emulate(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
       }
     }
   }
-  // Scale s's terms (TermsChunkSumsKernel's body, writing the base planes) then its sums,
-  // each term TermFromBase of its base plane (what the segment pipeline reads), added by
-  // the plain loop.
+  // Scale s's terms (TermsChunkSumsKernel's body for the segment pipeline with binary32
+  // advice, the default, writing the base planes) then its sums, each term TermFromBase
+  // of its base plane (what the segment pipeline reads), added by the plain loop.
   const auto sum_scale = [&](int s, const ScalePlanes& view, size_t n) {
     for (int c = 0; c < kImageChannels; ++c) {
       for (size_t i = 0; i < n; ++i) {
-        double terms[kSumsPerChannel];
-        TermsAt(view, c, i, /*store_bases=*/true, terms);
+        float advice[kSumsPerChannel];
+        BasesAndAdviceAt(view, c, i, advice);
       }
       for (int k = 0; k < kSumsPerChannel; ++k) {
         const double* base = TermBasePlane(view, c, k);
@@ -280,6 +281,37 @@ TEST(Ssimulacra2CudaEmulationTest, TermFromBaseIsTheSpecB8Term) {
                     TermOfKind<kSumDetail>::kNonNegativeTerms && TermOfKind<kSumDetail4>::kNonNegativeTerms,
                 "the kinds checked above are the ones that promise");
   EXPECT_GT(nans, 0) << "the values include NaNs";
+}
+
+// The segment pipeline's advice terms (AdviceTermFromBase) against the exact terms: equal
+// where the term is 0, and otherwise within 7 roundings to float (the base's, and up to
+// three per product: (1 + 2^-24)^7 - 1 relative) for bases whose fourth powers stay in
+// float's normal range. The advice only places checks (PredictCrossing's margin is 2^-20
+// relative), so this bound is what keeps it useful; its bits never reach a sum.
+TEST(Ssimulacra2CudaEmulationTest, AdviceTermIsWithinSevenFloatRoundingsOfTheTerm) {
+  std::mt19937_64 rng(20261202);
+  std::uniform_real_distribution<double> exponent(-28.0, 28.0);
+  const long double bound = std::pow(1.0L + 0x1p-24L, 7) - 1.0L;
+  long double worst = 0.0L;
+  int zeros = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const double base = (i % 2 ? -1.0 : 1.0) * std::exp2(exponent(rng));
+    for (int k = 0; k < kSumsPerChannel; ++k) {
+      const double exact = TermFromBase(k, base);
+      const float advice = AdviceTermFromBase(k, static_cast<float>(base));
+      if (exact == 0.0) {
+        ++zeros;
+        ASSERT_EQ(advice, 0.0f) << "k=" << k << " base " << base;
+        continue;
+      }
+      const long double relative =
+          std::fabs((static_cast<long double>(advice) - exact) / static_cast<long double>(exact));
+      worst = std::max(worst, relative);
+      ASSERT_LE(relative, bound) << "k=" << k << " base " << base;
+    }
+  }
+  EXPECT_GT(zeros, 0) << "the edge parts of bases of the other sign are 0";
+  std::printf("advice terms: worst relative distance %.3Lg (bound %.3Lg)\n", worst, bound);
 }
 
 }  // namespace

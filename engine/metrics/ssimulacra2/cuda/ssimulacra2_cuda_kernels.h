@@ -548,6 +548,27 @@ struct TermOfKind {
   EXACTQ_HD double operator()(double base) const { return TermFromBase(K, base); }
 };
 
+// The segment pipeline's advice for term k: TermFromBase's value in binary32, from the
+// base rounded to float. The exact sums never read it; it only says where the running
+// sum will cross a binade (the approximate chunk sums: engine/exact's PredictCrossing
+// keeps a margin of 2^-20 relative, and a finite, normal advice term is within 7 float
+// roundings, 4.2e-7 relative, of the exact term). Wrong advice costs time, never bits: a
+// misplaced check is refused and the frame is summed again by the event walk. A
+// non-finite base gives a non-finite or zero advice term; the exact sums meet the same
+// base and refuse the chunk (a special term) wherever the advice put it. On the H200
+// binary32 advice made the exact frame 2% faster (the terms kernel issues binary64
+// arithmetic at half the binary32 rate), with the same chunks through the redo on every
+// corpus frame: bench/results/ssimulacra2_h200_session18_experiments.md.
+EXACTQ_HD inline float AdviceTermFromBase(int k, float base) {
+  const bool edge = k >= kSumArtifact;
+  const bool detail = k >= kSumDetail;
+  const bool fourth = (k & 1) != 0;
+  const float y = detail ? -base : base;
+  const float v = edge ? (y > 0.0f ? y : 0.0f) : base;
+  const float v2 = v * v;
+  return fourth ? v2 * v2 : v;
+}
+
 // Pixel i of channel c: its six terms, and (store_bases) its two bases into their planes.
 EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_bases,
                               double (&terms)[kSumsPerChannel]) {
@@ -558,6 +579,18 @@ EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_
     TermBasePlane(p, c, kSumArtifact)[i] = edge;
   }
   for (int k = 0; k < kSumsPerChannel; ++k) terms[k] = TermFromBase(k, k == kSumSsim || k == kSumSsim4 ? d : edge);
+}
+
+// Pixel i of channel c for the segment pipeline: its two bases into their planes, and
+// its six advice terms (AdviceTermFromBase).
+EXACTQ_HD inline void BasesAndAdviceAt(const ScalePlanes& p, int c, size_t i, float (&advice)[kSumsPerChannel]) {
+  double d, edge;
+  TermBasesAt(p, c, i, d, edge);
+  TermBasePlane(p, c, kSumSsim)[i] = d;
+  TermBasePlane(p, c, kSumArtifact)[i] = edge;
+  const float fd = static_cast<float>(d);
+  const float fe = static_cast<float>(edge);
+  for (int k = 0; k < kSumsPerChannel; ++k) advice[k] = AdviceTermFromBase(k, k == kSumSsim || k == kSumSsim4 ? fd : fe);
 }
 
 }  // namespace gpu

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "engine/exact/ordered_sum_kernels.cuh"
 #include "engine/exact/ordered_sum_segments.cuh"
@@ -135,54 +136,64 @@ constexpr int kTermsChunkThreads = 256;
 constexpr int kTermsChunkWarps = kTermsChunkThreads / 32;
 static_assert(xg::kChunkTerms % kTermsChunkThreads == 0, "a block covers whole chunks");
 
+__device__ inline double SumAdd(double a, double b) { return __dadd_rn(a, b); }
+__device__ inline float SumAdd(float a, float b) { return __fadd_rn(a, b); }
+
 // The block's six chunk sums from each thread's partial sums `acc`, a tree of adds
 // (warps by butterflies, then the warps in order); thread k < 6 returns sum k's (the
 // others 0).
-__device__ inline double BlockChunkSum(double (&acc)[kSumsPerChannel]) {
-  __shared__ double warp_sums[kTermsChunkWarps][kSumsPerChannel];
+template <class Acc>
+__device__ inline Acc BlockChunkSum(Acc (&acc)[kSumsPerChannel]) {
+  __shared__ Acc warp_sums[kTermsChunkWarps][kSumsPerChannel];
   const int lane = static_cast<int>(threadIdx.x) & 31;
   const int warp = static_cast<int>(threadIdx.x) >> 5;
 #pragma unroll
   for (int k = 0; k < kSumsPerChannel; ++k) {
 #pragma unroll
-    for (int d = 16; d >= 1; d >>= 1) acc[k] = __dadd_rn(acc[k], __shfl_xor_sync(0xffffffffu, acc[k], d));
+    for (int d = 16; d >= 1; d >>= 1) acc[k] = SumAdd(acc[k], __shfl_xor_sync(0xffffffffu, acc[k], d));
     if (lane == 0) warp_sums[warp][k] = acc[k];
   }
   __syncthreads();
-  double total = 0.0;
+  Acc total = 0;
   if (threadIdx.x < kSumsPerChannel) {
     const int k = static_cast<int>(threadIdx.x);
 #pragma unroll
-    for (int w = 0; w < kTermsChunkWarps; ++w) total = __dadd_rn(total, warp_sums[w][k]);
+    for (int w = 0; w < kTermsChunkWarps; ++w) total = SumAdd(total, warp_sums[w][k]);
   }
   return total;
 }
 
 // One block per chunk of 1024 pixels (4 per thread) and channel c = first_channel +
-// blockIdx.y: the channel's six terms (TermsAt) and, for the exact sums (store_bases),
-// its two term bases into their planes; unless out.p[0][0] is null, each term's chunk
-// sum, a tree of adds: for the segment pipeline an approximate sum (any order will do: it
-// only places the exact walk's checks); for the inexact variant the first level of its
-// tree.
+// blockIdx.y: the channel's six terms and, for the exact sums (store_bases), its two
+// term bases into their planes; unless out.p[0][0] is null, each term's chunk sum, a
+// tree of adds: for the segment pipeline an approximate sum (any order will do: it only
+// places the exact walk's checks), in binary32 with kBinary32Advice (the bases are
+// stored then: BasesAndAdviceAt); for the inexact variant the first level of its tree.
+template <bool kBinary32Advice>
 __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n,
                                                                            int first_channel, bool store_bases,
                                                                            const __grid_constant__ ChunkSumOutputs out) {
+  using Acc = std::conditional_t<kBinary32Advice, float, double>;
   const size_t chunk = blockIdx.x;
   const int c = first_channel + static_cast<int>(blockIdx.y);
-  double acc[kSumsPerChannel] = {};
+  Acc acc[kSumsPerChannel] = {};
 #pragma unroll
   for (int j = 0; j < xg::kChunkTerms / kTermsChunkThreads; ++j) {
     const size_t i = chunk * xg::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
     if (i < n) {
-      double terms[kSumsPerChannel];
-      TermsAt(p, c, i, store_bases, terms);
+      Acc terms[kSumsPerChannel];
+      if constexpr (kBinary32Advice) {
+        BasesAndAdviceAt(p, c, i, terms);
+      } else {
+        TermsAt(p, c, i, store_bases, terms);
+      }
 #pragma unroll
-      for (int k = 0; k < kSumsPerChannel; ++k) acc[k] = __dadd_rn(acc[k], terms[k]);
+      for (int k = 0; k < kSumsPerChannel; ++k) acc[k] = SumAdd(acc[k], terms[k]);
     }
   }
   if (out.p[0][0] == nullptr) return;  // the same for the whole block
-  const double total = BlockChunkSum(acc);
-  if (threadIdx.x < kSumsPerChannel) out.p[blockIdx.y][threadIdx.x][chunk] = total;
+  const Acc total = BlockChunkSum(acc);
+  if (threadIdx.x < kSumsPerChannel) out.p[blockIdx.y][threadIdx.x][chunk] = static_cast<double>(total);
 }
 
 // Term k of channel c as the sums read it: the stored base, mapped.
@@ -248,7 +259,8 @@ SumPath EffectivePath(SumPath path, size_t n) {
 // kernel, the last reader of the scale's image planes, is enqueued; sets where the
 // results will be (bits[j], status[j], tile_chunks[j] for the channels' sums in order).
 template <int kChannels>
-cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScalePlanes& view, int first, size_t n,
+cudaError_t EnqueueChannelSums(SumPath path, AdvicePrecision advice, int segment_plan_mode, const ScalePlanes& view,
+                               int first, size_t n,
                                char* const (&regions)[kImageChannels][kSumsPerChannel], cudaStream_t stream,
                                cudaEvent_t termed, const unsigned long long** bits, const int32_t** status,
                                const int32_t** tile_chunks) {
@@ -256,7 +268,7 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
   const dim3 terms_grid(static_cast<unsigned>(chunks), kChannels);
   if (path == SumPath::kEventWalk) {
     // The bases only (no chunk sums: the event walk forms its own), then the walks.
-    TermsChunkSumsKernel<<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{});
+    TermsChunkSumsKernel<false><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{});
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
     for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
@@ -291,7 +303,11 @@ cudaError_t EnqueueChannelSums(SumPath path, int segment_plan_mode, const ScaleP
   }
   // The inexact tree sum needs only the chunk sums; the segment pipeline reads the bases.
   const bool store_bases = segments;
-  TermsChunkSumsKernel<<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums);
+  if (segments && advice == AdvicePrecision::kBinary32) {
+    TermsChunkSumsKernel<true><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, chunk_sums);
+  } else {
+    TermsChunkSumsKernel<false><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums);
+  }
   if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
   if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
   if (path == SumPath::kInexactTree) {
@@ -389,7 +405,7 @@ cudaError_t PreparePipeline() {
 }
 
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,
-                            int segment_plan_mode) {
+                            AdvicePrecision advice, int segment_plan_mode) {
   const PipelineShape& shape = ps.shape;
   const int channels_per_batch = shape.channels_per_batch;
   if (channels_per_batch != 1 && channels_per_batch != kImageChannels) return cudaErrorInvalidValue;
@@ -439,7 +455,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
       cudaStream_t stream = ps.sums[c][SumStreamLane(shape, s)];
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
-      if (cudaError_t err = enqueue_sums(path, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
+      if (cudaError_t err = enqueue_sums(path, advice, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
                                          &sources.bits[j], &sources.status[j], &sources.tile_chunks[j]);
           err != cudaSuccess) {
         return err;

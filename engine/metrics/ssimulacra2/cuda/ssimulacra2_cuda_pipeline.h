@@ -24,7 +24,7 @@
 //     (PipelineShape: one per scale, or one per scale parity), which runs
 //     TermsChunkSums (one block per chunk of 1024 pixels and channel: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
 //     channel's two base planes of this scale, and the chunk sums of the six terms of
-//     B.8) and then the scale's 18 sums as one batch of engine/exact's segment pipeline,
+//     B.8: for the segment pipeline its advice, in binary32 by default) and then the scale's 18 sums as one batch of engine/exact's segment pipeline,
 //     each reading its terms as an exact function of one base plane (TermFromBase: d,
 //     d^4, the edge's artifact and detail parts and their fourth powers). (With
 //     channels_per_batch 1, each channel forks onto a stream of its own: three terms
@@ -125,13 +125,21 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
 // a CUDA graph (the walks' shared-memory attributes). Idempotent.
 cudaError_t PreparePipeline();
 
+// The precision of the segment pipeline's advice, the approximate chunk sums that the
+// terms kernel writes (AdviceTermFromBase). Same bits either way; binary32 is cheaper.
+enum class AdvicePrecision {
+  kBinary32,
+  kBinary64,  // TermFromBase's own values, as the inexact tree sums them
+};
+
 // Enqueues the whole frame: starts on streams.main, forks onto the sum streams (in
 // streams.shape) and joins back; f.results holds the 108 sums (and statuses) when
-// streams.main gets there. `segment_plan_mode` (tests only) is the engine/exact PlanMode
-// of the segment pipeline: 0 the real plan; 1 (one binade high) makes it refuse every
-// sum that is not zero. Returns the first launch error.
+// streams.main gets there. `advice` applies to SumPath::kSegments only.
+// `segment_plan_mode` (tests only) is the engine/exact PlanMode of the segment pipeline:
+// 0 the real plan; 1 (one binade high) makes it refuse every sum that is not zero.
+// Returns the first launch error.
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& streams,
-                            int segment_plan_mode = 0);
+                            AdvicePrecision advice = AdvicePrecision::kBinary32, int segment_plan_mode = 0);
 
 }  // namespace gpu
 }  // namespace ssimulacra2

@@ -89,16 +89,18 @@ constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments
                                                Ssimulacra2SumMode::kExactEventWalk};
 
 // One instance per (matrix, graph, sum mode, test plan, channels per sum batch, sum
-// stream per scale) for the whole test binary; null (after a failure) when it cannot be
-// created.
+// stream per scale, advice precision) for the whole test binary; null (after a failure)
+// when it cannot be created.
 Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
                      Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0,
                      int channels_per_sum_batch = 3,
-                     bool sum_stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale) {
-  static auto* instances = new std::map<std::tuple<int, bool, int, int, int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
+                     bool sum_stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale,
+                     bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice) {
+  static auto* instances =
+      new std::map<std::tuple<int, bool, int, int, int, bool, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
   std::unique_ptr<Ssimulacra2Cuda>& gpu = (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode),
                                                         segment_plan_mode, channels_per_sum_batch,
-                                                        sum_stream_per_scale}];
+                                                        sum_stream_per_scale, binary32_advice}];
   if (gpu == nullptr) {
     Ssimulacra2CudaOptions options;
     options.yuv_matrix = matrix;
@@ -107,6 +109,7 @@ Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
     options.testing_segment_plan_mode = segment_plan_mode;
     options.channels_per_sum_batch = channels_per_sum_batch;
     options.sum_stream_per_scale = sum_stream_per_scale;
+    options.binary32_advice = binary32_advice;
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) gpu = *std::move(created);
@@ -177,20 +180,23 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   const Ssimulacra2CudaOptions defaults;
   Parity out;
   bool all_equal = true;
-  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale) {
-    const Parity p = CheckOne(Gpu(matrix, use_graph, mode, 0, channels, per_scale), ref, dis, *cpu,
-                              absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s]", what,
-                                              Ssimulacra2SumModeName(mode), channels, per_scale ? "scale" : "parity"));
+  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale, bool binary32_advice) {
+    const Parity p =
+        CheckOne(Gpu(matrix, use_graph, mode, 0, channels, per_scale, binary32_advice), ref, dis, *cpu,
+                 absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s, binary%d advice]", what,
+                                 Ssimulacra2SumModeName(mode), channels, per_scale ? "scale" : "parity",
+                                 binary32_advice ? 32 : 64));
     all_equal = all_equal && p.equal;
     return p;
   };
   for (Ssimulacra2SumMode mode : kExactModes) {
     for (int channels : {1, 3}) {
-      const Parity p = check(mode, channels, defaults.sum_stream_per_scale);
+      const Parity p = check(mode, channels, defaults.sum_stream_per_scale, defaults.binary32_advice);
       if (mode == defaults.sum_mode && channels == defaults.channels_per_sum_batch) out = p;
     }
   }
-  check(defaults.sum_mode, defaults.channels_per_sum_batch, !defaults.sum_stream_per_scale);
+  check(defaults.sum_mode, defaults.channels_per_sum_batch, !defaults.sum_stream_per_scale, defaults.binary32_advice);
+  check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, !defaults.binary32_advice);
   out.equal = all_equal;
   return out;
 }
