@@ -1288,7 +1288,9 @@ inline constexpr unsigned kStridedRedoBlocks = 32;
 template <int kThreads = kSegmentGroupChunks>
 __device__ inline void SegmentGroupsBlock(int64_t chunks, const SegmentWorkspace& ws, int64_t group) {
   WaitForPriorKernel();
-  static_assert(kThreads == kSegmentGroupChunks && kThreads % 32 == 0 && kThreads / 32 <= 32,
+  // Fewer threads than kSegmentGroupChunks only for a sum of one group of at most
+  // kThreads chunks (EnqueueSegmentedSumsFromChunkSums): the same thread for each chunk.
+  static_assert(kThreads <= kSegmentGroupChunks && kThreads % 32 == 0 && kThreads / 32 <= 32,
                 "one thread per chunk of the group, at most 32 warps");
   constexpr int kWarps = kThreads / 32;
   using CountScan = cub::BlockScan<int, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
@@ -1300,10 +1302,10 @@ __device__ inline void SegmentGroupsBlock(int64_t chunks, const SegmentWorkspace
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = tid & 31;
   const int warp = tid >> 5;
-  const int64_t first = group * kThreads;
+  const int64_t first = group * kSegmentGroupChunks;
   const int64_t c = first + tid;
   const bool valid = c < chunks;
-  const int64_t last = (first + kThreads < chunks ? first + kThreads : chunks) - 1;
+  const int64_t last = (first + kSegmentGroupChunks < chunks ? first + kSegmentGroupChunks : chunks) - 1;
 
   int32_t mixed = 0;
   int32_t head_frame = kNoRunFrame;
@@ -1754,6 +1756,9 @@ struct SegmentBatch {
 // is one constant load. (Copying sum k's items out of the parameter with a select per
 // field and item was a tenth of SegmentStridedChunksBatch's instructions on ssimulacra2's
 // 1080p planes: each of its warps takes one chunk.)
+// A sum of at most this many chunks (four runs of 32) takes its super-prefix stage in a
+// block of as many threads, and its groups stage too (in 32 for 32 chunks or fewer).
+inline constexpr int kSmallSumChunks = 128;
 template <int K, int kThreads = kSuperPrefixThreads>
 __global__ void __launch_bounds__(kThreads)
     SegmentSuperPrefixBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
@@ -1762,7 +1767,9 @@ __global__ void __launch_bounds__(kThreads)
 
 // 12 blocks of 4 warps per SM: 40 registers. (Without the bound ptxas also took 40, with
 // more spilled; at 62 registers, 8 blocks, ssimulacra2's exact frames were 1-3% slower on
-// the H200 with 8 in flight: the pass waits on its loads, and more warps hide them.)
+// the H200 with 8 in flight: the pass waits on its loads, and more warps hide them. Nor
+// do more loads in flight per lane pay for their registers: 8 or 16 steps at a time, 64
+// registers and 8 blocks, were the same and 1% slower with 16 in flight.)
 template <class TermSource, int K>
 __global__ void __launch_bounds__(kStridedChunkWarps * 32, 12)
     SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks,
@@ -1811,8 +1818,15 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;  // SegmentSuperPrefix forms no run order
-  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
-                                         kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
+  // The one-block stages sized to the sum: a 1,024-thread super-prefix or a 512-thread
+  // groups block holds half of an SM's registers while it runs, and a frame's small
+  // scales have a few dozen chunks or fewer (on the H200, ssimulacra2 at 270p with 16
+  // frames in flight +1.3%; 1080p and 4K the same).
+  const bool small = chunks <= kSmallSumChunks;
+  if (cudaError_t err = small ? LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSmallSumChunks>, dim3(1, K),
+                                                 kSmallSumChunks, 0, stream, pdl, chunks, batch.workspaces)
+                              : LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
+                                                 kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
       err != cudaSuccess) {
     return err;
   }
@@ -1827,12 +1841,14 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>,
-                                         dim3(static_cast<unsigned>(SegmentGroupCount(chunks)), K), kSegmentGroupChunks,
-                                         0, stream, pdl, chunks, batch.workspaces);
-      err != cudaSuccess) {
-    return err;
-  }
+  const dim3 group_grid(static_cast<unsigned>(SegmentGroupCount(chunks)), K);
+  const cudaError_t grouped =
+      chunks <= 32 ? LaunchAfterPrior(SegmentGroupsBatch<K, 32>, group_grid, 32, 0, stream, pdl, chunks, batch.workspaces)
+      : small      ? LaunchAfterPrior(SegmentGroupsBatch<K, kSmallSumChunks>, group_grid, kSmallSumChunks, 0, stream,
+                                      pdl, chunks, batch.workspaces)
+                   : LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>, group_grid, kSegmentGroupChunks, 0,
+                                      stream, pdl, chunks, batch.workspaces);
+  if (grouped != cudaSuccess) return grouped;
   return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
                           sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
 }
