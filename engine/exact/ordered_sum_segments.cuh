@@ -79,6 +79,10 @@ namespace gpu {
 
 inline constexpr int kSegmentWarps = 4;             // SegmentChunkWarp block
 inline constexpr int kSegmentGroupChunks = 512;     // SegmentGroups block: one thread per chunk
+// A sum of at most this many chunks (four runs of 32) takes its super-prefix and groups
+// stages in blocks of as many threads (groups: 32 for 32 chunks or fewer), not 1,024 and
+// kSegmentGroupChunks: EnqueueSegmentedSumsFromChunkSums.
+inline constexpr int kSmallSumChunks = 128;
 inline constexpr int kSegmentGroupSteps = 4096;     // steps one group may emit
 inline constexpr int kSegmentWalkThreads = 64;
 inline constexpr int kSegmentBatch = 64;            // steps staged per batch
@@ -1756,9 +1760,6 @@ struct SegmentBatch {
 // is one constant load. (Copying sum k's items out of the parameter with a select per
 // field and item was a tenth of SegmentStridedChunksBatch's instructions on ssimulacra2's
 // 1080p planes: each of its warps takes one chunk.)
-// A sum of at most this many chunks (four runs of 32) takes its super-prefix stage in a
-// block of as many threads, and its groups stage too (in 32 for 32 chunks or fewer).
-inline constexpr int kSmallSumChunks = 128;
 template <int K, int kThreads = kSuperPrefixThreads>
 __global__ void __launch_bounds__(kThreads)
     SegmentSuperPrefixBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
