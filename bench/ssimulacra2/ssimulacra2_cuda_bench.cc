@@ -35,7 +35,7 @@
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
 //       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--stream_per_scale=0|1]
-//       [--priority_rank=-1] [--advice=32|64] [--check=1]
+//       [--priority_rank=-1] [--advice=32|64] [--slab=128] [--evict_last=1] [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -81,6 +81,8 @@ struct Flags {
   int stream_rank = -1;  // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
   bool stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale;
   bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice;  // --advice=32|64
+  int slab_chunks = Ssimulacra2CudaOptions{}.sum_slab_chunks;      // --slab=N (0: whole scales)
+  bool evict_last = Ssimulacra2CudaOptions{}.bases_evict_last;    // --evict_last=0|1
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -166,6 +168,14 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
         return false;
       }
       f->binary32_advice = v == "32";
+    } else if (bench::Flag(argv[i], "--slab", &v)) {
+      f->slab_chunks = std::atoi(v.c_str());
+      if (f->slab_chunks < 0 || f->slab_chunks % 32 != 0) {
+        std::fprintf(stderr, "--slab must be 0 or a positive multiple of 32\n");
+        return false;
+      }
+    } else if (bench::Flag(argv[i], "--evict_last", &v)) {
+      f->evict_last = bench::ParseBool(v) != 0;
     } else if (bench::Flag(argv[i], "--priority_rank", &v)) {
       f->stream_rank = std::max(-1, std::atoi(v.c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
@@ -286,6 +296,8 @@ std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& 
   options.channels_per_sum_batch = flags.channel_batch;
   options.sum_stream_per_scale = flags.stream_per_scale;
   options.binary32_advice = flags.binary32_advice;
+  options.sum_slab_chunks = flags.slab_chunks;
+  options.bases_evict_last = flags.evict_last;
   options.use_graph = flags.graph;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
@@ -479,10 +491,11 @@ int Main(int argc, char** argv) {
   const std::string device = DeviceName();
   std::printf(
       "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, sum stream per %s, sum stream priority "
-      "rank %d (priorities %s), binary%d advice, %d reps, %d frames per instance\n",
+      "rank %d (priorities %s), binary%d advice, slabs of %d chunks, bases evict_last %d, %d reps, %d frames per "
+      "instance\n",
       device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_per_scale ? "scale" : "parity",
-      flags.stream_rank, PriorityRange().c_str(), flags.binary32_advice ? 32 : 64,
-      flags.reps, flags.frames);
+      flags.stream_rank, PriorityRange().c_str(), flags.binary32_advice ? 32 : 64, flags.slab_chunks,
+      flags.evict_last ? 1 : 0, flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;

@@ -532,6 +532,16 @@ TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOnSmallPlanes) {
 }
 TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOn4kPlanes) { ExpectStoredBatchEqualsTheLoop({k4kTerms}); }
 
+// The chunk stage in slabs (EnqueueSegmentedSumsChunkStage slab after slab, then
+// EnqueueSegmentedSumsFinish): the loop's bits too, with slabs of one run of 32 chunks
+// (a short last slab at 40,001 terms: 40 chunks) and of 128 chunks on a 4K plane.
+TEST_F(OrderedSumCudaTest, StoredArrayBatchInSlabsGivesTheLoopsBits) {
+  ExpectBatchEqualsTheLoop<kStoredBatch>({size_t{1025}, size_t{40001}},
+                                         [](size_t n) { return SumStoredBatchOnDevice(n, 32); }, StoredBatchTerm);
+  ExpectBatchEqualsTheLoop<kStoredBatch>({k4kTerms}, [](size_t n) { return SumStoredBatchOnDevice(n, 128); },
+                                         StoredBatchTerm);
+}
+
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {
   OrderedSumOptions options;
   options.chunk_terms = 512;

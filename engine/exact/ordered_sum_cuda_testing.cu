@@ -1,5 +1,7 @@
 #include "engine/exact/ordered_sum_cuda_testing.h"
 
+#include <algorithm>
+
 #include <cuda_runtime.h>
 
 #include "absl/status/status.h"
@@ -82,7 +84,7 @@ __global__ void StoreBatchArrays(size_t n, double* a, double* b) {
 // its chunk sums from ChunkSumsOf(term_of), the four launches, and each sum's output.
 template <class Source, int K, class TermOf>
 cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batch, TermOf term_of,
-                     BatchSumsOnDevice<K>& result) {
+                     BatchSumsOnDevice<K>& result, int64_t slab_chunks = 0) {
   const int64_t chunks = gpu::ChunkCount(n);
   const size_t region = gpu::SegmentWorkspaceBytes(chunks);
   ChunkSumOutputs<K> chunk_sums;
@@ -97,7 +99,15 @@ cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batc
     ChunkSumsOf<K><<<static_cast<unsigned>((threads + 255) / 256), 256>>>(n, chunks, term_of, chunk_sums);
     err = cudaGetLastError();
   }
-  if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
+  if (slab_chunks > 0) {
+    for (int64_t first = 0; first < chunks && err == cudaSuccess; first += slab_chunks) {
+      err = gpu::EnqueueSegmentedSumsChunkStage(batch, n, first, std::min(chunks, first + slab_chunks),
+                                                gpu::PlanOptions{}, nullptr);
+    }
+    if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFinish(batch, n, gpu::PlanOptions{}, nullptr);
+  } else if (err == cudaSuccess) {
+    err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
+  }
   for (int k = 0; k < K && err == cudaSuccess; ++k) {
     gpu::SegmentOutput out{};
     err = cudaMemcpy(&out, batch.workspaces.ws[k].output, sizeof out, cudaMemcpyDeviceToHost);
@@ -109,7 +119,8 @@ cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batc
 
 }  // namespace
 
-absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n) {
+absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks) {
+  if (slab_chunks < 0 || slab_chunks % 32 != 0) return absl::InvalidArgumentError("slab_chunks: a multiple of 32");
   if (n == 0 || !gpu::SegmentPipelineFits(n)) return absl::InvalidArgumentError("n out of the segment pipeline's range");
   const size_t arrays = (2 * n * sizeof(double) + 255) / 256 * 256;
   char* workspace = nullptr;
@@ -125,7 +136,7 @@ absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n) {
   StoreBatchArrays<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, a, b);
   StoredBatchSums result{};
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{n}, result);
+  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{n}, result, slab_chunks);
   cudaFree(workspace);
   if (err != cudaSuccess) return absl::InternalError(absl::StrCat("stored batch segment sums: ", cudaGetErrorString(err)));
   return result;

@@ -79,7 +79,9 @@ EXACTQ_HD inline double StoredBatchTerm(uint64_t i, uint64_t n, int k) {
   return StoredBatchMap(k, StoredBatchValue(i, n, k));
 }
 using StoredBatchSums = BatchSumsOnDevice<kStoredBatch>;
-absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n);
+// slab_chunks > 0 (a multiple of 32): the chunk stage in slabs of that many chunks
+// (EnqueueSegmentedSumsChunkStage, slab after slab, then EnqueueSegmentedSumsFinish).
+absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks = 0);
 
 }  // namespace exact
 }  // namespace exactq

@@ -321,15 +321,21 @@ __device__ inline RunRange RunRangeOfThread(int64_t supers) {
 
 // The exclusive prefix of the 32-chunk sums, by one block of kThreads (a fixed order: the
 // same advice on every run).
+// Runs first .. first + supers - 1 only, from `carry`, the prefix before run `first` (a
+// slab of the chunk stage: EnqueueSegmentedSumsChunkStage).
 template <int kThreads>
-__device__ inline void SuperPrefixOfSums(int64_t supers, const SegmentWorkspace& ws) {
+__device__ inline void SuperPrefixOfSums(int64_t supers, const SegmentWorkspace& ws, int64_t first = 0,
+                                         double carry = 0.0) {
   using Scan = cub::BlockScan<double, kThreads, cub::BLOCK_SCAN_WARP_SCANS>;
   __shared__ typename Scan::TempStorage scan_temp;
-  const auto [begin, end] = RunRangeOfThread<kThreads>(supers);
+  auto [begin, end] = RunRangeOfThread<kThreads>(supers);
+  begin += first;
+  end += first;
   double mine = 0.0;
   for (int64_t j = begin; j < end; ++j) mine = __dadd_rn(mine, __ldcg(ws.super_sums + j));
   double before = 0.0;
   Scan(scan_temp).ExclusiveScan(mine, before, 0.0, [](double a, double b) { return __dadd_rn(a, b); });
+  if (first > 0) before = __dadd_rn(carry, before);
   for (int64_t j = begin; j < end; ++j) {
     ws.super_prefix[j] = before;
     before = __dadd_rn(before, __ldcg(ws.super_sums + j));
@@ -394,20 +400,27 @@ __device__ inline int64_t ChunkOfSlot(int64_t slot, const SegmentWorkspace& ws) 
 }
 inline unsigned ChunkStageGrid(int64_t chunks) { return WarpGrid(SuperCount(chunks) * 32, kSegmentWarps); }
 
+// Chunks [first_chunk, end_chunk) of `chunks` (first_chunk a multiple of 32): their runs'
+// sums and prefix, after those of the slabs before (the whole sum by default). The first
+// slab starts the pools empty.
 template <int kThreads = kSuperPrefixThreads>
-__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws) {
+__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws, int64_t first_chunk = 0,
+                                               int64_t end_chunk = -1) {
   WaitForPriorKernel();
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = LaneId();
-  if (tid == 0) EmptySegmentPools(ws);
-  const int64_t supers = SuperCount(chunks);
-  for (int64_t s = tid >> 5; s < supers; s += kThreads / 32) {
+  const int64_t first_run = first_chunk >> 5;
+  const int64_t end_run = SuperCount(end_chunk < 0 ? chunks : end_chunk);
+  if (tid == 0 && first_run == 0) EmptySegmentPools(ws);
+  for (int64_t s = first_run + (tid >> 5); s < end_run; s += kThreads / 32) {
     const int64_t c = (s << 5) + lane;
     const double v = WarpSumDouble(c < chunks ? __ldcg(ws.chunk_sums + c) : 0.0);
     if (lane == 0) ws.super_sums[s] = v;
   }
   __syncthreads();  // the block's writes above are visible to the whole block
-  SuperPrefixOfSums<kThreads>(supers, ws);
+  const double carry =
+      first_run > 0 ? __dadd_rn(__ldcg(ws.super_prefix + first_run - 1), __ldcg(ws.super_sums + first_run - 1)) : 0.0;
+  SuperPrefixOfSums<kThreads>(end_run - first_run, ws, first_run, carry);
   // No run order here: with chunk sums from a metric's kernel (ssimulacra2, SSIM) the
   // order's extra work in this one block cost more than it saved (ssimulacra2 at 4K, 8
   // in flight: 422 against 447 fps; SSIM's segment sums 76 against 69 us on the H200).
@@ -1259,13 +1272,13 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
 // so that while it ran little else of other frames fitted beside it.
 inline constexpr int kStridedChunkWarps = 4;
 template <class TermSource>
-__device__ inline void SegmentStridedChunksBlock(const TermSource& source, size_t n, int64_t chunks,
-                                                 const PlanOptions& options, const SegmentWorkspace& ws,
-                                                 int64_t block, int64_t grid) {
+__device__ inline void SegmentStridedChunksBlock(const TermSource& source, size_t n, int64_t first_chunk,
+                                                 int64_t end_chunk, const PlanOptions& options,
+                                                 const SegmentWorkspace& ws, int64_t block, int64_t grid) {
   WaitForPriorKernel();
   const int lane = LaneId();
   const int64_t stride = grid * kStridedChunkWarps;
-  for (int64_t c = block * kStridedChunkWarps + (threadIdx.x >> 5); c < chunks; c += stride) {
+  for (int64_t c = first_chunk + block * kStridedChunkWarps + (threadIdx.x >> 5); c < end_chunk; c += stride) {
     double approximate_sum;
     const double before = ApproximatePrefix(c, ws, &approximate_sum);
     if (lane == 0) ws.plan_before[c] = before;  // the next frame's plan, where it is reused; the redo's prefix
@@ -1762,8 +1775,9 @@ struct SegmentBatch {
 // 1080p planes: each of its warps takes one chunk.)
 template <int K, int kThreads = kSuperPrefixThreads>
 __global__ void __launch_bounds__(kThreads)
-    SegmentSuperPrefixBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
-  SegmentSuperPrefixBlock<kThreads>(chunks, batch.ws[blockIdx.y]);
+    SegmentSuperPrefixBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch, int64_t first_chunk,
+                            int64_t end_chunk) {
+  SegmentSuperPrefixBlock<kThreads>(chunks, batch.ws[blockIdx.y], first_chunk, end_chunk);
 }
 
 // 12 blocks of 4 warps per SM: 40 registers. (Without the bound ptxas also took 40, with
@@ -1773,11 +1787,11 @@ __global__ void __launch_bounds__(kThreads)
 // registers and 8 blocks, were the same and 1% slower with 16 in flight.)
 template <class TermSource, int K>
 __global__ void __launch_bounds__(kStridedChunkWarps * 32, 12)
-    SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t chunks,
-                              PlanOptions options) {
+    SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t first_chunk,
+                              int64_t end_chunk, PlanOptions options) {
   const unsigned k = blockIdx.x % K;
-  SegmentStridedChunksBlock(batch.source[k], n, chunks, options, batch.workspaces.ws[k], blockIdx.x / K,
-                            gridDim.x / K);
+  SegmentStridedChunksBlock(batch.source[k], n, first_chunk, end_chunk, options, batch.workspaces.ws[k],
+                            blockIdx.x / K, gridDim.x / K);
 }
 
 template <class TermSource, int K>
@@ -1811,37 +1825,56 @@ cudaError_t AllowSegmentWalkBatchSharedMemory() {
 // chunk stage in two passes: SegmentStridedChunks, then SegmentRedoChunks for the chunks
 // it refused): batch.workspaces.ws[k].chunk_sums must hold sum k's approximate chunk
 // sums, and ws[k].output receives sum k's status and bits.
+//
+// Or in slabs: EnqueueSegmentedSumsChunkStage for chunks [first, end) of every sum, slab
+// after slab in order on one stream (first a multiple of 32; each slab's chunk sums
+// written before its call), then EnqueueSegmentedSumsFinish (the redo, the groups and the
+// walk). The same records, steps and bits as one pass; the terms a slab's strided pass
+// reads can then be formed just before it (ssimulacra2's terms kernel, slab by slab), so
+// that with many frames in flight they are still in L2.
 template <class TermSource, int K>
-cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n,
-                                              PlanOptions options, cudaStream_t stream) {
+cudaError_t EnqueueSegmentedSumsChunkStage(const SegmentBatch<TermSource, K>& batch, size_t n, int64_t first,
+                                           int64_t end, PlanOptions options, cudaStream_t stream) {
+  const int64_t chunks = ChunkCount(n);
+  if (SegmentGroupCount(chunks) > kSegmentMaxGroups || first < 0 || first % 32 != 0 || end <= first || end > chunks) {
+    return cudaErrorInvalidValue;
+  }
+  const bool pdl = options.programmatic_launch;
+  options.crossings_first = false;  // SegmentSuperPrefix forms no run order
+  // The one-block stage sized to its runs: a 1,024-thread super-prefix holds half of an
+  // SM's registers while it runs, and a frame's small scales have a few dozen chunks or
+  // fewer (on the H200, ssimulacra2 at 270p with 16 frames in flight +1.3%; 1080p and 4K
+  // the same). A slab takes the small block too.
+  const bool whole = first == 0 && end == chunks;
+  const bool small = !whole || chunks <= kSmallSumChunks;
+  if (cudaError_t err = small ? LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSmallSumChunks>, dim3(1, K),
+                                                 kSmallSumChunks, 0, stream, pdl, chunks, batch.workspaces, first, end)
+                              : LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
+                                                 kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces, first,
+                                                 end);
+      err != cudaSuccess) {
+    return err;
+  }
+  return LaunchAfterPrior(SegmentStridedChunksBatch<TermSource, K>, WarpGrid(end - first, kStridedChunkWarps) * K,
+                          kStridedChunkWarps * 32, 0, stream, pdl, batch, n, first, end, options);
+}
+
+template <class TermSource, int K>
+cudaError_t EnqueueSegmentedSumsFinish(const SegmentBatch<TermSource, K>& batch, size_t n, PlanOptions options,
+                                       cudaStream_t stream) {
   const int64_t chunks = ChunkCount(n);
   if (SegmentGroupCount(chunks) > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
-  options.crossings_first = false;  // SegmentSuperPrefix forms no run order
-  // The one-block stages sized to the sum: a 1,024-thread super-prefix or a 512-thread
-  // groups block holds half of an SM's registers while it runs, and a frame's small
-  // scales have a few dozen chunks or fewer (on the H200, ssimulacra2 at 270p with 16
-  // frames in flight +1.3%; 1080p and 4K the same).
-  const bool small = chunks <= kSmallSumChunks;
-  if (cudaError_t err = small ? LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSmallSumChunks>, dim3(1, K),
-                                                 kSmallSumChunks, 0, stream, pdl, chunks, batch.workspaces)
-                              : LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
-                                                 kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces);
-      err != cudaSuccess) {
-    return err;
-  }
-  if (cudaError_t err = LaunchAfterPrior(SegmentStridedChunksBatch<TermSource, K>,
-                                         WarpGrid(chunks, kStridedChunkWarps) * K, kStridedChunkWarps * 32, 0, stream,
-                                         pdl, batch, n, chunks, options);
-      err != cudaSuccess) {
-    return err;
-  }
+  options.crossings_first = false;
   if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, RedoGrid(chunks, kStridedRedoBlocks) * K,
                                          kSegmentWarps * 32, 0, stream, pdl, batch, n, options);
       err != cudaSuccess) {
     return err;
   }
+  // The groups sized to the sum, as the super-prefix (a 512-thread block holds half of an
+  // SM's registers).
+  const bool small = chunks <= kSmallSumChunks;
   const dim3 group_grid(static_cast<unsigned>(SegmentGroupCount(chunks)), K);
   const cudaError_t grouped =
       chunks <= 32 ? LaunchAfterPrior(SegmentGroupsBatch<K, 32>, group_grid, 32, 0, stream, pdl, chunks, batch.workspaces)
@@ -1852,6 +1885,16 @@ cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>&
   if (grouped != cudaSuccess) return grouped;
   return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
                           sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
+}
+
+template <class TermSource, int K>
+cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n,
+                                              PlanOptions options, cudaStream_t stream) {
+  if (cudaError_t err = EnqueueSegmentedSumsChunkStage(batch, n, 0, ChunkCount(n), options, stream);
+      err != cudaSuccess) {
+    return err;
+  }
+  return EnqueueSegmentedSumsFinish(batch, n, options, stream);
 }
 
 }  // namespace gpu

@@ -153,6 +153,11 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
   if (mode < 0 || mode > static_cast<int>(Ssimulacra2SumMode::kInexactTree)) {
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: unknown sum_mode ", mode));
   }
+  if (options.sum_slab_chunks < 0 || options.sum_slab_chunks % 32 != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Ssimulacra2Cuda: sum_slab_chunks must be 0 or a positive multiple of 32, got ",
+                     options.sum_slab_chunks));
+  }
   if (options.testing_segment_plan_mode < 0 || options.testing_segment_plan_mode > 5) {
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: testing_segment_plan_mode must be 0..5, got ",
                                                    options.testing_segment_plan_mode));
@@ -252,10 +257,12 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   f.eotf_table = st.eotf_table;
   f.scratch = st.scratch;
   f.results = st.results;
-  const gpu::AdvicePrecision advice =
-      options_.binary32_advice ? gpu::AdvicePrecision::kBinary32 : gpu::AdvicePrecision::kBinary64;
-  SS2_CUDA_RETURN_IF_ERROR(
-      gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, advice, options_.testing_segment_plan_mode));
+  gpu::SumOptions sums;
+  sums.advice = options_.binary32_advice ? gpu::AdvicePrecision::kBinary32 : gpu::AdvicePrecision::kBinary64;
+  sums.slab_chunks = options_.sum_slab_chunks;
+  sums.bases_evict_last = options_.bases_evict_last;
+  sums.segment_plan_mode = options_.testing_segment_plan_mode;
+  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, sums));
   SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();

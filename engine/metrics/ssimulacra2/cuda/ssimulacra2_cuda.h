@@ -95,6 +95,16 @@ struct Ssimulacra2CudaOptions {
   // chunks through the redo on every corpus frame
   // (bench/results/ssimulacra2_h200_session18_experiments.md).
   bool binary32_advice = true;
+  // kExactSegments: a scale of more than this many chunks (1024 pixels each) takes its terms
+  // kernel and the segment pipeline's chunk stage slab by slab, so that the strided pass
+  // reads each slab's term bases soon after they are stored, while they are still in L2;
+  // a multiple of 32, or 0 for the whole scale at once. With bases_evict_last (the bases
+  // stored under an L2 policy of evict_last; binary32 advice) the two keep the bases in L2
+  // with 16 frames in flight. Same bits. On the H200, 128 and evict_last against neither:
+  // 1080p +1.0%, 4K +2.3% with 16 frames in flight; 512 gained nothing
+  // (bench/results/ssimulacra2_h200_session21_experiments.md).
+  int sum_slab_chunks = 128;
+  bool bases_evict_last = true;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;

@@ -581,13 +581,20 @@ EXACTQ_HD inline void TermsAt(const ScalePlanes& p, int c, size_t i, bool store_
   for (int k = 0; k < kSumsPerChannel; ++k) terms[k] = TermFromBase(k, k == kSumSsim || k == kSumSsim4 ? d : edge);
 }
 
-// Pixel i of channel c for the segment pipeline: its two bases into their planes, and
-// its six advice terms (AdviceTermFromBase).
-EXACTQ_HD inline void BasesAndAdviceAt(const ScalePlanes& p, int c, size_t i, float (&advice)[kSumsPerChannel]) {
+// A base's plain store (the device's kernel may store them under an L2 policy instead).
+struct PlainStore {
+  EXACTQ_HD void operator()(double* at, double v) const { *at = v; }
+};
+
+// Pixel i of channel c for the segment pipeline: its two bases into their planes (through
+// `store`), and its six advice terms (AdviceTermFromBase).
+template <class Store = PlainStore>
+EXACTQ_HD inline void BasesAndAdviceAt(const ScalePlanes& p, int c, size_t i, float (&advice)[kSumsPerChannel],
+                                       Store store = {}) {
   double d, edge;
   TermBasesAt(p, c, i, d, edge);
-  TermBasePlane(p, c, kSumSsim)[i] = d;
-  TermBasePlane(p, c, kSumArtifact)[i] = edge;
+  store(TermBasePlane(p, c, kSumSsim) + i, d);
+  store(TermBasePlane(p, c, kSumArtifact) + i, edge);
   const float fd = static_cast<float>(d);
   const float fe = static_cast<float>(edge);
   for (int k = 0; k < kSumsPerChannel; ++k) advice[k] = AdviceTermFromBase(k, k == kSumSsim || k == kSumSsim4 ? fd : fe);

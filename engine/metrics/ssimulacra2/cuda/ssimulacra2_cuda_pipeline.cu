@@ -163,18 +163,36 @@ __device__ inline Acc BlockChunkSum(Acc (&acc)[kSumsPerChannel]) {
   return total;
 }
 
-// One block per chunk of 1024 pixels (4 per thread) and channel c = first_channel +
-// blockIdx.y: the channel's six terms and, for the exact sums (store_bases), its two
-// term bases into their planes; unless out.p[0][0] is null, each term's chunk sum, a
-// tree of adds: for the segment pipeline an approximate sum (any order will do: it only
-// places the exact walk's checks), in binary32 with kBinary32Advice (the bases are
-// stored then: BasesAndAdviceAt); for the inexact variant the first level of its tree.
-template <bool kBinary32Advice>
+// A base stored under an L2 policy of evict_last: it stays in L2 ahead of other data
+// until the strided pass reads it (the store of an earlier slab's bases, with many frames
+// in flight; EnqueueChannelSums).
+struct EvictLastStore {
+  uint64_t policy;
+  __device__ void operator()(double* at, double v) const {
+    asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(at), "d"(v), "l"(policy) : "memory");
+  }
+};
+__device__ inline EvictLastStore MakeEvictLastStore() {
+  EvictLastStore store;
+  asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(store.policy));
+  return store;
+}
+
+// One block per chunk of 1024 pixels (4 per thread), chunk chunk_base + blockIdx.x, and
+// channel c = first_channel + blockIdx.y: the channel's six terms and, for the exact sums
+// (store_bases), its two term bases into their planes (kEvictLast: under an L2 policy of
+// evict_last); unless out.p[0][0] is null, each term's chunk sum, a tree of adds: for the
+// segment pipeline an approximate sum (any order will do: it only places the exact walk's
+// checks), in binary32 with kBinary32Advice (the bases are stored then: BasesAndAdviceAt);
+// for the inexact variant the first level of its tree.
+template <bool kBinary32Advice, bool kEvictLast = false>
 __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n,
                                                                            int first_channel, bool store_bases,
-                                                                           const __grid_constant__ ChunkSumOutputs out) {
+                                                                           const __grid_constant__ ChunkSumOutputs out,
+                                                                           size_t chunk_base) {
+  static_assert(kBinary32Advice || !kEvictLast, "evict_last stores only on the segment pipeline's binary32 path");
   using Acc = std::conditional_t<kBinary32Advice, float, double>;
-  const size_t chunk = blockIdx.x;
+  const size_t chunk = chunk_base + blockIdx.x;
   const int c = first_channel + static_cast<int>(blockIdx.y);
   Acc acc[kSumsPerChannel] = {};
 #pragma unroll
@@ -182,7 +200,9 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const
     const size_t i = chunk * xg::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
     if (i < n) {
       Acc terms[kSumsPerChannel];
-      if constexpr (kBinary32Advice) {
+      if constexpr (kEvictLast) {
+        BasesAndAdviceAt(p, c, i, terms, MakeEvictLastStore());
+      } else if constexpr (kBinary32Advice) {
         BasesAndAdviceAt(p, c, i, terms);
       } else {
         TermsAt(p, c, i, store_bases, terms);
@@ -259,8 +279,7 @@ SumPath EffectivePath(SumPath path, size_t n) {
 // kernel, the last reader of the scale's image planes, is enqueued; sets where the
 // results will be (bits[j], status[j], tile_chunks[j] for the channels' sums in order).
 template <int kChannels>
-cudaError_t EnqueueChannelSums(SumPath path, AdvicePrecision advice, int segment_plan_mode, const ScalePlanes& view,
-                               int first, size_t n,
+cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const ScalePlanes& view, int first, size_t n,
                                char* const (&regions)[kImageChannels][kSumsPerChannel], cudaStream_t stream,
                                cudaEvent_t termed, const unsigned long long** bits, const int32_t** status,
                                const int32_t** tile_chunks) {
@@ -268,7 +287,8 @@ cudaError_t EnqueueChannelSums(SumPath path, AdvicePrecision advice, int segment
   const dim3 terms_grid(static_cast<unsigned>(chunks), kChannels);
   if (path == SumPath::kEventWalk) {
     // The bases only (no chunk sums: the event walk forms its own), then the walks.
-    TermsChunkSumsKernel<false><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{});
+    TermsChunkSumsKernel<false><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{},
+                                                                               size_t{0});
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
     for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
@@ -301,21 +321,48 @@ cudaError_t EnqueueChannelSums(SumPath path, AdvicePrecision advice, int segment
     status[j] = segments ? &ws.output->status : nullptr;
     tile_chunks[j] = segments ? &ws.output->tile_chunks : nullptr;
   }
-  // The inexact tree sum needs only the chunk sums; the segment pipeline reads the bases.
+  // The terms of chunks [first_chunk, end_chunk) of the launch's channels. The inexact tree
+  // sum needs only the chunk sums; the segment pipeline reads the bases.
   const bool store_bases = segments;
-  if (segments && advice == AdvicePrecision::kBinary32) {
-    TermsChunkSumsKernel<true><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, chunk_sums);
-  } else {
-    TermsChunkSumsKernel<false><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums);
+  const bool binary32 = segments && options.advice == AdvicePrecision::kBinary32;
+  const auto enqueue_terms = [&](int64_t first_chunk, int64_t end_chunk) {
+    const dim3 grid(static_cast<unsigned>(end_chunk - first_chunk), kChannels);
+    const size_t base = static_cast<size_t>(first_chunk);
+    if (binary32 && options.bases_evict_last) {
+      TermsChunkSumsKernel<true, true><<<grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, chunk_sums, base);
+    } else if (binary32) {
+      TermsChunkSumsKernel<true><<<grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, chunk_sums, base);
+    } else {
+      TermsChunkSumsKernel<false><<<grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums, base);
+    }
+    return cudaGetLastError();
+  };
+  xg::PlanOptions plan;
+  plan.mode = static_cast<exact::PlanMode>(options.segment_plan_mode);
+  const int64_t slab = options.slab_chunks;
+  if (segments && slab > 0 && chunks > slab) {
+    // In slabs (SumOptions::slab_chunks): each slab's terms, then its chunk stage, so that
+    // the strided pass reads the bases soon after they are stored; then the redo, groups
+    // and walk once. The scale's image planes are free once the last slab's terms are.
+    for (int64_t first_chunk = 0; first_chunk < chunks; first_chunk += slab) {
+      const int64_t end_chunk = std::min(chunks, first_chunk + slab);
+      if (cudaError_t err = enqueue_terms(first_chunk, end_chunk); err != cudaSuccess) return err;
+      if (end_chunk == chunks) {
+        if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
+      }
+      if (cudaError_t err = xg::EnqueueSegmentedSumsChunkStage(batch, n, first_chunk, end_chunk, plan, stream);
+          err != cudaSuccess) {
+        return err;
+      }
+    }
+    return xg::EnqueueSegmentedSumsFinish(batch, n, plan, stream);
   }
-  if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
+  if (cudaError_t err = enqueue_terms(0, chunks); err != cudaSuccess) return err;
   if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
   if (path == SumPath::kInexactTree) {
     TreeOfChunkSumsKernel<<<kChannels * kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
     return cudaGetLastError();
   }
-  xg::PlanOptions plan;
-  plan.mode = static_cast<exact::PlanMode>(segment_plan_mode);
   return xg::EnqueueSegmentedSumsFromChunkSums(batch, n, plan, stream);
 }
 
@@ -405,7 +452,8 @@ cudaError_t PreparePipeline() {
 }
 
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,
-                            AdvicePrecision advice, int segment_plan_mode) {
+                            const SumOptions& options) {
+  if (options.slab_chunks < 0 || options.slab_chunks % 32 != 0) return cudaErrorInvalidValue;
   const PipelineShape& shape = ps.shape;
   const int channels_per_batch = shape.channels_per_batch;
   if (channels_per_batch != 1 && channels_per_batch != kImageChannels) return cudaErrorInvalidValue;
@@ -455,7 +503,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
       cudaStream_t stream = ps.sums[c][SumStreamLane(shape, s)];
       if (cudaError_t err = cudaStreamWaitEvent(stream, ps.blurred[s], 0); err != cudaSuccess) return err;
       const int j = (s * kImageChannels + c) * kSumsPerChannel;
-      if (cudaError_t err = enqueue_sums(path, advice, segment_plan_mode, view, c, n, l.regions[s], stream, ps.termed[s][c],
+      if (cudaError_t err = enqueue_sums(path, options, view, c, n, l.regions[s], stream, ps.termed[s][c],
                                          &sources.bits[j], &sources.status[j], &sources.tile_chunks[j]);
           err != cudaSuccess) {
         return err;

@@ -132,14 +132,28 @@ enum class AdvicePrecision {
   kBinary64,  // TermFromBase's own values, as the inexact tree sums them
 };
 
+// How the segment pipeline's sums are launched (SumPath::kSegments only). Same bits with
+// any of them.
+struct SumOptions {
+  AdvicePrecision advice = AdvicePrecision::kBinary32;
+  // A scale of more chunks (of 1024 pixels) than this takes its terms kernel and the
+  // segment pipeline's chunk stage slab by slab, this many chunks each (a multiple of 32;
+  // 0: the whole scale at once): the strided pass reads a slab's bases soon after they
+  // are stored, while they are still in L2.
+  int64_t slab_chunks = 128;
+  // The terms kernel stores the bases under an L2 policy of evict_last (binary32 advice).
+  bool bases_evict_last = true;
+  // Tests only: the engine/exact PlanMode of the segment pipeline: 0 the real plan; 1 (one
+  // binade high) makes it refuse every sum that is not zero.
+  int segment_plan_mode = 0;
+};
+
 // Enqueues the whole frame: starts on streams.main, forks onto the sum streams (in
 // streams.shape) and joins back; f.results holds the 108 sums (and statuses) when
-// streams.main gets there. `advice` applies to SumPath::kSegments only.
-// `segment_plan_mode` (tests only) is the engine/exact PlanMode of the segment pipeline:
-// 0 the real plan; 1 (one binade high) makes it refuse every sum that is not zero.
-// Returns the first launch error.
+// streams.main gets there. Returns the first launch error (cudaErrorInvalidValue for a
+// slab_chunks that is not a multiple of 32).
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath path, const PipelineStreams& streams,
-                            AdvicePrecision advice = AdvicePrecision::kBinary32, int segment_plan_mode = 0);
+                            const SumOptions& options = {});
 
 }  // namespace gpu
 }  // namespace ssimulacra2

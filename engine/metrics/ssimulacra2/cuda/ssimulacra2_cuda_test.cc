@@ -89,18 +89,20 @@ constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments
                                                Ssimulacra2SumMode::kExactEventWalk};
 
 // One instance per (matrix, graph, sum mode, test plan, channels per sum batch, sum
-// stream per scale, advice precision) for the whole test binary; null (after a failure)
-// when it cannot be created.
+// stream per scale, advice precision, slab size, evict_last bases) for the whole test
+// binary; null (after a failure) when it cannot be created.
 Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
                      Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0,
                      int channels_per_sum_batch = 3,
                      bool sum_stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale,
-                     bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice) {
+                     bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice,
+                     int sum_slab_chunks = Ssimulacra2CudaOptions{}.sum_slab_chunks,
+                     bool bases_evict_last = Ssimulacra2CudaOptions{}.bases_evict_last) {
   static auto* instances =
-      new std::map<std::tuple<int, bool, int, int, int, bool, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
-  std::unique_ptr<Ssimulacra2Cuda>& gpu = (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode),
-                                                        segment_plan_mode, channels_per_sum_batch,
-                                                        sum_stream_per_scale, binary32_advice}];
+      new std::map<std::tuple<int, bool, int, int, int, bool, bool, int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
+  std::unique_ptr<Ssimulacra2Cuda>& gpu =
+      (*instances)[{static_cast<int>(matrix), use_graph, static_cast<int>(mode), segment_plan_mode,
+                    channels_per_sum_batch, sum_stream_per_scale, binary32_advice, sum_slab_chunks, bases_evict_last}];
   if (gpu == nullptr) {
     Ssimulacra2CudaOptions options;
     options.yuv_matrix = matrix;
@@ -110,6 +112,8 @@ Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
     options.channels_per_sum_batch = channels_per_sum_batch;
     options.sum_stream_per_scale = sum_stream_per_scale;
     options.binary32_advice = binary32_advice;
+    options.sum_slab_chunks = sum_slab_chunks;
+    options.bases_evict_last = bases_evict_last;
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) gpu = *std::move(created);
@@ -180,12 +184,15 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   const Ssimulacra2CudaOptions defaults;
   Parity out;
   bool all_equal = true;
-  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale, bool binary32_advice) {
-    const Parity p =
-        CheckOne(Gpu(matrix, use_graph, mode, 0, channels, per_scale, binary32_advice), ref, dis, *cpu,
-                 absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s, binary%d advice]", what,
-                                 Ssimulacra2SumModeName(mode), channels, per_scale ? "scale" : "parity",
-                                 binary32_advice ? 32 : 64));
+  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale, bool binary32_advice,
+                         int slab = Ssimulacra2CudaOptions{}.sum_slab_chunks,
+                         bool evict_last = Ssimulacra2CudaOptions{}.bases_evict_last) {
+    const Parity p = CheckOne(
+        Gpu(matrix, use_graph, mode, 0, channels, per_scale, binary32_advice, slab, evict_last), ref, dis, *cpu,
+        absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s, binary%d advice, slabs of %d chunks, "
+                        "evict_last %d]",
+                        what, Ssimulacra2SumModeName(mode), channels, per_scale ? "scale" : "parity",
+                        binary32_advice ? 32 : 64, slab, evict_last ? 1 : 0));
     all_equal = all_equal && p.equal;
     return p;
   };
@@ -197,6 +204,11 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   }
   check(defaults.sum_mode, defaults.channels_per_sum_batch, !defaults.sum_stream_per_scale, defaults.binary32_advice);
   check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, !defaults.binary32_advice);
+  // Whole scales (no slabs, plain stores), and the smallest slabs (one run of 32 chunks).
+  check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, defaults.binary32_advice, 0,
+        false);
+  check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, defaults.binary32_advice, 32,
+        true);
   out.equal = all_equal;
   return out;
 }
@@ -519,6 +531,11 @@ TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
   Ssimulacra2CudaOptions bad_rank;
   bad_rank.sum_stream_priority_rank = -2;
   EXPECT_EQ(Ssimulacra2Cuda::Create(bad_rank).status().code(), absl::StatusCode::kInvalidArgument);
+  for (int slab : {-32, 48}) {  // slabs are whole runs of 32 chunks
+    Ssimulacra2CudaOptions bad_slab;
+    bad_slab.sum_slab_chunks = slab;
+    EXPECT_EQ(Ssimulacra2Cuda::Create(bad_slab).status().code(), absl::StatusCode::kInvalidArgument) << slab;
+  }
   // A valid frame still works afterwards.
   const FrameGeometry g = Geometry(16, 16, ChromaLayout::k420, 8);
   CheckParity(MakeTestFrame(g, 3), MakeTestFrame(g, 3, Noise{5, 0}), YuvMatrix::kBt709Limited, "16x16 after errors");
