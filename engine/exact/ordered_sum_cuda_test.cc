@@ -524,7 +524,7 @@ TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOn4kPlanes) { Expec
 
 // MappedArrayTerms in a batch: the chunk stage maps the stored values as it reads them.
 void ExpectStoredBatchEqualsTheLoop(std::initializer_list<size_t> lengths) {
-  ExpectBatchEqualsTheLoop<kStoredBatch>(lengths, SumStoredBatchOnDevice, StoredBatchTerm);
+  ExpectBatchEqualsTheLoop<kStoredBatch>(lengths, [](size_t n) { return SumStoredBatchOnDevice(n); }, StoredBatchTerm);
 }
 
 TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOnSmallPlanes) {
