@@ -48,7 +48,9 @@
 // (EnqueueSegmentedSumsFromChunkSums) takes the chunk stage in two passes:
 // SegmentStridedChunks, the strided form straight from device memory with no tile, and
 // SegmentRedoChunks, the tile path for the chunks it refused (the one-pass stage's tiles
-// filled the SMs' shared memory while it ran).
+// filled the SMs' shared memory while it ran). Such a batch may take its chunk stage in
+// slabs (EnqueueSegmentedSumsChunkStage, then EnqueueSegmentedSumsFinish), each slab's
+// terms formed just before its strided pass reads them.
 //
 //   exact::gpu::SegmentWorkspace ws = exact::gpu::CarveSegmentWorkspace(base, chunks);
 //   exact::gpu::ZeroSegmentState(ws, stream);  // once, after allocating `base`
