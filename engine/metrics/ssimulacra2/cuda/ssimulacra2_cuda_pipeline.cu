@@ -163,9 +163,9 @@ __device__ inline Acc BlockChunkSum(Acc (&acc)[kSumsPerChannel]) {
   return total;
 }
 
-// A base stored under an L2 policy of evict_last: it stays in L2 ahead of other data
-// until the strided pass reads it (the store of an earlier slab's bases, with many frames
-// in flight; EnqueueChannelSums).
+// A base stored under an L2 policy of evict_last: L2 keeps it ahead of other data, so
+// that with many frames in flight it is still there when its slab's strided pass reads
+// it (EnqueueChannelSums).
 struct EvictLastStore {
   uint64_t policy;
   __device__ void operator()(double* at, double v) const {
