@@ -95,16 +95,18 @@ struct Ssimulacra2CudaOptions {
   // chunks through the redo on every corpus frame
   // (bench/results/ssimulacra2_h200_session18_experiments.md).
   bool binary32_advice = true;
-  // kExactSegments: a scale of more than this many chunks (1024 pixels each) takes its terms
-  // kernel and the segment pipeline's chunk stage slab by slab, so that the strided pass
-  // reads each slab's term bases soon after they are stored, while they are still in L2;
-  // a multiple of 32, or 0 for the whole scale at once. With bases_evict_last (the bases
-  // stored under an L2 policy of evict_last; binary32 advice) the two keep the bases in L2
-  // with 16 frames in flight. Same bits. On the H200, 128 and evict_last against neither:
-  // 1080p +1.0%, 4K +2.3% with 16 frames in flight; 512 gained nothing
-  // (bench/results/ssimulacra2_h200_session21_experiments.md).
-  int sum_slab_chunks = 128;
-  bool bases_evict_last = true;
+  // kExactSegments, for many frames in flight: a scale of more than this many chunks (1024
+  // pixels each) takes its terms kernel and the segment pipeline's chunk stage slab by
+  // slab, so that the strided pass reads each slab's term bases soon after they are
+  // stored, while they are still in L2; a multiple of 32, or 0 for the whole scale at once
+  // (the default). With bases_evict_last (the bases stored under an L2 policy of
+  // evict_last; binary32 advice) the two keep the bases in L2 with 16 frames in flight.
+  // Same bits. On the H200, 128 and evict_last against neither: with 16 frames in flight
+  // 1080p +1.2%, 4K +2.2%; but one frame alone takes longer, 1080p 1.07 against 0.98 ms
+  // and 4K 3.42 against 2.76 ms (the slabs run in turn on one stream), so they are off by
+  // default (bench/results/ssimulacra2_h200_session21_experiments.md).
+  int sum_slab_chunks = 0;
+  bool bases_evict_last = false;
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;

@@ -139,10 +139,10 @@ struct SumOptions {
   // A scale of more chunks (of 1024 pixels) than this takes its terms kernel and the
   // segment pipeline's chunk stage slab by slab, this many chunks each (a multiple of 32;
   // 0: the whole scale at once): the strided pass reads a slab's bases soon after they
-  // are stored, while they are still in L2.
-  int64_t slab_chunks = 128;
+  // are stored, while they are still in L2 (Ssimulacra2CudaOptions::sum_slab_chunks).
+  int64_t slab_chunks = 0;
   // The terms kernel stores the bases under an L2 policy of evict_last (binary32 advice).
-  bool bases_evict_last = true;
+  bool bases_evict_last = false;
   // Tests only: the engine/exact PlanMode of the segment pipeline: 0 the real plan; 1 (one
   // binade high) makes it refuse every sum that is not zero.
   int segment_plan_mode = 0;

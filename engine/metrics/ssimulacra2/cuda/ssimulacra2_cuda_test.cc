@@ -204,11 +204,12 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   }
   check(defaults.sum_mode, defaults.channels_per_sum_batch, !defaults.sum_stream_per_scale, defaults.binary32_advice);
   check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, !defaults.binary32_advice);
-  // Whole scales (no slabs, plain stores), and the smallest slabs (one run of 32 chunks).
-  check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, defaults.binary32_advice, 0,
-        false);
-  check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, defaults.binary32_advice, 32,
-        true);
+  // Slabs with evict_last bases: of 128 chunks (sum_slab_chunks' measured choice) and the
+  // smallest (one run of 32 chunks).
+  for (int slab : {128, 32}) {
+    check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, defaults.binary32_advice,
+          slab, true);
+  }
   out.equal = all_equal;
   return out;
 }
