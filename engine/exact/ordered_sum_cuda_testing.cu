@@ -81,7 +81,8 @@ __global__ void StoreBatchArrays(size_t n, double* a, double* b) {
 }
 
 // A batch whose sources are set: each sum's workspace carved from `regions` and zeroed,
-// its chunk sums from ChunkSumsOf(term_of), the four launches, and each sum's output.
+// its chunk sums from ChunkSumsOf(term_of), the pipeline's launches (the chunk stage slab
+// by slab when slab_chunks > 0), and each sum's output.
 template <class Source, int K, class TermOf>
 cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batch, TermOf term_of,
                      BatchSumsOnDevice<K>& result, int64_t slab_chunks = 0) {
