@@ -35,7 +35,8 @@
 //   bazel-bin/bench/ssimulacra2/ssimulacra2_cuda_bench [--reps=20] [--frames=60] [--instances=1,2,4]
 //       [--modes=exact_segments,exact_event_walk,inexact_tree] [--sizes=270p,540p,1080p,4k]
 //       [--stream=pan|same|cut] [--graph=1] [--channel_batch=1|3] [--stream_per_scale=0|1]
-//       [--priority_rank=-1] [--advice=32|64] [--slab=0] [--evict_last=0] [--check=1]
+//       [--priority_rank=-1] [--advice=32|64] [--slab=128] [--evict_last=1] [--slab_min_in_flight=4]
+//       [--check=1]
 //       [--corpus=DIR] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
 // Exits 2 without a GPU or on a bad flag, 1 when an exact result differs from the reference.
@@ -83,6 +84,7 @@ struct Flags {
   bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice;  // --advice=32|64
   int slab_chunks = Ssimulacra2CudaOptions{}.sum_slab_chunks;      // --slab=N (0: whole scales)
   bool evict_last = Ssimulacra2CudaOptions{}.bases_evict_last;    // --evict_last=0|1
+  int slab_min_in_flight = Ssimulacra2CudaOptions{}.slab_min_frames_in_flight;  // --slab_min_in_flight=N
   bool check = true;
   std::string corpus;
   std::vector<int> instances = {1, 2, 4};
@@ -176,6 +178,12 @@ bool ParseFlags(int argc, char** argv, Flags* f) {
       }
     } else if (bench::Flag(argv[i], "--evict_last", &v)) {
       f->evict_last = bench::ParseBool(v) != 0;
+    } else if (bench::Flag(argv[i], "--slab_min_in_flight", &v)) {
+      f->slab_min_in_flight = std::atoi(v.c_str());
+      if (f->slab_min_in_flight < 1) {
+        std::fprintf(stderr, "--slab_min_in_flight must be >= 1\n");
+        return false;
+      }
     } else if (bench::Flag(argv[i], "--priority_rank", &v)) {
       f->stream_rank = std::max(-1, std::atoi(v.c_str()));
     } else if (bench::Flag(argv[i], "--check", &v)) {
@@ -297,7 +305,8 @@ std::unique_ptr<Ssimulacra2Cuda> MakeTwin(Ssimulacra2SumMode mode, const Flags& 
   options.sum_stream_per_scale = flags.stream_per_scale;
   options.binary32_advice = flags.binary32_advice;
   options.sum_slab_chunks = flags.slab_chunks;
-  options.bases_evict_last = flags.evict_last;
+  options.bases_evict_last = flags.evict_last && flags.slab_chunks > 0;
+  options.slab_min_frames_in_flight = flags.slab_min_in_flight;
   options.use_graph = flags.graph;
   options.sum_mode = mode;
   absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> twin = Ssimulacra2Cuda::Create(options);
@@ -472,9 +481,15 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     const double fps = 1000.0 * n * flags.frames / ms;
     r.fps.push_back(fps);
     int64_t redone = 0;
-    for (const auto& t : twins) redone += t->stats().frames_redone_event_walk;
-    std::printf("  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone\n",
-                name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone));
+    int64_t in_slabs = 0;
+    for (const auto& t : twins) {
+      redone += t->stats().frames_redone_event_walk;
+      in_slabs += t->stats().frames_in_slabs;
+    }
+    std::printf("  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone; "
+                "%lld in slabs\n",
+                name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone),
+                static_cast<long long>(in_slabs));
   }
   r.ran = true;
   return r;
@@ -491,11 +506,11 @@ int Main(int argc, char** argv) {
   const std::string device = DeviceName();
   std::printf(
       "ssimulacra2_cuda_bench on %s; graph %d, channels per sum batch %d, sum stream per %s, sum stream priority "
-      "rank %d (priorities %s), binary%d advice, slabs of %d chunks, bases evict_last %d, %d reps, %d frames per "
-      "instance\n",
+      "rank %d (priorities %s), binary%d advice, slabs of %d chunks from %d frames in flight, bases evict_last %d, "
+      "%d reps, %d frames per instance\n",
       device.c_str(), flags.graph ? 1 : 0, flags.channel_batch, flags.stream_per_scale ? "scale" : "parity",
       flags.stream_rank, PriorityRange().c_str(), flags.binary32_advice ? 32 : 64, flags.slab_chunks,
-      flags.evict_last ? 1 : 0, flags.reps, flags.frames);
+      flags.slab_min_in_flight, flags.evict_last && flags.slab_chunks > 0 ? 1 : 0, flags.reps, flags.frames);
   bench::Results results("ssimulacra2_cuda");
   results.set_device(device);
   bool bits_ok = true;

@@ -536,7 +536,9 @@ TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOn4kPlanes) { Expect
 // EnqueueSegmentedSumsFinish): the loop's bits too, with slabs of one run of 32 chunks
 // (a short last slab at 40,001 terms: 40 chunks) and of 128 chunks on a 4K plane.
 TEST_F(OrderedSumCudaTest, StoredArrayBatchInSlabsGivesTheLoopsBits) {
-  ExpectBatchEqualsTheLoop<kStoredBatch>({size_t{1025}, size_t{40001}},
+  // Slabs of 32 chunks: one term past the first slab (a second slab of one chunk of one
+  // term), and 40,001 terms (two slabs, the last short).
+  ExpectBatchEqualsTheLoop<kStoredBatch>({size_t{32 * 1024 + 1}, size_t{40001}},
                                          [](size_t n) { return SumStoredBatchOnDevice(n, 32); }, StoredBatchTerm);
   ExpectBatchEqualsTheLoop<kStoredBatch>({k4kTerms}, [](size_t n) { return SumStoredBatchOnDevice(n, 128); },
                                          StoredBatchTerm);

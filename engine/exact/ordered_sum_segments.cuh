@@ -403,16 +403,16 @@ __device__ inline int64_t ChunkOfSlot(int64_t slot, const SegmentWorkspace& ws) 
 inline unsigned ChunkStageGrid(int64_t chunks) { return WarpGrid(SuperCount(chunks) * 32, kSegmentWarps); }
 
 // Chunks [first_chunk, end_chunk) of `chunks` (first_chunk a multiple of 32): their runs'
-// sums and prefix, after those of the slabs before (the whole sum by default). The first
+// sums and prefix, after those of the slabs before ([0, chunks): the whole sum). The first
 // slab starts the pools empty.
 template <int kThreads = kSuperPrefixThreads>
-__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws, int64_t first_chunk = 0,
-                                               int64_t end_chunk = -1) {
+__device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWorkspace& ws, int64_t first_chunk,
+                                               int64_t end_chunk) {
   WaitForPriorKernel();
   const int tid = static_cast<int>(threadIdx.x);
   const int lane = LaneId();
   const int64_t first_run = first_chunk >> 5;
-  const int64_t end_run = SuperCount(end_chunk < 0 ? chunks : end_chunk);
+  const int64_t end_run = SuperCount(end_chunk);
   if (tid == 0 && first_run == 0) EmptySegmentPools(ws);
   for (int64_t s = first_run + (tid >> 5); s < end_run; s += kThreads / 32) {
     const int64_t c = (s << 5) + lane;
@@ -430,7 +430,7 @@ __device__ inline void SegmentSuperPrefixBlock(int64_t chunks, const SegmentWork
 
 template <int kThreads = kSuperPrefixThreads>
 __global__ void __launch_bounds__(kThreads) SegmentSuperPrefix(int64_t chunks, SegmentWorkspace ws) {
-  SegmentSuperPrefixBlock<kThreads>(chunks, ws);
+  SegmentSuperPrefixBlock<kThreads>(chunks, ws, 0, chunks);
 }
 
 // 1 + 2 in one kernel, for terms the pipeline reads itself: one block per run of 32 chunks

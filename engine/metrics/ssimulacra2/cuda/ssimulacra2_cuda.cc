@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/exact/ordered_sum_cuda.h"
+#include "engine/metrics/cuda/frames_in_flight.h"
 #include "engine/metrics/cuda/page_locked.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_pipeline.h"
 #include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
@@ -81,8 +82,9 @@ struct Ssimulacra2Cuda::State {
   void* scratch = nullptr;              // device: gpu::ScratchBytes
   gpu::SumResults* results = nullptr;   // device
   gpu::SumResults* readback = nullptr;  // pinned
-  cudaGraph_t graph = nullptr;
-  cudaGraphExec_t graph_exec = nullptr;
+  // The captured frame per geometry: [0] whole scales, [1] in slabs (sum_slab_chunks).
+  cudaGraph_t graph[2] = {};
+  cudaGraphExec_t graph_exec[2] = {};
 
   // Waits for everything enqueued on the main and the sum streams (errors ignored: used
   // on error paths and at destruction).
@@ -94,14 +96,16 @@ struct Ssimulacra2Cuda::State {
       }
     }
   }
-  void DropGraph() {
-    if (graph_exec != nullptr) cudaGraphExecDestroy(graph_exec);
-    if (graph != nullptr) cudaGraphDestroy(graph);
-    graph_exec = nullptr;
-    graph = nullptr;
+  void DropGraphs() {
+    for (int g = 0; g < 2; ++g) {
+      if (graph_exec[g] != nullptr) cudaGraphExecDestroy(graph_exec[g]);
+      if (graph[g] != nullptr) cudaGraphDestroy(graph[g]);
+      graph_exec[g] = nullptr;
+      graph[g] = nullptr;
+    }
   }
   void FreeFrameBuffers() {
-    DropGraph();
+    DropGraphs();
     cudaFree(frames);
     cudaFreeHost(staging);
     cudaFree(scratch);
@@ -157,6 +161,13 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::InvalidArgumentError(
         absl::StrCat("Ssimulacra2Cuda: sum_slab_chunks must be 0 or a positive multiple of 32, got ",
                      options.sum_slab_chunks));
+  }
+  if (options.bases_evict_last && options.sum_slab_chunks == 0) {
+    return absl::InvalidArgumentError("Ssimulacra2Cuda: bases_evict_last needs sum_slab_chunks > 0");
+  }
+  if (options.slab_min_frames_in_flight < 1) {
+    return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: slab_min_frames_in_flight must be >= 1, got ",
+                                                   options.slab_min_frames_in_flight));
   }
   if (options.testing_segment_plan_mode < 0 || options.testing_segment_plan_mode > 5) {
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: testing_segment_plan_mode must be 0..5, got ",
@@ -237,10 +248,10 @@ absl::Status Ssimulacra2Cuda::Upload(const void* ref, const void* dist) {
 }
 
 // The pipeline (forked onto the sum streams and joined back) over the uploaded frames,
-// and the read-back: the frame's launch sequence after the upload, on the main stream.
-// (The upload stays outside the graph: its source is the caller's page-locked memory
-// where it can be, a different address every frame.)
-absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
+// and the read-back: the frame's launch sequence after the upload, on the main stream,
+// its scales whole or in slabs. (The upload stays outside the graph: its source is the
+// caller's page-locked memory where it can be, a different address every frame.)
+absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode, bool slabs) {
   State& st = *state_;
   const FrameGeometry& g = st.geometry;
   gpu::DeviceFrame f;
@@ -259,8 +270,8 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   f.results = st.results;
   gpu::SumOptions sums;
   sums.advice = options_.binary32_advice ? gpu::AdvicePrecision::kBinary32 : gpu::AdvicePrecision::kBinary64;
-  sums.slab_chunks = options_.sum_slab_chunks;
-  sums.bases_evict_last = options_.bases_evict_last;
+  sums.slab_chunks = slabs ? options_.sum_slab_chunks : 0;
+  sums.bases_evict_last = slabs && options_.bases_evict_last;
   sums.segment_plan_mode = options_.testing_segment_plan_mode;
   SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, sums));
   SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
@@ -268,10 +279,10 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode) {
   return absl::OkStatus();
 }
 
-absl::Status Ssimulacra2Cuda::BuildGraph() {
+absl::Status Ssimulacra2Cuda::BuildGraph(bool slabs) {
   State& st = *state_;
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(st.stream, cudaStreamCaptureModeThreadLocal));
-  const absl::Status enqueued = Enqueue(options_.sum_mode);
+  const absl::Status enqueued = Enqueue(options_.sum_mode, slabs);
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(st.stream, &graph);
   if (!enqueued.ok()) {
@@ -279,10 +290,10 @@ absl::Status Ssimulacra2Cuda::BuildGraph() {
     return enqueued;
   }
   SS2_CUDA_RETURN_IF_ERROR(ended);
-  st.graph = graph;
+  st.graph[slabs] = graph;
   // With a sum stream priority the kernel nodes keep those they were captured with.
   SS2_CUDA_RETURN_IF_ERROR(
-      cudaGraphInstantiate(&st.graph_exec, st.graph,
+      cudaGraphInstantiate(&st.graph_exec[slabs], graph,
                            options_.sum_stream_priority_rank > 0 ? cudaGraphInstantiateFlagUseNodePriority : 0));
   return absl::OkStatus();
 }
@@ -291,23 +302,30 @@ void Ssimulacra2Cuda::DrainStreams() { state_->Drain(); }
 
 void Ssimulacra2Cuda::SetTestingSegmentPlanModeForTests(int mode) {
   options_.testing_segment_plan_mode = mode;
-  state_->DropGraph();  // the streams are idle between calls
+  state_->DropGraphs();  // the streams are idle between calls
 }
 
-// One run over the frame on the device: the graph (captured on first use) or the direct
-// launches; waits for the read-back.
-absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph) {
+bool Ssimulacra2Cuda::SlabsPossible() const {
+  return options_.sum_mode == Ssimulacra2SumMode::kExactSegments && options_.sum_slab_chunks > 0;
+}
+
+// One run over the frame on the device, its scales whole or in slabs: the graph or the
+// direct launches; waits for the read-back. The graphs are captured with a geometry's
+// first frame, both forms at once where slabs are possible, so that a change of load
+// never costs a capture in mid-stream.
+absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph, bool slabs) {
   State& st = *state_;
   if (graph) {
-    if (st.graph_exec == nullptr) {
-      if (absl::Status s = BuildGraph(); !s.ok()) {
-        st.DropGraph();
+    for (bool form : {false, true}) {
+      if (st.graph_exec[form] != nullptr || (form != slabs && !SlabsPossible())) continue;
+      if (absl::Status s = BuildGraph(form); !s.ok()) {
+        st.DropGraphs();
         DrainStreams();
         return s;
       }
     }
-    SS2_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(st.graph_exec, st.stream));
-  } else if (absl::Status s = Enqueue(mode); !s.ok()) {
+    SS2_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(st.graph_exec[slabs], st.stream));
+  } else if (absl::Status s = Enqueue(mode, slabs); !s.ok()) {
     DrainStreams();
     return s;
   }
@@ -332,9 +350,13 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
     dist_source = static_cast<const char*>(st.staging) + st.frame_bytes;
     ++stats_.frames_staged;
   }
+  // Slabs only while the device is busy with other frames too (sum_slab_chunks).
+  const gpu_host::FrameInFlight in_flight(options_.device);
+  const bool slabs = SlabsPossible() && in_flight.in_flight() >= options_.slab_min_frames_in_flight;
   SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
   if (absl::Status s = Upload(ref_source, dist_source); !s.ok()) return s;
-  if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph); !s.ok()) return s;
+  if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph, slabs); !s.ok()) return s;
+  stats_.frames_in_slabs += slabs ? 1 : 0;
   float device_ms = 0.0f;
   SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));
   if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments) {
@@ -353,7 +375,9 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
       ++stats_.frames_redone_event_walk;
       stats_.sums_refused += refused;
       stats_.sums_overflowed += overflowed;
-      if (absl::Status s = RunFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false); !s.ok()) return s;
+      if (absl::Status s = RunFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false, /*slabs=*/false); !s.ok()) {
+        return s;
+      }
       SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));  // both runs
       SS2_CUDA_RETURN_IF_ERROR(
           gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));

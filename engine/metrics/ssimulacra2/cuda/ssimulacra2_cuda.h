@@ -95,18 +95,21 @@ struct Ssimulacra2CudaOptions {
   // chunks through the redo on every corpus frame
   // (bench/results/ssimulacra2_h200_session18_experiments.md).
   bool binary32_advice = true;
-  // kExactSegments, for many frames in flight: a scale of more than this many chunks (1024
-  // pixels each) takes its terms kernel and the segment pipeline's chunk stage slab by
-  // slab, so that the strided pass reads each slab's term bases soon after they are
-  // stored, while they are still in L2; a multiple of 32, or 0 for the whole scale at once
-  // (the default). With bases_evict_last (the bases stored under an L2 policy of
-  // evict_last; binary32 advice) the two keep the bases in L2 with 16 frames in flight.
-  // Same bits. On the H200, 128 and evict_last against neither: with 16 frames in flight
-  // 1080p +1.2%, 4K +2.2%; but one frame alone takes longer, 1080p 1.07 against 0.98 ms
-  // and 4K 3.42 against 2.76 ms (the slabs run in turn on one stream), so they are off by
-  // default (bench/results/ssimulacra2_h200_session21_experiments.md).
-  int sum_slab_chunks = 0;
-  bool bases_evict_last = false;
+  // kExactSegments, for many frames in flight: a scale of more than sum_slab_chunks chunks
+  // (1024 pixels each) takes its terms kernel and the segment pipeline's chunk stage slab
+  // by slab, so that the strided pass reads each slab's term bases soon after they are
+  // stored, while they are still in L2; with bases_evict_last the terms kernel stores the
+  // bases under an L2 policy of evict_last. A multiple of 32, or 0 for never. Only frames
+  // launched while at least slab_min_frames_in_flight frames of this process's twins are
+  // in flight on the device, this one included (gpu_host::FrameInFlight), run in slabs;
+  // the others run whole scales (each form has its own graph). Same bits either way.
+  // On the H200, slabs of 128 with evict_last against whole scales: with 16 frames in
+  // flight 1080p +1.2%, 4K +2.2%; one frame alone 1080p 1.07 against 0.98 ms, 4K 3.42
+  // against 2.76 ms, as the slabs run in turn on one stream
+  // (bench/results/ssimulacra2_h200_session21_experiments.md).
+  int sum_slab_chunks = 128;
+  bool bases_evict_last = true;  // needs sum_slab_chunks > 0
+  int slab_min_frames_in_flight = 4;  // >= 1; 1: every frame in slabs
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;
@@ -126,6 +129,7 @@ struct Ssimulacra2CudaStats {
   int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
   int64_t frames_staged = 0;            // frames copied into pinned staging (not page-locked)
   int64_t chunks_in_tile = 0;           // kExactSegments: chunks through the tile path (not strided)
+  int64_t frames_in_slabs = 0;          // kExactSegments: frames run in slabs (sum_slab_chunks)
 };
 
 class Ssimulacra2Cuda {
@@ -162,12 +166,13 @@ class Ssimulacra2Cuda {
   explicit Ssimulacra2Cuda(const Ssimulacra2CudaOptions& options);
   absl::Status Init();
   absl::Status Reserve(const FrameGeometry& geometry);
-  absl::Status Enqueue(Ssimulacra2SumMode mode);
-  absl::Status BuildGraph();
+  absl::Status Enqueue(Ssimulacra2SumMode mode, bool slabs);
+  absl::Status BuildGraph(bool slabs);
   // Enqueues both pictures' copies to the device frames (from `ref` and `dist`, which
   // are page-locked memory: the caller's or staging).
   absl::Status Upload(const void* ref, const void* dist);
-  absl::Status RunFrame(Ssimulacra2SumMode mode, bool graph);
+  absl::Status RunFrame(Ssimulacra2SumMode mode, bool graph, bool slabs);
+  bool SlabsPossible() const;  // kExactSegments with sum_slab_chunks
   void DrainStreams();
 
   Ssimulacra2CudaOptions options_;

@@ -194,16 +194,22 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const
   using Acc = std::conditional_t<kBinary32Advice, float, double>;
   const size_t chunk = chunk_base + blockIdx.x;
   const int c = first_channel + static_cast<int>(blockIdx.y);
+  // The L2 policy is made once per thread (one createpolicy), not per pixel.
+  [[maybe_unused]] const auto store = [] {
+    if constexpr (kEvictLast) {
+      return MakeEvictLastStore();
+    } else {
+      return PlainStore{};
+    }
+  }();
   Acc acc[kSumsPerChannel] = {};
 #pragma unroll
   for (int j = 0; j < xg::kChunkTerms / kTermsChunkThreads; ++j) {
     const size_t i = chunk * xg::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
     if (i < n) {
       Acc terms[kSumsPerChannel];
-      if constexpr (kEvictLast) {
-        BasesAndAdviceAt(p, c, i, terms, MakeEvictLastStore());
-      } else if constexpr (kBinary32Advice) {
-        BasesAndAdviceAt(p, c, i, terms);
+      if constexpr (kBinary32Advice) {
+        BasesAndAdviceAt(p, c, i, terms, store);
       } else {
         TermsAt(p, c, i, store_bases, terms);
       }

@@ -35,6 +35,7 @@
 #include "engine/format/frame_geometry.h"
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
+#include "engine/metrics/cuda/frames_in_flight.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
@@ -90,14 +91,14 @@ constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments
 
 // One instance per (matrix, graph, sum mode, test plan, channels per sum batch, sum
 // stream per scale, advice precision, slab size, evict_last bases) for the whole test
-// binary; null (after a failure) when it cannot be created.
+// binary; null (after a failure) when it cannot be created. With a slab size every frame
+// runs in slabs (slab_min_frames_in_flight 1); 0, the tests' default, is whole scales.
 Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
                      Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0,
                      int channels_per_sum_batch = 3,
                      bool sum_stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale,
                      bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice,
-                     int sum_slab_chunks = Ssimulacra2CudaOptions{}.sum_slab_chunks,
-                     bool bases_evict_last = Ssimulacra2CudaOptions{}.bases_evict_last) {
+                     int sum_slab_chunks = 0, bool bases_evict_last = false) {
   static auto* instances =
       new std::map<std::tuple<int, bool, int, int, int, bool, bool, int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
   std::unique_ptr<Ssimulacra2Cuda>& gpu =
@@ -114,6 +115,7 @@ Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
     options.binary32_advice = binary32_advice;
     options.sum_slab_chunks = sum_slab_chunks;
     options.bases_evict_last = bases_evict_last;
+    options.slab_min_frames_in_flight = 1;
     absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> created = Ssimulacra2Cuda::Create(options);
     EXPECT_TRUE(created.ok()) << created.status();
     if (created.ok()) gpu = *std::move(created);
@@ -185,8 +187,7 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   Parity out;
   bool all_equal = true;
   const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale, bool binary32_advice,
-                         int slab = Ssimulacra2CudaOptions{}.sum_slab_chunks,
-                         bool evict_last = Ssimulacra2CudaOptions{}.bases_evict_last) {
+                         int slab = 0, bool evict_last = false) {
     const Parity p = CheckOne(
         Gpu(matrix, use_graph, mode, 0, channels, per_scale, binary32_advice, slab, evict_last), ref, dis, *cpu,
         absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s, binary%d advice, slabs of %d chunks, "
@@ -388,6 +389,40 @@ TEST_F(Ssimulacra2CudaTest, GraphDirectReplayAndGeometryChanges) {
   }
 }
 
+// The default options run a frame in slabs only while other frames are in flight on the
+// device (slab_min_frames_in_flight), each form its own graph: alone, whole scales; with
+// frames held in flight (the process's real count, as other instances' frames hold it),
+// slabs; alone again, whole scales. The reference's bits every time, and a 1921x1081
+// frame's scale 0 has more chunks than a slab, so the two forms do differ.
+TEST_F(Ssimulacra2CudaTest, SlabsOnlyWhileOtherFramesAreInFlight) {
+  const Ssimulacra2CudaOptions defaults;
+  ASSERT_GT(defaults.sum_slab_chunks, 0);
+  ASSERT_GE(defaults.slab_min_frames_in_flight, 2);
+  const FrameGeometry g = Geometry(1921, 1081, ChromaLayout::k420, 8);
+  ASSERT_GT((int64_t{1921} * 1081 + 1023) / 1024, defaults.sum_slab_chunks);
+  const Frame ref = MakeTestFrame(g, 5);
+  const Frame dis = MakeTestFrame(g, 5, Noise{7, 0});
+  absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
+  ASSERT_TRUE(cpu.ok()) << cpu.status();
+  absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> gpu = Ssimulacra2Cuda::Create(defaults);
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  const auto slab_frames = [&] { return (*gpu)->stats().frames_in_slabs; };
+  // CheckOne runs each pair twice (Sums, then Score).
+  EXPECT_TRUE(CheckOne(gpu->get(), ref, dis, *cpu, "alone").equal);
+  EXPECT_EQ(slab_frames(), 0);
+  {
+    std::vector<std::unique_ptr<gpu_host::FrameInFlight>> others;
+    for (int i = 1; i < defaults.slab_min_frames_in_flight; ++i) {
+      others.push_back(std::make_unique<gpu_host::FrameInFlight>(defaults.device));
+    }
+    EXPECT_TRUE(CheckOne(gpu->get(), ref, dis, *cpu, "busy").equal);
+    EXPECT_EQ(slab_frames(), 2);
+  }
+  EXPECT_TRUE(CheckOne(gpu->get(), ref, dis, *cpu, "alone again").equal);
+  EXPECT_EQ(slab_frames(), 2);
+  EXPECT_EQ((*gpu)->stats().frames, 6);
+}
+
 // Pictures in page-locked memory (the server's frame buffers) go to the device without
 // the staging copy; pageable ones through it. Alternating both, with the graph and
 // without: the reference's bits every time, and staging used only for the pageable ones.
@@ -537,6 +572,13 @@ TEST_F(Ssimulacra2CudaTest, RefusesWhatTheReferenceRefuses) {
     bad_slab.sum_slab_chunks = slab;
     EXPECT_EQ(Ssimulacra2Cuda::Create(bad_slab).status().code(), absl::StatusCode::kInvalidArgument) << slab;
   }
+  Ssimulacra2CudaOptions evict_without_slabs;
+  evict_without_slabs.sum_slab_chunks = 0;
+  evict_without_slabs.bases_evict_last = true;
+  EXPECT_EQ(Ssimulacra2Cuda::Create(evict_without_slabs).status().code(), absl::StatusCode::kInvalidArgument);
+  Ssimulacra2CudaOptions bad_threshold;
+  bad_threshold.slab_min_frames_in_flight = 0;
+  EXPECT_EQ(Ssimulacra2Cuda::Create(bad_threshold).status().code(), absl::StatusCode::kInvalidArgument);
   // A valid frame still works afterwards.
   const FrameGeometry g = Geometry(16, 16, ChromaLayout::k420, 8);
   CheckParity(MakeTestFrame(g, 3), MakeTestFrame(g, 3, Noise{5, 0}), YuvMatrix::kBt709Limited, "16x16 after errors");
