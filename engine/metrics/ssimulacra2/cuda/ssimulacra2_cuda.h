@@ -103,10 +103,10 @@ struct Ssimulacra2CudaOptions {
   // launched while at least slab_min_frames_in_flight frames of this process's twins are
   // in flight on the device, this one included (gpu_host::FrameInFlight), run in slabs;
   // the others run whole scales (each form has its own graph). Same bits either way.
-  // On the H200, slabs of 128 with evict_last against whole scales: with 16 frames in
-  // flight 1080p +1.2%, 4K +2.2%; one frame alone 1080p 1.07 against 0.98 ms, 4K 3.42
-  // against 2.76 ms, as the slabs run in turn on one stream
-  // (bench/results/ssimulacra2_h200_session21_experiments.md).
+  // On the H200, slabs of 128 with evict_last against whole scales, 16 frames in flight:
+  // 1080p +1.3%, 4K +2.4% (64: 8% slower than 128; 32: 26%). Alone a frame in slabs takes
+  // longer (4K 3.37 against 2.72 ms: the slabs run in turn on one stream); slabs pay from
+  // 4 in flight at 4K, 2-3 at 1080p (bench/results/ssimulacra2_h200_session22_experiments.md).
   int sum_slab_chunks = 128;
   bool bases_evict_last = true;  // needs sum_slab_chunks > 0
   int slab_min_frames_in_flight = 4;  // >= 1; 1: every frame in slabs
