@@ -103,13 +103,15 @@ struct Ssimulacra2CudaOptions {
   // launched while at least slab_min_frames_in_flight frames of this process's twins are
   // in flight on the device, this one included (gpu_host::FrameInFlight), run in slabs;
   // the others run whole scales (each form has its own graph). Same bits either way.
-  // On the H200, slabs of 128 with evict_last against whole scales, 16 frames in flight:
-  // 1080p +1.3%, 4K +2.4% (64: 8% slower than 128; 32: 26%). Alone a frame in slabs takes
-  // longer (4K 3.37 against 2.72 ms: the slabs run in turn on one stream); slabs pay from
-  // 4 in flight at 4K, 2-3 at 1080p (bench/results/ssimulacra2_h200_session22_experiments.md).
-  int sum_slab_chunks = 128;
+  // On the H200, 16 frames in flight, slabs with evict_last against whole scales: 1080p
+  // +1.3% with 128 chunks, +2.3% with 160 (96: 3% slower than 128, 64: 8%, 32: 26%; 192
+  // as 160); 4K +2.4% with 128, +0.7-1% more with 160 or 192. Alone a frame in slabs takes
+  // longer (4K 3.37 against 2.72 ms: the slabs run in turn on one stream); with 2-6 in
+  // flight a threshold of 3 was faster than 4 at 3, 4 and 6
+  // (bench/results/ssimulacra2_h200_session22_experiments.md).
+  int sum_slab_chunks = 160;
   bool bases_evict_last = true;  // needs sum_slab_chunks > 0
-  int slab_min_frames_in_flight = 4;  // >= 1; 1: every frame in slabs
+  int slab_min_frames_in_flight = 3;  // >= 1; 1: every frame in slabs
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
   int testing_segment_plan_mode = 0;

@@ -205,9 +205,9 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   }
   check(defaults.sum_mode, defaults.channels_per_sum_batch, !defaults.sum_stream_per_scale, defaults.binary32_advice);
   check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, !defaults.binary32_advice);
-  // Slabs with evict_last bases: of 128 chunks (sum_slab_chunks' measured choice) and the
-  // smallest (one run of 32 chunks).
-  for (int slab : {128, 32}) {
+  // Slabs with evict_last bases: of the default size (sum_slab_chunks' measured choice)
+  // and the smallest (one run of 32 chunks).
+  for (int slab : {defaults.sum_slab_chunks, 32}) {
     check(defaults.sum_mode, defaults.channels_per_sum_batch, defaults.sum_stream_per_scale, defaults.binary32_advice,
           slab, true);
   }
