@@ -19,7 +19,8 @@
 // the geometry changes. The pictures are uploaded straight from the caller's memory when
 // it is page-locked (the server's frame buffers), else through a pinned staging copy;
 // with use_graph the rest of the frame's launch sequence (the forked launches of every
-// scale, read-back) is captured once per geometry as a CUDA graph and replayed.
+// scale, read-back) is captured once per geometry as a CUDA graph and replayed: two
+// graphs, whole scales for a frame alone and slabs for a busy device (sum_slab_chunks).
 //
 //   absl::StatusOr<std::unique_ptr<exactq::ssimulacra2::Ssimulacra2Cuda>> gpu =
 //       exactq::ssimulacra2::Ssimulacra2Cuda::Create({/*device=*/0, YuvMatrix::kBt709Limited});
