@@ -31,7 +31,13 @@
 //   runtime_bench [--gpu=1] [--cpu=1] [--metrics=psnr,ssim,ssimulacra2] [--sizes=1080p,4k]
 //                 [--streams=1,4,16] [--cpu_sizes=1080p] [--cpu_streams=1,4] [--seconds=0.5]
 //                 [--cpu_seconds=2] [--reps=3] [--frames_in_flight=2] [--json=FILE]
-//                 [--commit=SHA] [--dirty=BOOL]
+//                 [--resident=BOOL] [--commit=SHA] [--dirty=BOOL]
+//
+// --metrics entries may join several metrics with '+' (psnr+ssim+ssimulacra2: one
+// request, one device frame). Each GPU row also prints the host-to-device bytes per
+// frame, counted by the device frame where it copies. --resident=1 adds, per row, each
+// metric of the request alone on a pair already on the device (streams x K twins at
+// once) and the engine's time per frame against the sum of theirs.
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -48,6 +54,7 @@
 #include "bench/common/cpu_bench.h"
 #include "bench/common/gpu_utilization.h"
 #include "bench/runtime/host_pinning.h"
+#include "bench/runtime/resident_twin.h"
 #include "engine/format/frame.h"
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
@@ -90,6 +97,19 @@ bool SameBits(const FrameScores& a, const FrameScores& b) {
     if (std::memcmp(&a[i].value, &b[i].value, sizeof(double)) != 0) return false;
   }
   return true;
+}
+
+// A request's metrics: "psnr" or several joined by '+' ("psnr+ssim+ssimulacra2").
+std::vector<MetricSpec> Specs(const std::string& metrics) {
+  std::vector<MetricSpec> specs;
+  for (absl::string_view name : absl::StrSplit(metrics, '+', absl::SkipEmpty())) specs.push_back({std::string(name), {}});
+  return specs;
+}
+
+std::vector<GpuMetricRequest> Requests(const std::string& metrics) {
+  std::vector<GpuMetricRequest> requests;
+  for (const MetricSpec& spec : Specs(metrics)) requests.push_back({spec.name, spec.options});
+  return requests;
 }
 
 // One stream's work: scores the pair once (or hands it to the stream's pipeline);
@@ -149,6 +169,7 @@ struct Options {
   double seconds = 0.5, cpu_seconds = 2.0;
   int reps = 3;
   int frames_in_flight = 2;  // K of the engine's pipeline per stream
+  bool resident = false;     // also each metric alone on frames already on the device
   std::string json, commit;
   int dirty = -1;
 };
@@ -189,6 +210,7 @@ bool ParseArgs(int argc, char** argv, Options* o) {
     else if (bench::Flag(argv[i], "--reps", &v)) good = absl::SimpleAtoi(v, &o->reps) && o->reps > 0;
     else if (bench::Flag(argv[i], "--frames_in_flight", &v))
       good = absl::SimpleAtoi(v, &o->frames_in_flight) && o->frames_in_flight > 0;
+    else if (bench::Flag(argv[i], "--resident", &v)) o->resident = bench::ParseBool(v) == 1;
     else if (bench::Flag(argv[i], "--json", &v)) o->json = v;
     else if (bench::Flag(argv[i], "--commit", &v)) o->commit = v;
     else if (bench::Flag(argv[i], "--dirty", &v)) o->dirty = bench::ParseBool(v);
@@ -255,7 +277,7 @@ class Bench {
     Inputs in;
     in.geometry = FrameGeometry{size.width, size.height, PixelFormat{ChromaLayout::k420, 8}};
     MakePair(in.geometry, &in.ref, &in.dis);
-    auto cpu = FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kCpu);
+    auto cpu = FrameScorer::Create(in.geometry, Specs(metric), BackendPreference::kCpu);
     in.expected = (*cpu)->Score(in.ref, in.dis)->scores;
     return in;
   }
@@ -276,11 +298,16 @@ class Bench {
     for (int streams : o_.streams) {
       bool ok = true;
       bench::GpuUtilization busy, pinned_busy;
+      uploaded_bytes_ = 0;
+      uploaded_frames_ = 0;
       const double engine = EngineThroughput(in, metric, size, streams, in.ref, in.dis, &ok, &busy);
       if (engine < 0) return;
       const double engine_pinned =
           EngineThroughput(in, metric, size, streams, memory_ref, memory_dis, &ok, &pinned_busy);
       if (engine_pinned < 0) return;
+      // Counted by the device frame where it copies, over every answered frame of both runs.
+      const double bytes_per_frame =
+          uploaded_frames_ > 0 ? static_cast<double>(uploaded_bytes_) / static_cast<double>(uploaded_frames_) : 0;
       const double kernels = DirectThroughput(in, metric, streams, pinned_ref, pinned_dis, &ok);
       double direct = 0;
       if (streams == 1) direct = DirectThroughput(in, metric, streams, in.ref, in.dis, &ok);
@@ -295,6 +322,8 @@ class Bench {
         Add(key + "direct_pageable_fps", direct, "frames/s");
         Add(key + "engine_vs_direct_pageable", engine / direct, "ratio");
       }
+      Add(key + "host_to_device_bytes_per_frame", bytes_per_frame, "bytes");
+      Add(key + "pair_bytes", 2.0 * static_cast<double>(in.geometry.frame_bytes()), "bytes");
       Add(key + "bits_equal_cpu", ok ? 1 : 0, "bool");
       if (busy.samples > 0) {
         Add(key + "engine_gpu_idle_share", 1.0 - busy.busy_fraction, "ratio");
@@ -313,8 +342,52 @@ class Bench {
                   streams == 1 ? absl::StrCat(static_cast<int>(direct * 10) / 10.0).c_str() : "",
                   streams == 1 ? absl::StrCat(static_cast<int>(engine / direct * 1000) / 1000.0).c_str() : "",
                   idle(busy).c_str(), idle(pinned_busy).c_str(), ok ? "" : "  BITS DIFFER");
+      std::printf("%-12s %-6s %7d host-to-device bytes per frame %.0f (one pair: %zu)\n", "", size.name.c_str(), streams,
+                  bytes_per_frame, 2 * in.geometry.frame_bytes());
+      if (o_.resident) Resident(metric, size, streams, engine_pinned, key);
       std::fflush(stdout);
     }
+  }
+
+  // Each metric of the request alone on frames already on the device, with as many
+  // frames in flight as the engine had (streams x K): the sum of their times per frame
+  // against the engine's time per frame for the whole request (page-locked frames).
+  void Resident(const std::string& metrics, const Size& size, int streams, double engine_fps, const std::string& key) {
+    const int twins = streams * o_.frames_in_flight;
+    double sum_ms = 0;
+    std::string parts;
+    for (const MetricSpec& spec : Specs(metrics)) {
+      Inputs in = MakeInputs(spec.name, size);
+      std::vector<std::unique_ptr<bench::ResidentTwin>> resident;
+      std::vector<Worker> workers;
+      for (int t = 0; t < twins; ++t) {
+        absl::StatusOr<std::unique_ptr<bench::ResidentTwin>> twin =
+            bench::CreateResidentTwin(0, spec.name, spec.options, in.ref, in.dis);
+        if (!twin.ok()) {
+          Fail(spec.name, size, absl::StrCat("resident: ", twin.status().ToString()));
+          return;
+        }
+        bench::ResidentTwin* p = twin->get();
+        resident.push_back(std::move(*twin));
+        workers.push_back([p, &in] {
+          absl::StatusOr<FrameScores> f = p->Score();
+          return f.ok() && SameBits(*f, in.expected);
+        });
+      }
+      if (!Warm(workers, spec.name, size, "resident")) return;
+      bool ok = true;
+      const double fps = Throughput(workers, o_.seconds, o_.reps, &ok);
+      all_ok_ = all_ok_ && ok;
+      sum_ms += 1000.0 / fps;
+      parts += absl::StrCat(parts.empty() ? "" : " + ", spec.name, " ", static_cast<int>(1e5 / fps) / 100.0, " ms");
+      Add(absl::StrCat(key, "resident_", spec.name, "_fps"), fps, "frames/s");
+    }
+    const double engine_ms = 1000.0 / engine_fps;
+    Add(key + "resident_sum_ms_per_frame", sum_ms, "ms");
+    Add(key + "engine_pinned_ms_per_frame", engine_ms, "ms");
+    Add(key + "engine_pinned_vs_resident_sum", engine_ms / sum_ms, "ratio");
+    std::printf("%-12s %-6s %7d resident, %d in flight: %s = %.3f ms per frame; engine_pinned %.3f ms: %.3fx\n", "",
+                size.name.c_str(), streams, twins, parts.c_str(), sum_ms, engine_ms, engine_ms / sum_ms);
   }
 
   // The engine's throughput on `ref`/`dis` (pageable or page-locked), or -1 after a
@@ -328,7 +401,7 @@ class Bench {
     std::vector<Worker> workers;
     std::vector<Drain> drains;
     for (int s = 0; s < streams; ++s) {
-      auto scorer = FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kAuto);
+      auto scorer = FrameScorer::Create(in.geometry, Specs(metric), BackendPreference::kAuto);
       if (!scorer.ok()) {
         Fail(metric, size, scorer.status().ToString());
         return -1;
@@ -343,11 +416,14 @@ class Bench {
       }
       bad.push_back(std::make_unique<std::atomic<bool>>(false));
       std::atomic<bool>* b = bad.back().get();
-      workers.push_back([p, b, &in, &ref, &dis] {
-        const absl::Status submitted = p->Submit(ref, dis, [b, &in](FramePipeline::Result r) {
+      workers.push_back([this, p, b, &in, &ref, &dis] {
+        const absl::Status submitted = p->Submit(ref, dis, [this, b, &in](FramePipeline::Result r) {
           if (!r.scored.ok() || r.scored->backend != Backend::kCuda || !SameBits(r.scored->scores, in.expected)) {
             b->store(true);
+            return;
           }
+          uploaded_bytes_.fetch_add(r.scored->host_to_device_bytes);
+          uploaded_frames_.fetch_add(1);
         });
         return submitted.ok() && !b->load();
       });
@@ -383,7 +459,7 @@ class Bench {
     std::vector<std::unique_ptr<GpuScorer>> scorers;
     std::vector<Worker> workers;
     for (int s = 0; s < streams; ++s) {
-      absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = CreateGpuScorer(0, in.geometry, {{metric, {}}});
+      absl::StatusOr<std::unique_ptr<GpuScorer>> gpu = CreateGpuScorer(0, in.geometry, Requests(metric));
       if (!gpu.ok()) {
         std::fprintf(stderr, "CreateGpuScorer: %s\n", gpu.status().ToString().c_str());
         *ok = false;
@@ -410,7 +486,7 @@ class Bench {
       std::vector<std::unique_ptr<FrameScorer>> scorers;
       std::vector<Worker> workers;
       for (int s = 0; s < streams; ++s) {
-        scorers.push_back(std::move(*FrameScorer::Create(in.geometry, {{metric, {}}}, BackendPreference::kCpu)));
+        scorers.push_back(std::move(*FrameScorer::Create(in.geometry, Specs(metric), BackendPreference::kCpu)));
         FrameScorer* p = scorers.back().get();
         workers.push_back([p, &in] {
           absl::StatusOr<ScoredFrame> f = p->Score(in.ref, in.dis);
@@ -466,6 +542,8 @@ class Bench {
     return std::fclose(f) == 0;
   }
 
+  std::atomic<uint64_t> uploaded_bytes_{0};  // the engine's answers: bytes uploaded, frames
+  std::atomic<uint64_t> uploaded_frames_{0};
   Options o_;
   std::vector<Row> rows_;
   bool all_ok_ = true;

@@ -5,6 +5,14 @@
 #include "engine/metrics/psnr/psnr.h"
 #include "engine/metrics/ssim/ssim.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2.h"
+#if EXACTQ_WITH_CUDA
+#include "engine/metrics/psnr/cuda/psnr_cuda.h"
+#include "engine/metrics/ssim/cuda/ssim_cuda.h"
+#include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#define EXACTQ_GPU_FACTORY(factory) &factory
+#else
+#define EXACTQ_GPU_FACTORY(factory) nullptr
+#endif
 
 namespace exactq {
 namespace {
@@ -12,13 +20,14 @@ namespace {
 struct MetricRegistration {
   const MetricInfo& (*info)();
   absl::StatusOr<std::unique_ptr<Metric>> (*create)(const MetricOptions& options);
+  const GpuMetricFactory& (*gpu)();  // null: no CUDA twin (or a build without CUDA)
 };
 
 // Adding a metric: its folder under engine/metrics/, and one line here.
 constexpr MetricRegistration kRegisteredMetrics[] = {
-    {&PsnrMetricInfo, &CreatePsnrMetric},
-    {&SsimMetricInfo, &CreateSsimMetric},
-    {&Ssimulacra2MetricInfo, &CreateSsimulacra2Metric},
+    {&PsnrMetricInfo, &CreatePsnrMetric, EXACTQ_GPU_FACTORY(PsnrGpuMetricFactory)},
+    {&SsimMetricInfo, &CreateSsimMetric, EXACTQ_GPU_FACTORY(ssim::SsimGpuMetricFactory)},
+    {&Ssimulacra2MetricInfo, &CreateSsimulacra2Metric, EXACTQ_GPU_FACTORY(ssimulacra2::Ssimulacra2GpuMetricFactory)},
 };
 
 }  // namespace
@@ -34,6 +43,13 @@ absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
   }
   return absl::InvalidArgumentError(absl::StrCat("unknown metric '", name, "' (known: ",
                                                  absl::StrJoin(known, ", "), ")"));
+}
+
+const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name) {
+  for (const MetricRegistration& registration : kRegisteredMetrics) {
+    if (registration.info().name == name) return registration.gpu != nullptr ? &registration.gpu() : nullptr;
+  }
+  return nullptr;
 }
 
 std::vector<MetricInfo> ListMetrics() {

@@ -1,8 +1,9 @@
 // The metric registry: create a metric by name, list what the engine can compute.
 //
-// Every metric the engine offers is one line in registry.cc pointing at its info and
-// its factory; the server builds its capability listing from ListMetrics() and its
-// scorers from CreateMetric().
+// Every metric the engine offers is one line in registry.cc pointing at its info, its
+// CPU factory and, where it has a CUDA twin, its GPU factory; the server builds its
+// capability listing from ListMetrics(), the runtime its CPU scorers from CreateMetric()
+// and its GPU scorers from FindGpuMetricFactory().
 //
 //   absl::StatusOr<std::unique_ptr<Metric>> metric =
 //       CreateMetric("psnr", {{"enable_chroma", "false"}});
@@ -16,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/metric.h"
 
 namespace exactq {
@@ -23,6 +25,10 @@ namespace exactq {
 // InvalidArgument for an unknown metric name (listing the known ones) or a bad option.
 absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
                                                      const MetricOptions& options);
+
+// The metric's CUDA twin (gpu_metric.h), or null when it has none in this build (no
+// twin, an unknown name, or a build without CUDA).
+const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name);
 
 // Every registered metric, in registration order.
 std::vector<MetricInfo> ListMetrics();

@@ -467,5 +467,65 @@ TEST(FramePipelineGpuTest, RealDeviceAnswersInOrderWithTheCpuBits) {
   }
 }
 
+// On a GPU host: one request of every metric with a CUDA twin, on one device frame per
+// frame in flight, over layouts, depths and odd sizes; every answer has the CPU's bits,
+// and each frame's upload is one pair's bytes (the planes the request reads), counted
+// where the device frame copies them.
+TEST(FramePipelineGpuTest, EveryTwinReadsOneDeviceFrameWithTheCpuBits) {
+  struct Case {
+    FrameGeometry geometry;
+    std::vector<MetricSpec> metrics;
+    int planes_uploaded;
+  };
+  const std::vector<MetricSpec> all = {{"psnr", {}}, {"ssim", {}}, {"ssimulacra2", {}}};
+  const std::vector<Case> cases = {
+      {{1920, 1080, PixelFormat{ChromaLayout::k420, 8}}, all, 3},
+      {{333, 197, PixelFormat{ChromaLayout::k444, 10}}, all, 3},
+      {{127, 65, PixelFormat{ChromaLayout::k422, 12}}, all, 3},
+      {{640, 360, PixelFormat{ChromaLayout::k420, 16}}, all, 3},
+      {{640, 360, PixelFormat{ChromaLayout::k420, 8}}, {{"ssim", {}}}, 1},
+      {{640, 360, PixelFormat{ChromaLayout::k420, 10}}, {{"psnr", {{"enable_chroma", "false"}}}, {"ssim", {}}}, 1},
+  };
+  for (const Case& c : cases) {
+    const FrameGeometry& g = c.geometry;
+    SCOPED_TRACE(GeometryDescription(g));
+    absl::StatusOr<std::unique_ptr<FrameScorer>> first = FrameScorer::Create(g, c.metrics, BackendPreference::kCuda);
+    if (!first.ok()) GTEST_SKIP() << "no usable GPU: " << first.status();
+    std::vector<Pair> pairs;
+    for (int i = 0; i < 6; ++i) pairs.push_back(MakePair(i, g));
+    // Samples above the bit depth are out of range: keep each 16-bit sample's top bits clear.
+    if (g.bytes_per_sample() == 2) {
+      for (Pair& p : pairs) {
+        for (Frame* f : {&p.ref, &p.dist}) {
+          for (size_t k = 1; k < f->size_bytes(); k += 2) {
+            f->mutable_bytes()[k] &= static_cast<uint8_t>((1u << (g.format.bit_depth - 8)) - 1);
+          }
+        }
+      }
+    }
+    Answers answers;
+    {
+      FramePipeline pipeline(std::move(*first), {3});
+      ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
+    }
+    ASSERT_EQ(answers.results.size(), pairs.size());
+    const uint64_t pair_bytes = 2 * static_cast<uint64_t>(c.planes_uploaded >= g.plane_count()
+                                                              ? g.frame_bytes()
+                                                              : g.plane_offset(c.planes_uploaded));
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const FramePipeline::Result& r = answers.results[i];
+      ASSERT_TRUE(r.scored.ok()) << r.scored.status();
+      EXPECT_EQ(r.scored->backend, Backend::kCuda);
+      EXPECT_EQ(r.scored->host_to_device_bytes, pair_bytes) << "frame " << i;
+      FrameScores want;
+      for (const MetricSpec& m : c.metrics) {
+        FrameScores one = *(*CreateMetric(m.name, m.options))->Score(pairs[i].ref, pairs[i].dist);
+        want.insert(want.end(), one.begin(), one.end());
+      }
+      ExpectSameBits(r.scored->scores, want, static_cast<int>(i));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace exactq

@@ -226,6 +226,7 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
       scored.durations.host_to_device = std::chrono::nanoseconds(times.host_to_device_ns);
       scored.durations.compute = std::chrono::nanoseconds(times.compute_ns);
       scored.durations.device_to_host = std::chrono::nanoseconds(times.device_to_host_ns);
+      scored.host_to_device_bytes = times.host_to_device_bytes;
       return scored;
     }
     if (preference_ == BackendPreference::kCuda) {

@@ -15,7 +15,7 @@
 // GPU for a device problem returns to a GPU when the pool has one again.
 //
 //   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer = FrameScorer::Create(
-//       geometry, {{"psnr", {}}}, BackendPreference::kAuto);
+//       geometry, {{metric_name, options}}, BackendPreference::kAuto);
 //   absl::StatusOr<ScoredFrame> scored = (*scorer)->Score(ref, dist);
 #ifndef EXACTQ_ENGINE_RUNTIME_FRAME_SCORER_H_
 #define EXACTQ_ENGINE_RUNTIME_FRAME_SCORER_H_
@@ -59,6 +59,7 @@ struct ScoredFrame {
   std::string fallback_reason;  // why auto placement chose the CPU; empty otherwise
   std::string fallback_detail;  // the underlying error, for logs
   StageDurations durations;
+  uint64_t host_to_device_bytes = 0;  // on a GPU: the bytes uploaded for this frame
 };
 
 struct MetricIdentity {

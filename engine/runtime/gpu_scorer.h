@@ -1,6 +1,7 @@
-// GpuScorer: one stream's metrics on one GPU. Built with CUDA it drives the metrics'
-// CUDA twins (gpu_scorer_cuda.cc); built without, every call says so
-// (gpu_scorer_none.cc), so FrameScorer places everything on the CPU.
+// GpuScorer: one stream's metrics on one GPU. Built with CUDA it uploads each frame pair
+// once into a device frame and runs the metrics' CUDA twins on it, each found through
+// the metric registry (gpu_metric.h; gpu_scorer_cuda.cc); built without, every call
+// says so (gpu_scorer_none.cc), so FrameScorer places everything on the CPU.
 //
 // The twins return the CPU reference's bits; a GpuScorer therefore changes where a
 // frame is scored, never its scores.
@@ -26,9 +27,10 @@ absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices();
 absl::StatusOr<uint64_t> GpuMemoryInUse(int device);
 
 struct GpuStageTimes {
-  int64_t host_to_device_ns = 0;
-  int64_t compute_ns = 0;
+  int64_t host_to_device_ns = 0;   // device time of the frame's upload
+  int64_t compute_ns = 0;          // the rest of the round trip: the twins and their read-backs
   int64_t device_to_host_ns = 0;
+  uint64_t host_to_device_bytes = 0;  // bytes the frame's upload copied (counted where they are copied)
 };
 
 class GpuScorer {

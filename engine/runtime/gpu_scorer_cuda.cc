@@ -1,18 +1,16 @@
-// The GpuScorer of a CUDA build: one CUDA stream per scorer, the metrics' twins on it.
+// The GpuScorer of a CUDA build: one CUDA stream and one device frame per scorer, the
+// request's twins (found in the metric registry, never by name here) reading it.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "engine/metrics/cuda/page_locked.h"
-#include "engine/metrics/psnr/cuda/psnr_cuda.h"
-#include "engine/metrics/psnr/psnr.h"
-#include "engine/metrics/ssim/cuda/ssim_cuda.h"
-#include "engine/metrics/ssim/ssim.h"
-#include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
-#include "engine/metrics/ssimulacra2/ssimulacra2.h"
+#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/metrics/gpu_metric.h"
+#include "engine/metrics/registry.h"
 #include "engine/runtime/device_fault.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
@@ -83,50 +81,6 @@ absl::Status ClassifyTwinFailure(int device, absl::Status status) {
   return WithDeviceFault(std::move(status), sticky ? DeviceFault::kPoisoned : DeviceFault::kTransient);
 }
 
-// One metric's twin on the scorer's stream.
-class GpuMetric {
- public:
-  virtual ~GpuMetric() = default;
-  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted) = 0;
-};
-
-class PsnrGpuMetric final : public GpuMetric {
- public:
-  PsnrGpuMetric(PsnrOptions options, cudaStream_t stream) : psnr_(options, stream) {}
-  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted) override {
-    return psnr_.Score(reference, distorted);
-  }
-
- private:
-  PsnrCuda psnr_;
-};
-
-// SsimCuda keeps its own streams on the device; one frame at a time here (each scorer
-// of a stream's pipeline has its own twin).
-class SsimGpuMetric final : public GpuMetric {
- public:
-  explicit SsimGpuMetric(std::unique_ptr<ssim::SsimCuda> ssim) : ssim_(std::move(ssim)) {}
-  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted) override {
-    const size_t luma = reference.geometry().plane_bytes(0);
-    // Page-locked luma planes go to the device as they are (the twin's Submit would
-    // copy them into its staging first); the frames outlive the Collect below.
-    if (reference.geometry() == distorted.geometry() && luma > 0 && ssim_->in_flight() == 0 &&
-        gpu_host::IsPageLocked(reference.plane_bytes(0), luma) && gpu_host::IsPageLocked(distorted.plane_bytes(0), luma)) {
-      if (absl::Status s = ssim_->SubmitLuma(reference.geometry(), reference.plane_bytes(0), distorted.plane_bytes(0));
-          !s.ok()) {
-        return s;
-      }
-      absl::StatusOr<ssim::SsimCudaFrame> frame = ssim_->Collect();
-      if (!frame.ok()) return frame.status();
-      return std::move(frame->scores);
-    }
-    return ssim_->Score(reference, distorted);
-  }
-
- private:
-  std::unique_ptr<ssim::SsimCuda> ssim_;
-};
-
 // Device memory admitted per GPU, so that streams never ask a device for more than the
 // operator allowed (RuntimeConfig::max_device_bytes).
 class DeviceAdmission {
@@ -156,58 +110,60 @@ class DeviceAdmission {
   std::map<int, uint64_t> reserved_;
 };
 
-// What a stream's twins allocate on the device, from the geometry: psnr keeps both
-// pictures; ssim both luma planes, one fp64 term per pixel and the ordered sum's
-// workspace (about 530 bytes per 1024 terms), rounded up.
-uint64_t EstimateDeviceBytes(const FrameGeometry& g, const std::vector<GpuMetricRequest>& metrics) {
-  uint64_t bytes = 0;
-  const uint64_t pixels = static_cast<uint64_t>(g.width) * static_cast<uint64_t>(g.height);
-  for (const GpuMetricRequest& m : metrics) {
-    if (m.name == "psnr") bytes += 2 * static_cast<uint64_t>(g.frame_bytes());
-    if (m.name == "ssim") bytes += 2 * static_cast<uint64_t>(g.plane_bytes(0)) + 8 * pixels + pixels + (1u << 20);
-    // The twin's own count (about 3.1 GB at 3840x2160: pyramids, 18 term planes, 108 sum
-    // workspaces), plus room for the CUDA graph and the streams.
-    if (m.name == "ssimulacra2") bytes += ssimulacra2::Ssimulacra2CudaDeviceBytes(g) + (16u << 20);
-  }
-  return bytes;
-}
-
-class Ssimulacra2GpuMetric final : public GpuMetric {
- public:
-  explicit Ssimulacra2GpuMetric(std::unique_ptr<ssimulacra2::Ssimulacra2Cuda> twin) : twin_(std::move(twin)) {}
-  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted) override {
-    return twin_->Score(reference, distorted);
-  }
-
- private:
-  std::unique_ptr<ssimulacra2::Ssimulacra2Cuda> twin_;
-};
-
+// A stream's twins on one device: the frame pair uploaded once into the scorer's device
+// frame, then every metric enqueued on it before any is collected.
 class CudaGpuScorer final : public GpuScorer {
  public:
-  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes)
-      : device_(device), stream_(stream), admitted_bytes_(admitted_bytes) {}
+  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes, int planes)
+      : device_(device), stream_(stream), admitted_bytes_(admitted_bytes), planes_(planes), frame_(device) {}
   ~CudaGpuScorer() override {
     metrics_.clear();  // the twins free their buffers before the stream goes
     cudaSetDevice(device_);
+    cudaStreamSynchronize(stream_);
+    if (uploaded_ != nullptr) cudaEventDestroy(uploaded_);
+    if (start_ != nullptr) cudaEventDestroy(start_);
     cudaStreamDestroy(stream_);
     DeviceAdmission::Get().Release(device_, admitted_bytes_);
   }
 
+  absl::Status Init() {
+    if (absl::Status s = FromCuda(cudaEventCreate(&start_), "cudaEventCreate"); !s.ok()) return s;
+    return FromCuda(cudaEventCreate(&uploaded_), "cudaEventCreate");
+  }
+
   absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes* times) override {
     if (absl::Status s = FromCuda(cudaSetDevice(device_), "cudaSetDevice"); !s.ok()) return s;
-    const auto start = std::chrono::steady_clock::now();
+    const auto begin = std::chrono::steady_clock::now();
+    if (absl::Status s = FromCuda(cudaEventRecord(start_, stream_), "cudaEventRecord"); !s.ok()) return s;
+    const uint64_t bytes_before = frame_.uploaded_bytes();
+    absl::StatusOr<DeviceFramePair> pair = frame_.Upload(reference, distorted, planes_, stream_);
+    if (!pair.ok()) return ClassifyTwinFailure(device_, pair.status());
+    if (absl::Status s = FromCuda(cudaEventRecord(uploaded_, stream_), "cudaEventRecord"); !s.ok()) return s;
+    // Every twin starts before any is waited for, so one frame's metrics share the device.
+    size_t enqueued = 0;
+    absl::Status failure;
+    for (; enqueued < metrics_.size(); ++enqueued) {
+      failure = metrics_[enqueued]->Enqueue(*pair, stream_);
+      if (!failure.ok()) break;
+    }
     FrameScores all;
-    for (const std::unique_ptr<GpuMetric>& metric : metrics_) {
-      absl::StatusOr<FrameScores> scores = metric->Score(reference, distorted);
-      if (!scores.ok()) return ClassifyTwinFailure(device_, scores.status());
+    for (size_t i = 0; i < enqueued; ++i) {
+      absl::StatusOr<FrameScores> scores = metrics_[i]->Collect();  // also after a failure: the frame is read
+      if (!scores.ok()) {
+        if (failure.ok()) failure = scores.status();
+        continue;
+      }
       all.insert(all.end(), scores->begin(), scores->end());
     }
-    // The twins copy, compute and read back on one stream; their split is not timed
-    // apart yet, so the whole device round trip is reported as compute.
+    if (!failure.ok()) return ClassifyTwinFailure(device_, failure);
     if (times != nullptr) {
-      times->compute_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-                              .count();
+      float upload_ms = 0.0f;
+      cudaEventElapsedTime(&upload_ms, start_, uploaded_);  // both completed: the twins waited for them
+      const int64_t total_ns =
+          std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count();
+      times->host_to_device_ns = std::min<int64_t>(total_ns, static_cast<int64_t>(upload_ms * 1e6));
+      times->compute_ns = total_ns - times->host_to_device_ns;  // the twins' kernels and read-backs
+      times->host_to_device_bytes = frame_.uploaded_bytes() - bytes_before;
     }
     for (NamedScore& s : all) s.value = CanonicalizeNan(s.value);
     return all;
@@ -219,6 +175,10 @@ class CudaGpuScorer final : public GpuScorer {
   int device_;
   cudaStream_t stream_;
   uint64_t admitted_bytes_;
+  int planes_;  // leading planes the request's twins read
+  gpu_host::DeviceFrameBuffer frame_;
+  cudaEvent_t start_ = nullptr;
+  cudaEvent_t uploaded_ = nullptr;
 };
 
 }  // namespace
@@ -252,11 +212,19 @@ absl::StatusOr<uint64_t> GpuMemoryInUse(int device) {
 absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const FrameGeometry& geometry,
                                                            const std::vector<GpuMetricRequest>& metrics) {
   // Decide before touching the device whether every metric has a twin.
+  std::vector<const GpuMetricFactory*> factories;
+  int planes = 1;
+  uint64_t admitted = 0;
   for (const GpuMetricRequest& m : metrics) {
-    if (m.name != "psnr" && m.name != "ssim" && m.name != "ssimulacra2") {
+    const GpuMetricFactory* factory = FindGpuMetricFactory(m.name);
+    if (factory == nullptr) {
       return absl::UnimplementedError(absl::StrCat("metric ", m.name, " has no CUDA twin in this build"));
     }
+    factories.push_back(factory);
+    planes = std::max(planes, factory->planes_read(geometry, m.options));
+    admitted += factory->device_bytes(geometry, m.options);
   }
+  admitted += gpu_host::DeviceFrameBuffer::DeviceBytes(geometry, planes);
   if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
   uint64_t limit = GetRuntimeConfig().max_device_bytes;
   if (limit == 0) {
@@ -264,7 +232,6 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     if (absl::Status s = FromCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"); !s.ok()) return s;
     limit = total_bytes / 10 * 9;
   }
-  const uint64_t admitted = EstimateDeviceBytes(geometry, metrics);
   if (absl::Status s = DeviceAdmission::Get().Reserve(device, admitted, limit); !s.ok()) return s;
   cudaStream_t stream = nullptr;
   if (absl::Status s = FromCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -272,33 +239,12 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     DeviceAdmission::Get().Release(device, admitted);
     return s;
   }
-  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted);
-  for (const GpuMetricRequest& m : metrics) {
-    if (m.name == "psnr") {
-      absl::StatusOr<PsnrOptions> options = ParsePsnrOptions(m.options);
-      if (!options.ok()) return options.status();
-      scorer->metrics_.push_back(std::make_unique<PsnrGpuMetric>(*options, stream));
-    } else if (m.name == "ssimulacra2") {
-      absl::StatusOr<Ssimulacra2Options> options = ParseSsimulacra2Options(m.options);
-      if (!options.ok()) return options.status();
-      ssimulacra2::Ssimulacra2CudaOptions cuda_options;
-      cuda_options.device = device;
-      cuda_options.yuv_matrix = options->yuv_matrix;
-      absl::StatusOr<std::unique_ptr<ssimulacra2::Ssimulacra2Cuda>> twin =
-          ssimulacra2::Ssimulacra2Cuda::Create(cuda_options);
-      if (!twin.ok()) return ClassifyTwinFailure(device, twin.status());
-      scorer->metrics_.push_back(std::make_unique<Ssimulacra2GpuMetric>(std::move(*twin)));
-    } else {
-      absl::StatusOr<ssim::SsimOptions> options = ParseSsimOptions(m.options);
-      if (!options.ok()) return options.status();
-      ssim::SsimCudaOptions cuda_options;
-      cuda_options.device = device;
-      cuda_options.frames_in_flight = 1;
-      cuda_options.outputs = *options;
-      absl::StatusOr<std::unique_ptr<ssim::SsimCuda>> twin = ssim::SsimCuda::Create(cuda_options);
-      if (!twin.ok()) return ClassifyTwinFailure(device, twin.status());
-      scorer->metrics_.push_back(std::make_unique<SsimGpuMetric>(std::move(*twin)));
-    }
+  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted, planes);
+  if (absl::Status s = scorer->Init(); !s.ok()) return s;
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    absl::StatusOr<std::unique_ptr<GpuMetric>> twin = factories[i]->create(device, geometry, metrics[i].options);
+    if (!twin.ok()) return ClassifyTwinFailure(device, twin.status());
+    scorer->metrics_.push_back(std::move(*twin));
   }
   return scorer;
 }

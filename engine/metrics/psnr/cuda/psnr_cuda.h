@@ -5,13 +5,10 @@
 // dB values then come from PsnrScoresFromSse, the host function the CPU path uses, so
 // the bits are the CPU's by construction. Plain C++ header: g++ code can use it.
 //
-// Host frames: pictures in ordinary (pageable) memory are copied into pinned staging
-// buffers the twin owns, in chunks on the calling thread and a small shared pool of
-// helpers (staged_copy.h), each chunk's host-to-device copy queued as soon as it is
-// staged, so the host copy of the rest of the pair overlaps the DMA of its start.
-// Pictures that are already page-locked (cudaMallocHost, or registered by their owner)
-// are copied to the device directly. Only the scored planes travel (luma alone with
-// enable_chroma=false). The twin never page-locks the caller's memory.
+// Two ways in: a pair already on the device (EnqueueSse, then Collect: how the runtime
+// runs it, gpu_metric.h), or host Frames (Score), which go up through a
+// DeviceFrameBuffer of the twin's own (page-locked pictures directly, others staged).
+// Only the scored planes are read (luma alone with enable_chroma=false).
 //
 //   exactq::PsnrCuda psnr(options, stream);
 //   absl::StatusOr<FrameScores> scores = psnr.Score(ref, dist);  // synchronises `stream`
@@ -22,9 +19,12 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
+#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/psnr/psnr.h"
 
@@ -42,21 +42,27 @@ class PsnrCuda {
   absl::StatusOr<std::array<uint64_t, 3>> PlaneSse(const Frame& ref, const Frame& dist);
   absl::StatusOr<FrameScores> Score(const Frame& ref, const Frame& dist);
 
+  // Enqueues the SSE of a pair on the device (at least PsnrScoredPlanes planes) on
+  // `stream`, after whatever is already queued there, and its read-back.
+  absl::Status EnqueueSse(const DeviceFramePair& frame, cudaStream_t stream);
+  // Waits for the pair enqueued last: its SSEs, or its scores.
+  absl::StatusOr<std::array<uint64_t, 3>> CollectSse();
+  absl::StatusOr<FrameScores> Collect();
+
  private:
-  absl::Status Reserve(size_t frame_bytes);
-  absl::Status ReserveStaging(size_t frame_bytes);
-  // Queues the pictures' first `bytes` bytes to the device buffers on stream_.
-  absl::Status Upload(const uint8_t* ref, const uint8_t* dist, size_t bytes);
+  absl::Status Reserve();
 
   PsnrOptions options_;
   cudaStream_t stream_;
-  uint8_t* device_frames_ = nullptr;  // reference then distorted
-  size_t capacity_bytes_ = 0;         // per picture
-  uint8_t* staging_ = nullptr;        // pinned: reference then distorted, staging_bytes_ each
-  size_t staging_bytes_ = 0;          // per picture
+  std::unique_ptr<gpu_host::DeviceFrameBuffer> frame_buffer_;  // Score's uploads
+  FrameGeometry enqueued_;                    // of the pair enqueued last
   unsigned long long* device_sse_ = nullptr;  // 3 counters
   unsigned long long* host_sse_ = nullptr;    // pinned
+  cudaEvent_t done_ = nullptr;                // after the read-back
 };
+
+// The GpuMetric of psnr for the registry (planes: those PsnrScoredPlanes scores).
+const GpuMetricFactory& PsnrGpuMetricFactory();
 
 }  // namespace exactq
 

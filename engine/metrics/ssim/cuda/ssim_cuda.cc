@@ -161,7 +161,7 @@ absl::Status SsimCuda::Init() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geometry, bool staging) {
+absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geometry, bool planes, bool staging) {
   if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;
   if (in_flight_ == capacity()) {
     return absl::ResourceExhaustedError(absl::StrCat("SsimCuda: ", in_flight_,
@@ -171,7 +171,9 @@ absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geome
   Slot& slot = *slots_[static_cast<size_t>((oldest_ + in_flight_) % capacity())];
   const int64_t pixels = static_cast<int64_t>(geometry.width) * geometry.height;
   const size_t plane = PlaneBytes(geometry);
-  if (absl::Status s = GrowDevice(slot.planes, slot.planes_bytes, 2 * plane); !s.ok()) return s;
+  if (planes) {
+    if (absl::Status s = GrowDevice(slot.planes, slot.planes_bytes, 2 * plane); !s.ok()) return s;
+  }
   if (absl::Status s = GrowDevice(slot.terms, slot.terms_bytes, gpu::SsimTermBytes(pixels)); !s.ok()) return s;
   if (absl::Status s = GrowDevice(slot.workspace, slot.workspace_bytes, gpu::SsimWorkspaceBytes(pixels)); !s.ok()) {
     return s;
@@ -183,11 +185,12 @@ absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geome
   return &slot;
 }
 
-absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dist_luma) {
+absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dist_luma, void* ready) {
   const FrameGeometry& g = slot.geometry;
   const size_t plane = PlaneBytes(g);
-  void* d_ref = slot.planes;
-  void* d_dist = static_cast<char*>(slot.planes) + plane;
+  const bool on_device = ready != nullptr;
+  const void* d_ref = on_device ? ref_luma : slot.planes;
+  const void* d_dist = on_device ? dist_luma : static_cast<const char*>(slot.planes) + plane;
   gpu::SsimDeviceFrame f;
   f.ref = d_ref;
   f.dis = d_dist;
@@ -199,9 +202,16 @@ absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dis
   const gpu::SsimPipelineOptions pipeline = PipelineOptionsOf(options_);
 
   const auto enqueue = [&]() -> absl::Status {
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_ref, ref_luma, plane, cudaMemcpyHostToDevice, slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(d_dist, dist_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+    if (on_device) {
+      SSIM_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(slot.stream, static_cast<cudaEvent_t>(ready), 0));
+      SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
+    } else {
+      SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
+      SSIM_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(const_cast<void*>(d_ref), ref_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+      SSIM_CUDA_RETURN_IF_ERROR(
+          cudaMemcpyAsync(const_cast<void*>(d_dist), dist_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+    }
     SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.uploaded, slot.stream));
     SSIM_CUDA_RETURN_IF_ERROR(gpu::EnqueueSsimTermSum(f, pipeline, slot.stream, nullptr));
     SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
@@ -221,7 +231,7 @@ absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dis
 
 absl::Status SsimCuda::Submit(const Frame& ref, const Frame& dist) {
   if (absl::Status s = CheckSsimInput(ref.geometry(), dist.geometry()); !s.ok()) return s;
-  absl::StatusOr<Slot*> slot = ReserveSlot(ref.geometry(), /*staging=*/true);
+  absl::StatusOr<Slot*> slot = ReserveSlot(ref.geometry(), /*planes=*/true, /*staging=*/true);
   if (!slot.ok()) return slot.status();
   // The slot is free, so nothing on the device still reads its staging.
   const size_t plane = PlaneBytes(ref.geometry());
@@ -233,9 +243,25 @@ absl::Status SsimCuda::Submit(const Frame& ref, const Frame& dist) {
 
 absl::Status SsimCuda::SubmitLuma(const FrameGeometry& geometry, const void* ref_luma, const void* dist_luma) {
   if (ref_luma == nullptr || dist_luma == nullptr) return absl::InvalidArgumentError("SsimCuda: null luma plane");
-  absl::StatusOr<Slot*> slot = ReserveSlot(geometry, /*staging=*/false);
+  absl::StatusOr<Slot*> slot = ReserveSlot(geometry, /*planes=*/true, /*staging=*/false);
   if (!slot.ok()) return slot.status();
   return Enqueue(**slot, ref_luma, dist_luma);
+}
+
+absl::Status SsimCuda::SubmitDevice(const DeviceFramePair& frame) {
+  if (frame.device != options_.device || frame.reference == nullptr || frame.distorted == nullptr ||
+      frame.planes < 1 || frame.ready == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat("SsimCuda: no luma planes ready on device ", options_.device));
+  }
+  if (absl::Status s = CheckSsimInput(frame.geometry, frame.geometry); !s.ok()) return s;
+  absl::StatusOr<Slot*> slot = ReserveSlot(frame.geometry, /*planes=*/false, /*staging=*/false);
+  if (!slot.ok()) return slot.status();
+  return Enqueue(**slot, frame.reference, frame.distorted, frame.ready);
+}
+
+size_t SsimCudaDeviceBytes(const FrameGeometry& geometry) {
+  const int64_t pixels = static_cast<int64_t>(geometry.width) * geometry.height;
+  return gpu::SsimTermBytes(pixels) + gpu::SsimWorkspaceBytes(pixels) + sizeof(gpu::SsimTermSumResult);
 }
 
 absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {

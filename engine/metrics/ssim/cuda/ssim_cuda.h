@@ -35,6 +35,7 @@
 #include "engine/exact/ordered_sum.h"
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
+#include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/ssim/ssim_score.h"
 
@@ -90,6 +91,11 @@ class SsimCuda {
   // frame is collected.
   absl::Status SubmitLuma(const FrameGeometry& geometry, const void* ref_luma, const void* dist_luma);
 
+  // As Submit, over a pair already on this twin's device (its luma planes are read in
+  // place, after frame.ready): no copy. The pair must stay unchanged until this frame is
+  // collected.
+  absl::Status SubmitDevice(const DeviceFramePair& frame);
+
   // Waits for the oldest frame in flight and returns its result. FAILED_PRECONDITION when
   // none is in flight.
   absl::StatusOr<SsimCudaFrame> Collect();
@@ -103,8 +109,11 @@ class SsimCuda {
   struct Slot;
   explicit SsimCuda(const SsimCudaOptions& options);
   absl::Status Init();
-  absl::StatusOr<Slot*> ReserveSlot(const FrameGeometry& geometry, bool staging);
-  absl::Status Enqueue(Slot& slot, const void* ref_luma, const void* dist_luma);
+  // `planes`: whether the slot holds its own copy of the luma planes (not for SubmitDevice).
+  absl::StatusOr<Slot*> ReserveSlot(const FrameGeometry& geometry, bool planes, bool staging);
+  // Luma from the host (copied into the slot's planes) or, with `ready`, read in place on
+  // the device once `ready` has completed.
+  absl::Status Enqueue(Slot& slot, const void* ref_luma, const void* dist_luma, void* ready = nullptr);
 
   SsimCudaOptions options_;
   std::vector<std::unique_ptr<Slot>> slots_;
@@ -116,6 +125,13 @@ class SsimCuda {
 // (the same over all rows), an integer below 2^53, so the raster-order double sum of the
 // reference gives exactly this value (spec A.6).
 double SsimWeightSum(int width, int height);
+
+// Device memory one twin with one frame in flight holds for this geometry, its luma
+// planes not counted (SubmitDevice reads them from the device frame).
+size_t SsimCudaDeviceBytes(const FrameGeometry& geometry);
+
+// The GpuMetric of ssim for the registry: luma only, one frame in flight.
+const GpuMetricFactory& SsimGpuMetricFactory();
 
 // Whether a CUDA device can be used; `reason` says why not (for skips and logs).
 bool SsimCudaAvailable(std::string* reason);

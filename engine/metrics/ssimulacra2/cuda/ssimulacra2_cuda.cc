@@ -3,12 +3,13 @@
 #include <cuda_runtime_api.h>
 
 #include <cstring>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "engine/exact/ordered_sum_cuda.h"
 #include "engine/metrics/cuda/frames_in_flight.h"
-#include "engine/metrics/cuda/page_locked.h"
+#include "engine/metrics/cuda/device_frame_buffer.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_pipeline.h"
 #include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
@@ -48,8 +49,8 @@ const char* Ssimulacra2SumModeName(Ssimulacra2SumMode mode) {
   return "?";
 }
 
-size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry) {
-  return 2 * geometry.frame_bytes() + gpu::ScratchBytes(geometry.width, geometry.height) + sizeof(gpu::SumResults) +
+size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry, bool own_frames) {
+  return (own_frames ? 2 * geometry.frame_bytes() : 0) + gpu::ScratchBytes(geometry.width, geometry.height) + sizeof(gpu::SumResults) +
          sizeof(kSrgbEotfTable);
 }
 
@@ -75,10 +76,14 @@ struct Ssimulacra2Cuda::State {
   cudaEvent_t start = nullptr;
   cudaEvent_t done = nullptr;
   float* eotf_table = nullptr;  // device: kSrgbEotfTable
-  FrameGeometry geometry;       // of the buffers below; width 0 before the first frame
-  void* frames = nullptr;       // device: ref frame bytes, then dist
-  void* staging = nullptr;      // pinned: the same
-  size_t frame_bytes = 0;
+  FrameGeometry geometry;       // of the scratch below; width 0 before the first frame
+  // Sums' uploads (created with the first such call); EnqueueDevice reads the caller's.
+  std::unique_ptr<gpu_host::DeviceFrameBuffer> own_frames;
+  DeviceFramePair frame;        // the pair the launches read (its pointers are in the graphs)
+  const uint8_t* graph_pictures[2] = {};  // the pair the graphs were captured with
+  std::optional<gpu_host::FrameInFlight> in_flight;  // from EnqueueDevice to the collect
+  bool slabs = false;                     // the frame in flight runs in slabs
+  bool enqueued = false;                  // a frame waits to be collected
   void* scratch = nullptr;              // device: gpu::ScratchBytes
   gpu::SumResults* results = nullptr;   // device
   gpu::SumResults* readback = nullptr;  // pinned
@@ -106,19 +111,15 @@ struct Ssimulacra2Cuda::State {
   }
   void FreeFrameBuffers() {
     DropGraphs();
-    cudaFree(frames);
-    cudaFreeHost(staging);
     cudaFree(scratch);
-    frames = nullptr;
-    staging = nullptr;
     scratch = nullptr;
-    frame_bytes = 0;
     geometry = FrameGeometry{};
   }
   ~State() {
     // Destruction cannot report errors; the device may already be gone.
     Drain();
     FreeFrameBuffers();
+    own_frames.reset();
     cudaFree(eotf_table);
     cudaFree(results);
     cudaFreeHost(readback);
@@ -223,40 +224,28 @@ absl::Status Ssimulacra2Cuda::Init() {
 
 absl::Status Ssimulacra2Cuda::Reserve(const FrameGeometry& geometry) {
   State& st = *state_;
-  if (st.geometry == geometry && st.frames != nullptr) return absl::OkStatus();
+  if (st.geometry == geometry && st.scratch != nullptr) return absl::OkStatus();
   st.Drain();
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
   st.FreeFrameBuffers();
-  const size_t frame_bytes = geometry.frame_bytes();
-  SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&st.frames, 2 * frame_bytes));
-  SS2_CUDA_RETURN_IF_ERROR(cudaMallocHost(&st.staging, 2 * frame_bytes));
   SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&st.scratch, gpu::ScratchBytes(geometry.width, geometry.height)));
   // The segment workspaces start zeroed once; each segment walk leaves them so.
   SS2_CUDA_RETURN_IF_ERROR(gpu::PrepareScratch(st.scratch, geometry.width, geometry.height, st.stream));
   SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
-  st.frame_bytes = frame_bytes;
   st.geometry = geometry;
-  return absl::OkStatus();
-}
-
-absl::Status Ssimulacra2Cuda::Upload(const void* ref, const void* dist) {
-  State& st = *state_;
-  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.frames, ref, st.frame_bytes, cudaMemcpyHostToDevice, st.stream));
-  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(static_cast<char*>(st.frames) + st.frame_bytes, dist, st.frame_bytes,
-                                           cudaMemcpyHostToDevice, st.stream));
   return absl::OkStatus();
 }
 
 // The pipeline (forked onto the sum streams and joined back) over the uploaded frames,
 // and the read-back: the frame's launch sequence after the upload, on the main stream,
-// its scales whole or in slabs. (The upload stays outside the graph: its source is the
-// caller's page-locked memory where it can be, a different address every frame.)
+// its scales whole or in slabs. (The upload stays outside the graph: it is the device
+// frame's, whoever owns it.)
 absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode, bool slabs) {
   State& st = *state_;
   const FrameGeometry& g = st.geometry;
   gpu::DeviceFrame f;
-  f.ref = st.frames;
-  f.dis = static_cast<const char*>(st.frames) + st.frame_bytes;
+  f.ref = st.frame.reference;
+  f.dis = st.frame.distorted;
   f.width = g.width;
   f.height = g.height;
   f.bit_depth = g.format.bit_depth;
@@ -291,6 +280,8 @@ absl::Status Ssimulacra2Cuda::BuildGraph(bool slabs) {
   }
   SS2_CUDA_RETURN_IF_ERROR(ended);
   st.graph[slabs] = graph;
+  st.graph_pictures[0] = st.frame.reference;
+  st.graph_pictures[1] = st.frame.distorted;
   // With a sum stream priority the kernel nodes keep those they were captured with.
   SS2_CUDA_RETURN_IF_ERROR(
       cudaGraphInstantiate(&st.graph_exec[slabs], graph,
@@ -310,12 +301,13 @@ bool Ssimulacra2Cuda::SlabsPossible() const {
 }
 
 // One run over the frame on the device, its scales whole or in slabs: the graph or the
-// direct launches; waits for the read-back. The graphs are captured with a geometry's
-// first frame, both forms at once where slabs are possible, so that a change of load
-// never costs a capture in mid-stream.
-absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph, bool slabs) {
+// direct launches, then st.done. The graphs are captured with a geometry's first frame
+// (and again when the pair's device buffers move), both forms at once where slabs are
+// possible, so that a change of load never costs a capture in mid-stream.
+absl::Status Ssimulacra2Cuda::LaunchFrame(Ssimulacra2SumMode mode, bool graph, bool slabs) {
   State& st = *state_;
   if (graph) {
+    if (st.graph_pictures[0] != st.frame.reference || st.graph_pictures[1] != st.frame.distorted) st.DropGraphs();
     for (bool form : {false, true}) {
       if (st.graph_exec[form] != nullptr || (form != slabs && !SlabsPossible())) continue;
       if (absl::Status s = BuildGraph(form); !s.ok()) {
@@ -330,33 +322,47 @@ absl::Status Ssimulacra2Cuda::RunFrame(Ssimulacra2SumMode mode, bool graph, bool
     return s;
   }
   SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.done, st.stream));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
   return absl::OkStatus();
 }
 
-absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& dist) {
-  if (absl::Status s = CheckSsimulacra2Pair(ref, dist); !s.ok()) return s;
+absl::Status Ssimulacra2Cuda::EnqueueDevice(const DeviceFramePair& frame) { return EnqueueFrame(frame, false); }
+
+absl::Status Ssimulacra2Cuda::EnqueueFrame(const DeviceFramePair& frame, bool timed) {
   State& st = *state_;
-  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
-  if (absl::Status s = Reserve(ref.geometry()); !s.ok()) return s;
-  // Page-locked pictures go to the device directly; others through staging (the streams
-  // are idle here, every call waits for its frame, so staging is free).
-  const void* ref_source = ref.bytes();
-  const void* dist_source = dist.bytes();
-  if (!gpu_host::IsPageLocked(ref_source, st.frame_bytes) || !gpu_host::IsPageLocked(dist_source, st.frame_bytes)) {
-    std::memcpy(st.staging, ref.bytes(), st.frame_bytes);
-    std::memcpy(static_cast<char*>(st.staging) + st.frame_bytes, dist.bytes(), st.frame_bytes);
-    ref_source = st.staging;
-    dist_source = static_cast<const char*>(st.staging) + st.frame_bytes;
-    ++stats_.frames_staged;
+  if (st.enqueued) return absl::FailedPreconditionError("Ssimulacra2Cuda: a frame is in flight; collect it first");
+  if (frame.device != options_.device || frame.reference == nullptr || frame.distorted == nullptr ||
+      frame.planes < frame.geometry.plane_count() || frame.ready == nullptr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("Ssimulacra2Cuda: the pair's planes are not all ready on device ", options_.device));
   }
+  if (absl::Status s = CheckSsimulacra2Input(frame.geometry); !s.ok()) return s;
+  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  if (absl::Status s = Reserve(frame.geometry); !s.ok()) return s;
+  st.frame = frame;
+  SS2_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(st.stream, static_cast<cudaEvent_t>(frame.ready), 0));
+  if (!timed) SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
   // Slabs only while the device is busy with other frames too (sum_slab_chunks).
-  const gpu_host::FrameInFlight in_flight(options_.device);
-  const bool slabs = SlabsPossible() && in_flight.in_flight() >= options_.slab_min_frames_in_flight;
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
-  if (absl::Status s = Upload(ref_source, dist_source); !s.ok()) return s;
-  if (absl::Status s = RunFrame(options_.sum_mode, options_.use_graph, slabs); !s.ok()) return s;
-  stats_.frames_in_slabs += slabs ? 1 : 0;
+  st.in_flight.emplace(options_.device);
+  st.slabs = SlabsPossible() && st.in_flight->in_flight() >= options_.slab_min_frames_in_flight;
+  if (absl::Status s = LaunchFrame(options_.sum_mode, options_.use_graph, st.slabs); !s.ok()) {
+    st.in_flight.reset();
+    return s;
+  }
+  st.enqueued = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<FrameSums> Ssimulacra2Cuda::CollectSums() {
+  State& st = *state_;
+  if (!st.enqueued) return absl::FailedPreconditionError("Ssimulacra2Cuda: no frame in flight");
+  st.enqueued = false;
+  struct Uncount {  // the frame leaves the device's count however this returns
+    State& st;
+    ~Uncount() { st.in_flight.reset(); }
+  } uncount{st};
+  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
+  stats_.frames_in_slabs += st.slabs ? 1 : 0;
   float device_ms = 0.0f;
   SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));
   if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments) {
@@ -375,9 +381,11 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
       ++stats_.frames_redone_event_walk;
       stats_.sums_refused += refused;
       stats_.sums_overflowed += overflowed;
-      if (absl::Status s = RunFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false, /*slabs=*/false); !s.ok()) {
+      if (absl::Status s = LaunchFrame(Ssimulacra2SumMode::kExactEventWalk, /*graph=*/false, /*slabs=*/false);
+          !s.ok()) {
         return s;
       }
+      SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
       SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));  // both runs
       SS2_CUDA_RETURN_IF_ERROR(
           gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));
@@ -388,12 +396,36 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
   ++stats_.frames;
 
   FrameSums sums;
-  sums.width = ref.geometry().width;
-  sums.height = ref.geometry().height;
+  sums.width = st.geometry.width;
+  sums.height = st.geometry.height;
   sums.num_scales = ScaleCount(sums.width, sums.height);
   static_assert(sizeof(sums.sums) == sizeof(st.readback->sums), "FrameSums::sums is 108 doubles");
   std::memcpy(sums.sums, st.readback->sums, sizeof(sums.sums));
   return sums;
+}
+
+absl::StatusOr<FrameScores> Ssimulacra2Cuda::Collect() {
+  absl::StatusOr<FrameSums> sums = CollectSums();
+  if (!sums.ok()) return sums.status();
+  absl::StatusOr<double> score = ScoreFromSums(*sums);
+  if (!score.ok()) return score.status();
+  return FrameScores{{"ssimulacra2", *score}};
+}
+
+absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& dist) {
+  if (absl::Status s = CheckSsimulacra2Pair(ref, dist); !s.ok()) return s;
+  State& st = *state_;
+  if (st.enqueued) return absl::FailedPreconditionError("Ssimulacra2Cuda: a frame is in flight; collect it first");
+  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  if (st.own_frames == nullptr) st.own_frames = std::make_unique<gpu_host::DeviceFrameBuffer>(options_.device);
+  const int64_t staged_before = st.own_frames->staged_uploads();
+  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
+  absl::StatusOr<DeviceFramePair> pair =
+      st.own_frames->Upload(ref, dist, ref.geometry().plane_count(), st.stream);
+  if (!pair.ok()) return pair.status();
+  stats_.frames_staged += st.own_frames->staged_uploads() - staged_before;
+  if (absl::Status s = EnqueueFrame(*pair, /*timed=*/true); !s.ok()) return s;
+  return CollectSums();
 }
 
 absl::StatusOr<FrameScores> Ssimulacra2Cuda::Score(const Frame& ref, const Frame& dist) {

@@ -42,6 +42,7 @@
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
+#include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_math.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
@@ -152,9 +153,17 @@ class Ssimulacra2Cuda {
   // Sums, then ScoreFromSums: {{"ssimulacra2", score}}.
   absl::StatusOr<FrameScores> Score(const Frame& ref, const Frame& dist);
 
-  // Device time of the last frame, from the start of the upload to the end of the
-  // read-back (CUDA events), in milliseconds; a frame run again with the event walk
-  // counts both runs.
+  // As Sums, over a pair already on this twin's device (every plane, read in place once
+  // frame.ready has completed): enqueues the frame and returns without waiting.
+  // CollectSums (or Collect: the score) waits for it; one frame at a time. The pair must
+  // stay unchanged until it is collected.
+  absl::Status EnqueueDevice(const DeviceFramePair& frame);
+  absl::StatusOr<FrameSums> CollectSums();
+  absl::StatusOr<FrameScores> Collect();
+
+  // Device time of the last frame, from the start of the upload (Sums, Score) or of the
+  // pair's use (EnqueueDevice) to the end of the read-back (CUDA events), in
+  // milliseconds; a frame run again with the event walk counts both runs.
   float last_device_ms() const { return last_device_ms_; }
 
   const Ssimulacra2CudaOptions& options() const { return options_; }
@@ -169,12 +178,13 @@ class Ssimulacra2Cuda {
   explicit Ssimulacra2Cuda(const Ssimulacra2CudaOptions& options);
   absl::Status Init();
   absl::Status Reserve(const FrameGeometry& geometry);
+  // Enqueues the frame after frame.ready; `timed`: st.start is already recorded (before
+  // the upload of Sums).
+  absl::Status EnqueueFrame(const DeviceFramePair& frame, bool timed);
   absl::Status Enqueue(Ssimulacra2SumMode mode, bool slabs);
   absl::Status BuildGraph(bool slabs);
-  // Enqueues both pictures' copies to the device frames (from `ref` and `dist`, which
-  // are page-locked memory: the caller's or staging).
-  absl::Status Upload(const void* ref, const void* dist);
-  absl::Status RunFrame(Ssimulacra2SumMode mode, bool graph, bool slabs);
+  // Launches one run over the frame (graph or direct launches) and records st.done.
+  absl::Status LaunchFrame(Ssimulacra2SumMode mode, bool graph, bool slabs);
   bool SlabsPossible() const;  // kExactSegments with sum_slab_chunks
   void DrainStreams();
 
@@ -187,9 +197,13 @@ class Ssimulacra2Cuda {
 // Whether a CUDA device can be used; `reason` says why not (for skips and logs).
 bool Ssimulacra2CudaAvailable(std::string* reason);
 
-// Device memory one instance holds for frames of this geometry (both frames, the scratch
-// planes and workspaces, the results), without the CUDA context and the graph.
-size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry);
+// Device memory one instance holds for frames of this geometry (the scratch planes and
+// workspaces, the results; with `own_frames`, the pictures Sums uploads), without the
+// CUDA context and the graph.
+size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry, bool own_frames = true);
+
+// The GpuMetric of ssimulacra2 for the registry: every plane, read from the device frame.
+const GpuMetricFactory& Ssimulacra2GpuMetricFactory();
 
 }  // namespace ssimulacra2
 }  // namespace exactq

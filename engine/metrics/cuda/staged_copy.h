@@ -3,8 +3,8 @@
 // to the caller as soon as it is complete, so the caller can start the host-to-device
 // copy of the first chunks while the later ones are still being copied on the host.
 //
-// The psnr CUDA twin uses it to move frames from the caller's ordinary (pageable)
-// memory into its own pinned staging buffers: a single memcpy of a 4K pair (25 MB)
+// DeviceFrameBuffer uses it to move frames from the caller's ordinary (pageable)
+// memory into its pinned staging buffers: a single memcpy of a 4K pair (25 MB)
 // takes longer than the PCIe copy itself, so the host copy is split across threads and
 // pipelined with the DMA. Plain C++ (no CUDA): the pool and its ordering are tested
 // without a GPU.
@@ -20,8 +20,8 @@
 //                            at 4 and 16 streams, bench/results/runtime_psnr_h200.txt)
 //   EXACTQ_STAGING_SPIN_US   how long an idle helper polls for the next job before it
 //                            sleeps (200), so back-to-back frames find it awake
-#ifndef EXACTQ_ENGINE_METRICS_PSNR_CUDA_STAGED_COPY_H_
-#define EXACTQ_ENGINE_METRICS_PSNR_CUDA_STAGED_COPY_H_
+#ifndef EXACTQ_ENGINE_METRICS_CUDA_STAGED_COPY_H_
+#define EXACTQ_ENGINE_METRICS_CUDA_STAGED_COPY_H_
 
 #include <cstddef>
 
@@ -56,4 +56,4 @@ void StagedCopy(absl::Span<const CopySpan> spans, absl::FunctionRef<void(size_t 
 
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_PSNR_CUDA_STAGED_COPY_H_
+#endif  // EXACTQ_ENGINE_METRICS_CUDA_STAGED_COPY_H_

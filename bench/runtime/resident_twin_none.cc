@@ -1,0 +1,12 @@
+#include "bench/runtime/resident_twin.h"
+
+namespace exactq {
+namespace bench {
+
+absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int, const std::string&, const MetricOptions&,
+                                                                 const Frame&, const Frame&) {
+  return absl::UnavailableError("this build has no CUDA support");
+}
+
+}  // namespace bench
+}  // namespace exactq

@@ -1,0 +1,68 @@
+// DeviceFrameBuffer: a frame pair's planes on one device, uploaded from host Frames. The
+// one place that chooses how a picture reaches the device: page-locked pictures (the
+// server's frame buffers) are copied by the DMA engine directly; others are copied into
+// pinned staging in chunks on a helper pool (staged_copy.h), each chunk's DMA queued as
+// soon as it is staged. Every metric of a request then reads the same DeviceFramePair.
+//
+//   DeviceFrameBuffer frame(device);
+//   absl::StatusOr<DeviceFramePair> pair = frame.Upload(ref, dist, planes, stream);  // async
+//   twin->Enqueue(*pair, stream); ... twin->Collect();
+//
+// Not thread-safe; one per frame in flight. Buffers grow to the largest frame seen.
+#ifndef EXACTQ_ENGINE_METRICS_CUDA_DEVICE_FRAME_BUFFER_H_
+#define EXACTQ_ENGINE_METRICS_CUDA_DEVICE_FRAME_BUFFER_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "engine/format/frame.h"
+#include "engine/format/frame_geometry.h"
+#include "engine/metrics/gpu_metric.h"
+
+namespace exactq {
+namespace gpu_host {
+
+class DeviceFrameBuffer {
+ public:
+  explicit DeviceFrameBuffer(int device) : device_(device) {}
+  ~DeviceFrameBuffer();
+  DeviceFrameBuffer(const DeviceFrameBuffer&) = delete;
+  DeviceFrameBuffer& operator=(const DeviceFrameBuffer&) = delete;
+
+  // Enqueues on `stream` the copies of both pictures' first `planes` planes and the
+  // pair's ready event, and returns the pair. Waits first for the previous upload's
+  // copies (its staging is reused); the caller must have collected the frames that read
+  // the previous pair. The frames must have the same geometry and stay unchanged until
+  // the ready event completes. INVALID_ARGUMENT for mismatched geometries or planes out
+  // of range; CUDA errors as cuda_status.h.
+  absl::StatusOr<DeviceFramePair> Upload(const Frame& reference, const Frame& distorted, int planes,
+                                         cudaStream_t stream);
+
+  // Host-to-device bytes enqueued since creation (both pictures, every upload).
+  uint64_t uploaded_bytes() const { return uploaded_bytes_; }
+  // Uploads that went through pinned staging (the pictures were not page-locked).
+  int64_t staged_uploads() const { return staged_uploads_; }
+
+  // Device memory the buffer holds for `planes` planes of this geometry.
+  static uint64_t DeviceBytes(const FrameGeometry& geometry, int planes);
+
+ private:
+  absl::Status Reserve(size_t picture_bytes, bool staging);
+
+  int device_;
+  uint8_t* device_pictures_ = nullptr;  // reference, then distorted, capacity_ bytes each
+  size_t capacity_ = 0;
+  uint8_t* staging_ = nullptr;  // pinned: the same layout, staging_capacity_ bytes each
+  size_t staging_capacity_ = 0;
+  cudaEvent_t ready_ = nullptr;
+  uint64_t uploaded_bytes_ = 0;
+  int64_t staged_uploads_ = 0;
+};
+
+}  // namespace gpu_host
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_METRICS_CUDA_DEVICE_FRAME_BUFFER_H_
