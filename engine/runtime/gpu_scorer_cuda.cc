@@ -158,7 +158,8 @@ class CudaGpuScorer final : public GpuScorer {
     if (!failure.ok()) return ClassifyTwinFailure(device_, failure);
     if (times != nullptr) {
       float upload_ms = 0.0f;
-      cudaEventElapsedTime(&upload_ms, start_, uploaded_);  // both completed: the twins waited for them
+      // The twins waited for the upload, not always for this marker after it.
+      if (cudaEventSynchronize(uploaded_) == cudaSuccess) cudaEventElapsedTime(&upload_ms, start_, uploaded_);
       const int64_t total_ns =
           std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - begin).count();
       times->host_to_device_ns = std::min<int64_t>(total_ns, static_cast<int64_t>(upload_ms * 1e6));

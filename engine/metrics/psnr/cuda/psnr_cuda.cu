@@ -45,10 +45,12 @@ PsnrCuda::~PsnrCuda() {
 }
 
 absl::Status PsnrCuda::Reserve() {
-  if (device_sse_ != nullptr) return absl::OkStatus();
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&host_sse_, 3 * sizeof(unsigned long long)));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&device_sse_, 3 * sizeof(unsigned long long)));
+  // Each piece once, so that a call after a failed one keeps what it got.
+  if (done_ == nullptr) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  if (host_sse_ == nullptr) {
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&host_sse_, 3 * sizeof(unsigned long long)));
+  }
+  if (device_sse_ == nullptr) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&device_sse_, 3 * sizeof(unsigned long long)));
   return absl::OkStatus();
 }
 

@@ -1,0 +1,57 @@
+#!/bin/bash
+# Runs on the lent H200 (bench/device/README.md) after pack.sh LABEL [and BASELINE]: the
+# runtime's checks, the most needed first.
+#   1. psnr parity and the frame pipeline's GPU tests (every twin on one device frame)
+#                                                                -> $OUT/runtime_parity.txt
+#   2. the server's GPU parity suite: exactqd + exactq on every corpus pair, cuda against
+#      cpu, bit for bit, psnr,ssim,ssimulacra2                   -> $OUT/server_parity.txt
+#   3. the three-metric request at 4K with 16 frames in flight (8 streams x 2): bytes per
+#      frame and the engine's time per frame against each metric alone on resident
+#      frames                                                    -> $OUT/runtime_request.{txt,json}
+#   4. with BASELINE: each metric alone at 4K, 16 frames in flight, LABEL and BASELINE
+#      alternating, ROUNDS rounds                                -> $OUT/runtime_ab.txt
+#
+#   bash bench/device/run_runtime.sh LABEL [BASELINE]
+set -u
+LABEL=${1:?usage: run_runtime.sh LABEL [BASELINE]}
+BASELINE=${2:-}
+ROUNDS=${ROUNDS:-2}
+OUT=${OUT:-$PWD/device_out}
+mkdir -p "$OUT"
+ROOT=$PWD
+W=$(mktemp -d)
+cd "$W" || exit 1
+for f in "$ROOT"/.device/bins_*.tar.xz "$ROOT"/.device/corpus.tar.xz; do
+  [ -f "$f" ] && tar xJf "$f"
+done
+[ -d corpus ] && export EXACTQ_CORPUS=$W/corpus
+B=$W/$LABEL
+read -r COMMIT DIRTY < "$B/COMMIT"
+echo "build $LABEL: commit $COMMIT (dirty: $DIRTY); baseline: ${BASELINE:-none} $(cat "$W/$BASELINE/COMMIT" 2>/dev/null)" \
+  > "$OUT/runtime_parity.txt"
+for t in psnr_cuda_test frame_pipeline_test; do
+  timeout 300 "$B/$t" > "$OUT/$t.log" 2>&1
+  echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|^\[  SKIPPED \]' "$OUT/$t.log" | tr '\n' ' ')" >> "$OUT/runtime_parity.txt"
+done
+
+if [ -d corpus ]; then
+  timeout 400 python3 "$ROOT/tests/gpu/gpu_parity_suite.py" --bin "$B" --pairs corpus --metrics psnr,ssim,ssimulacra2 \
+    --out "$W/parity_out" > "$OUT/server_parity.txt" 2>&1
+  echo "rc=$?" >> "$OUT/server_parity.txt"
+fi
+
+timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --reps=5 --seconds=1 \
+  --metrics=psnr+ssim+ssimulacra2 --json="$OUT/runtime_request.json" --commit="$COMMIT" --dirty="$DIRTY" \
+  > "$OUT/runtime_request.txt" 2>&1
+echo "rc=$?" >> "$OUT/runtime_request.txt"
+
+if [ -n "$BASELINE" ]; then
+  for round in $(seq "$ROUNDS"); do
+    for v in "$BASELINE" "$LABEL"; do
+      echo "=== round=$round $v" >> "$OUT/runtime_ab.txt"
+      timeout 200 "$W/$v/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --reps=3 --seconds=1 \
+        --metrics=psnr,ssim,ssimulacra2 >> "$OUT/runtime_ab.txt" 2>&1
+    done
+  done
+fi
+rm -rf "$W"
