@@ -164,6 +164,16 @@ EXACTQ_HD inline FastIncrement FastIncrementOfTerm(double x, FrameScale scale) {
   return f;
 }
 
+// d + inc modulo 2^64. A chunk of 1,024 terms of up to 2^54 units each can carry a
+// prefix past 2^63 (signed overflow, undefined behaviour). Wrapping cannot change a
+// result: every increment is below 2^55, so a prefix that leaves [-kLimit, kLimit] is
+// first seen inside (-2^63, 2^63), where lo or hi records it, and the run is marked unfit
+// whatever follows; the parity of a wrapped prefix is its true parity. Same instructions
+// as the signed add.
+EXACTQ_HD inline int64_t WrappingAdd(int64_t d, int64_t inc) {
+  return static_cast<int64_t>(static_cast<uint64_t>(d) + static_cast<uint64_t>(inc));
+}
+
 // The summary of x[0..len) under `frame`, equal to SummarizeTerms (the header's left fold).
 // `Terms` is anything with operator[](int) -> double (an array, a pointer, a shared-memory
 // row). The loops are not unrolled in full: fully unrolled 32-term bodies made the device
@@ -187,7 +197,7 @@ EXACTQ_HD inline RunSummary SummarizeTermsFast(const Terms& x, int len, int fram
     const FastIncrement f = FastIncrementOfTerm(x[i], scale);
     flags |= f.flags;
     tie = tie || f.tie;
-    d += f.d_even;  // 0 for unfit terms: |d| stays below 2^60
+    d = WrappingAdd(d, f.d_even);
     lo = lo < d ? lo : d;
     hi = hi > d ? hi : d;
   }
@@ -220,7 +230,7 @@ EXACTQ_HD inline RunSummary SummarizeTermsFast(const Terms& x, int len, int fram
     EXACTQ_UNROLL
     for (int p = 0; p < 2; ++p) {
       const int64_t inc = ((p + dp[p]) & 1) ? f.d_odd : f.d_even;
-      dp[p] += inc;
+      dp[p] = WrappingAdd(dp[p], inc);
       lop[p] = lop[p] < dp[p] ? lop[p] : dp[p];
       hip[p] = hip[p] > dp[p] ? hip[p] : dp[p];
     }

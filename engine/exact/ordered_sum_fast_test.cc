@@ -199,6 +199,29 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
   EXPECT_GT(own_path, 50000);
 }
 
+// A chunk of 1,024 terms of 2^54 units each (the fixture of a review: chunk 0 = {1.5,
+// 1023 zeros} sets the frame, chunk 1 = 1,024 x 4.0) carries its prefix to 2^64 units:
+// the fold must mark it unfit as the left fold does, without signed overflow (the
+// sanitizer runs of CI build this test with -fsanitize=undefined). Both signs, with and
+// without a tie in front (the tie path folds both parities).
+TEST(OrderedSumFast, PrefixesPastTheInt64RangeAreUnfitWithoutOverflow) {
+  const int frame = FrameOfBits(BitsOf(1.5));
+  const double unit = std::ldexp(1.0, frame - 52);
+  for (const double sign : {1.0, -1.0}) {
+    for (const bool tie : {false, true}) {
+      std::vector<double> x(1024, sign * 4.0);
+      ASSERT_EQ(sign * 4.0, sign * std::ldexp(1.0, 54) * unit);  // 2^54 units: the largest fit term
+      if (tie) x[0] = 0.5 * unit;
+      RunSummary want = IdentityRun();
+      for (double v : x) AppendTerm(want, BitsOf(v), frame);
+      const RunSummary got = SummarizeTermsFast(x.data(), static_cast<int>(x.size()), frame);
+      EXPECT_TRUE(SameRun(got, want)) << "sign " << sign << " tie " << tie << " flags " << got.flags << " vs "
+                                      << want.flags;
+      EXPECT_EQ(want.flags & (kUnfitEven | kUnfitOdd), kUnfitEven | kUnfitOdd);
+    }
+  }
+}
+
 // Paths whose prefixes end near +-2^53 units, where the binary64 fold must hand over
 // exactly when a partial sum leaves the exactly representable integers.
 TEST(OrderedSumFast, Binary64FoldAtItsBound) {
