@@ -33,12 +33,15 @@ class WorkerPool;
 
 namespace vmaf {
 
-// The smallest frame all four VIF and ADM scales allow. Width: ADM's scale-0 masking
-// shifts by ceil(log2(ceil(w/2)) - 4), which must not be negative (w >= 17). Height:
-// VIF's scale 3 (h/8 rows) needs 2 rows for its 3-tap filter's mirror (h >= 16).
-// Smaller frames are refused: libvmaf's arithmetic is undefined there.
+// The smallest frame all four VIF and ADM scales allow, 17x17. Width: ADM's scale-0
+// masking shifts by ceil(log2(ceil(w/2)) - 4), which must not be negative (w >= 17).
+// Both sizes: ADM's last band (ceil(n/16)) needs 2 samples for its 3x3 masking mirror and
+// its log2 shifts (n >= 17); VIF's scale 3 (n/8) needs 2 for its 3-tap mirror (n >= 16).
+// Smaller frames are refused: libvmaf's arithmetic is undefined there. Where a shift is
+// 0 (ADM at n/2 in 17..32) the rounding term is 0; libvmaf computes it as
+// (uint32_t)pow(2, 0u - 1), which x86-64 converts from +inf to 0 as well.
 inline constexpr int kMinWidth = 17;
-inline constexpr int kMinHeight = 16;
+inline constexpr int kMinHeight = 17;
 
 struct VmafFeatures {
   // integer_vif_scale0..3: libvmaf's float num / float den, widened to double.
