@@ -5,7 +5,9 @@
 // printed with %.17g, which identifies a double uniquely. Cases where libvmaf failed
 // (its y4m reader on odd sizes and 8x8) carry {"error": ...} and are skipped here; the
 // reference defines those (vmaf_features_test.cc runs odd sizes).
-// The threaded path (bands over a pool) is compared with the reference on every frame.
+// The threaded path (bands over a pool) is compared with the reference on every frame,
+// and engine/pooling's min, max, mean and harmonic mean of our per-frame values with the
+// pooled values libvmaf printed (its vmaf_feature_score_pooled: the same loop).
 
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include "engine/io/y4m_reader.h"
 #include "engine/metrics/ssimulacra2/worker_pool.h"
 #include "engine/metrics/vmaf/vmaf_sequence.h"
+#include "engine/pooling/pooling.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -90,10 +93,29 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
             << absl::StrFormat("threaded, %s frame %d %s", c.id, static_cast<int>(i), name);
       }
     }
+    for (size_t k = 0; k < VmafOutputNames().size(); ++k) {
+      const std::string& name = VmafOutputNames()[k];
+      std::vector<double> values;
+      for (const FrameScores& scores : *got) values.push_back(scores[k].value);
+      absl::StatusOr<PooledScores> pooled = PoolScores(values);
+      ASSERT_TRUE(pooled.ok()) << pooled.status();
+      const nlohmann::json& want = peer["pooled"][name];
+      const std::pair<const char*, double> ours[] = {{"min", pooled->min},
+                                                     {"max", pooled->max},
+                                                     {"mean", pooled->mean},
+                                                     {"harmonic_mean", pooled->harmonic_mean}};
+      for (const auto& [statistic, value] : ours) {
+        EXPECT_EQ(Bits(value), Bits(want[statistic].get<double>()))
+            << absl::StrFormat("%s pooled %s %s: ours %.17g, libvmaf %.17g", c.id, name,
+                               statistic, value, want[statistic].get<double>());
+      }
+    }
     frames_compared += static_cast<int>(refs.size());
   }
   EXPECT_GT(frames_compared, 0);
-  std::printf("compared %d frames x 7 outputs bit for bit; %d cases libvmaf did not score\n",
+  std::printf(
+      "compared %d frames x 7 outputs and their pooled values bit for bit; %d cases libvmaf "
+      "did not score\n",
               frames_compared, cases_skipped);
 }
 
