@@ -132,21 +132,60 @@ struct VifSums {
   int64_t den_non_log = 0;
 };
 
+// The per-pixel statistic from the filtered moments (libvmaf's horizontal-pass tail).
+inline void VifPixel(const uint16_t* log2_table, uint32_t mu1, uint32_t mu2, uint64_t acc_ref,
+                     uint64_t acc_dis, uint64_t acc_ref_dis, VifSums* sums) {
+  const uint32_t mu1_sq = static_cast<uint32_t>((uint64_t{mu1} * mu1 + 2147483648u) >> 32);
+  const uint32_t mu2_sq = static_cast<uint32_t>((uint64_t{mu2} * mu2 + 2147483648u) >> 32);
+  const uint32_t mu1_mu2 = static_cast<uint32_t>((uint64_t{mu1} * mu2 + 2147483648u) >> 32);
+  const uint32_t xx = static_cast<uint32_t>((acc_ref + 32768) >> 16);
+  const uint32_t yy = static_cast<uint32_t>((acc_dis + 32768) >> 16);
+  const uint32_t xy = static_cast<uint32_t>((acc_ref_dis + 32768) >> 16);
+
+  const int32_t sigma1_sq = static_cast<int32_t>(xx - mu1_sq);
+  int32_t sigma2_sq = static_cast<int32_t>(yy - mu2_sq);
+  const int32_t sigma12 = static_cast<int32_t>(xy - mu1_mu2);
+  sigma2_sq = std::max(sigma2_sq, 0);
+  if (sigma1_sq >= kVifSigmaNsq) {
+    sums->den_log +=
+        VifLog2_32(log2_table, static_cast<uint32_t>(Wrap32(int64_t{kVifSigmaNsq} + sigma1_sq))) -
+        2048 * 17;
+    if (sigma12 > 0 && sigma2_sq > 0) {
+      const double eps = 65536 * 1.0e-10;
+      double g = sigma12 / (sigma1_sq + eps);
+      int32_t sv_sq = static_cast<int32_t>(sigma2_sq - g * sigma12);
+      sv_sq = std::max(sv_sq, 0);
+      g = std::min(g, kVifEnhancementGainLimit);
+      const uint32_t numer1 = static_cast<uint32_t>(sv_sq + kVifSigmaNsq);
+      const int64_t numer1_tmp = static_cast<int64_t>(g * g * sigma1_sq) + numer1;
+      sums->num_log += VifLog2_64(log2_table, static_cast<uint64_t>(numer1_tmp)) -
+                       VifLog2_64(log2_table, numer1);
+    }
+  } else {
+    sums->num_non_log += sigma2_sq;
+    sums->den_non_log++;
+  }
+}
+
 // libvmaf's vif_statistic_16 (which vif_statistic_8 equals at 8 bits) over rows
-// [row_begin, row_end) of one scale.
-VifSums VifStatisticRows(const Plane16& ref, const Plane16& dis, int scale, int bpc,
-                         int row_begin, int row_end) {
+// [row_begin, row_end) of one scale. The filters run tap by tap over whole rows (the
+// same integer sums as libvmaf's pixel-by-pixel loops, in a form compilers vectorise);
+// `Wide` is the vertical accumulator of the squares: uint32 holds them exactly at
+// scale 0 and 8 bits (17 taps of 65536 * 255^2 < 2^32), uint64 elsewhere.
+template <int kScale, typename Wide>
+VifSums VifStatisticRowsT(const Plane16& ref, const Plane16& dis, int bpc, int row_begin,
+                          int row_end) {
   const uint16_t* log2_table = Log2Table().value;
-  const int fwidth = kVifFilterWidth[scale];
-  const int half = fwidth / 2;
-  const uint16_t* filter = kVifFilter[scale];
+  constexpr int kWidth = kVifFilterWidth[kScale];
+  constexpr int kHalf = kWidth / 2;
+  const uint16_t* filter = kVifFilter[kScale];
   const int w = ref.w;
   const int h = ref.h;
 
   uint32_t add_vp, shift_vp;
   uint64_t add_vp_sq;
   uint32_t shift_vp_sq;
-  if (scale == 0) {
+  if (kScale == 0) {
     shift_vp = bpc;
     add_vp = 1u << (bpc - 1);
     shift_vp_sq = (bpc - 8) * 2;
@@ -158,80 +197,91 @@ VifSums VifStatisticRows(const Plane16& ref, const Plane16& dis, int scale, int 
     add_vp_sq = 32768;
   }
 
-  std::vector<uint32_t> t_mu1(w), t_mu2(w), t_ref(w), t_dis(w), t_ref_dis(w);
+  // Vertical accumulators, then the vertically filtered rows, padded by kHalf on each
+  // side with libvmaf's mirror (PADDING_SQ_DATA).
+  std::vector<uint32_t> v_mu1(w), v_mu2(w);
+  std::vector<Wide> v_ref(w), v_dis(w), v_ref_dis(w);
+  const int padded = w + 2 * kHalf;
+  std::vector<uint32_t> t_mu1(padded), t_mu2(padded), t_ref(padded), t_dis(padded),
+      t_ref_dis(padded);
+  std::vector<uint32_t> h_mu1(w), h_mu2(w);
+  std::vector<uint64_t> h_ref(w), h_dis(w), h_ref_dis(w);
   VifSums sums;
   for (int i = row_begin; i < row_end; ++i) {
-    // Vertical.
-    for (int j = 0; j < w; ++j) {
-      uint32_t acc_mu1 = 0, acc_mu2 = 0;
-      uint64_t acc_ref = 0, acc_dis = 0, acc_ref_dis = 0;
-      for (int k = 0; k < fwidth; ++k) {
-        const int r = Reflect101(i - half + k, h);
-        const uint32_t f = filter[k];
-        const uint32_t x = ref.row(r)[j];
-        const uint32_t y = dis.row(r)[j];
+    std::fill(v_mu1.begin(), v_mu1.end(), 0);
+    std::fill(v_mu2.begin(), v_mu2.end(), 0);
+    std::fill(v_ref.begin(), v_ref.end(), 0);
+    std::fill(v_dis.begin(), v_dis.end(), 0);
+    std::fill(v_ref_dis.begin(), v_ref_dis.end(), 0);
+    for (int k = 0; k < kWidth; ++k) {
+      const int r = Reflect101(i - kHalf + k, h);
+      const uint16_t* rr = ref.row(r);
+      const uint16_t* dr = dis.row(r);
+      const uint32_t f = filter[k];
+      for (int j = 0; j < w; ++j) {
+        const uint32_t x = rr[j];
+        const uint32_t y = dr[j];
         const uint32_t fx = f * x;
         const uint32_t fy = f * y;
-        acc_mu1 += fx;
-        acc_mu2 += fy;
-        acc_ref += fx * uint64_t{x};
-        acc_dis += fy * uint64_t{y};
-        acc_ref_dis += fx * uint64_t{y};
+        v_mu1[j] += fx;
+        v_mu2[j] += fy;
+        v_ref[j] += static_cast<Wide>(fx) * x;
+        v_dis[j] += static_cast<Wide>(fy) * y;
+        v_ref_dis[j] += static_cast<Wide>(fx) * y;
       }
-      t_mu1[j] = U16((acc_mu1 + uint64_t{add_vp}) >> shift_vp);
-      t_mu2[j] = U16((acc_mu2 + uint64_t{add_vp}) >> shift_vp);
-      t_ref[j] = static_cast<uint32_t>((acc_ref + add_vp_sq) >> shift_vp_sq);
-      t_dis[j] = static_cast<uint32_t>((acc_dis + add_vp_sq) >> shift_vp_sq);
-      t_ref_dis[j] = static_cast<uint32_t>((acc_ref_dis + add_vp_sq) >> shift_vp_sq);
     }
-    // Horizontal, then the per-pixel statistic.
     for (int j = 0; j < w; ++j) {
-      uint32_t acc_mu1 = 0, acc_mu2 = 0;
-      uint64_t acc_ref = 0, acc_dis = 0, acc_ref_dis = 0;
-      for (int k = 0; k < fwidth; ++k) {
-        const int c = Reflect101(j - half + k, w);
-        const uint32_t f = filter[k];
-        acc_mu1 += f * t_mu1[c];
-        acc_mu2 += f * t_mu2[c];
-        acc_ref += f * uint64_t{t_ref[c]};
-        acc_dis += f * uint64_t{t_dis[c]};
-        acc_ref_dis += f * uint64_t{t_ref_dis[c]};
+      t_mu1[kHalf + j] = U16((uint64_t{v_mu1[j]} + add_vp) >> shift_vp);
+      t_mu2[kHalf + j] = U16((uint64_t{v_mu2[j]} + add_vp) >> shift_vp);
+      t_ref[kHalf + j] = static_cast<uint32_t>((uint64_t{v_ref[j]} + add_vp_sq) >> shift_vp_sq);
+      t_dis[kHalf + j] = static_cast<uint32_t>((uint64_t{v_dis[j]} + add_vp_sq) >> shift_vp_sq);
+      t_ref_dis[kHalf + j] =
+          static_cast<uint32_t>((uint64_t{v_ref_dis[j]} + add_vp_sq) >> shift_vp_sq);
+    }
+    for (int f = 1; f <= kHalf; ++f) {
+      for (std::vector<uint32_t>* t : {&t_mu1, &t_mu2, &t_ref, &t_dis, &t_ref_dis}) {
+        (*t)[kHalf - f] = (*t)[kHalf + Reflect101(-f, w)];
+        (*t)[kHalf + w - 1 + f] = (*t)[kHalf + Reflect101(w - 1 + f, w)];
       }
-      const uint32_t mu1 = acc_mu1;
-      const uint32_t mu2 = acc_mu2;
-      const uint32_t mu1_sq = static_cast<uint32_t>((uint64_t{mu1} * mu1 + 2147483648u) >> 32);
-      const uint32_t mu2_sq = static_cast<uint32_t>((uint64_t{mu2} * mu2 + 2147483648u) >> 32);
-      const uint32_t mu1_mu2 = static_cast<uint32_t>((uint64_t{mu1} * mu2 + 2147483648u) >> 32);
-      const uint32_t xx = static_cast<uint32_t>((acc_ref + 32768) >> 16);
-      const uint32_t yy = static_cast<uint32_t>((acc_dis + 32768) >> 16);
-      const uint32_t xy = static_cast<uint32_t>((acc_ref_dis + 32768) >> 16);
-
-      const int32_t sigma1_sq = static_cast<int32_t>(xx - mu1_sq);
-      int32_t sigma2_sq = static_cast<int32_t>(yy - mu2_sq);
-      const int32_t sigma12 = static_cast<int32_t>(xy - mu1_mu2);
-      sigma2_sq = std::max(sigma2_sq, 0);
-      if (sigma1_sq >= kVifSigmaNsq) {
-        sums.den_log +=
-            VifLog2_32(log2_table, static_cast<uint32_t>(Wrap32(int64_t{kVifSigmaNsq} + sigma1_sq))) -
-            2048 * 17;
-        if (sigma12 > 0 && sigma2_sq > 0) {
-          const double eps = 65536 * 1.0e-10;
-          double g = sigma12 / (sigma1_sq + eps);
-          int32_t sv_sq = static_cast<int32_t>(sigma2_sq - g * sigma12);
-          sv_sq = std::max(sv_sq, 0);
-          g = std::min(g, kVifEnhancementGainLimit);
-          const uint32_t numer1 = static_cast<uint32_t>(sv_sq + kVifSigmaNsq);
-          const int64_t numer1_tmp = static_cast<int64_t>(g * g * sigma1_sq) + numer1;
-          sums.num_log += VifLog2_64(log2_table, static_cast<uint64_t>(numer1_tmp)) -
-                          VifLog2_64(log2_table, numer1);
-        }
-      } else {
-        sums.num_non_log += sigma2_sq;
-        sums.den_non_log++;
+    }
+    // Horizontal.
+    std::fill(h_mu1.begin(), h_mu1.end(), 0);
+    std::fill(h_mu2.begin(), h_mu2.end(), 0);
+    std::fill(h_ref.begin(), h_ref.end(), 0);
+    std::fill(h_dis.begin(), h_dis.end(), 0);
+    std::fill(h_ref_dis.begin(), h_ref_dis.end(), 0);
+    for (int k = 0; k < kWidth; ++k) {
+      const uint32_t f = filter[k];
+      const uint32_t* a = t_mu1.data() + k;
+      const uint32_t* b = t_mu2.data() + k;
+      const uint32_t* c = t_ref.data() + k;
+      const uint32_t* d = t_dis.data() + k;
+      const uint32_t* e = t_ref_dis.data() + k;
+      for (int j = 0; j < w; ++j) {
+        h_mu1[j] += f * a[j];
+        h_mu2[j] += f * b[j];
+        h_ref[j] += uint64_t{f} * c[j];
+        h_dis[j] += uint64_t{f} * d[j];
+        h_ref_dis[j] += uint64_t{f} * e[j];
       }
+    }
+    for (int j = 0; j < w; ++j) {
+      VifPixel(log2_table, h_mu1[j], h_mu2[j], h_ref[j], h_dis[j], h_ref_dis[j], &sums);
     }
   }
   return sums;
+}
+
+VifSums VifStatisticRows(const Plane16& ref, const Plane16& dis, int scale, int bpc,
+                         int row_begin, int row_end) {
+  switch (scale) {
+    case 0:
+      return bpc == 8 ? VifStatisticRowsT<0, uint32_t>(ref, dis, bpc, row_begin, row_end)
+                      : VifStatisticRowsT<0, uint64_t>(ref, dis, bpc, row_begin, row_end);
+    case 1: return VifStatisticRowsT<1, uint64_t>(ref, dis, bpc, row_begin, row_end);
+    case 2: return VifStatisticRowsT<2, uint64_t>(ref, dis, bpc, row_begin, row_end);
+    default: return VifStatisticRowsT<3, uint64_t>(ref, dis, bpc, row_begin, row_end);
+  }
 }
 
 // libvmaf's subsample_rd_16 (subsample_rd_8 at 8 bits) followed by decimation: the
