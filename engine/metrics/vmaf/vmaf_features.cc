@@ -296,22 +296,27 @@ void VifSubsampleRows(const Plane16& src, int scale, int bpc, Plane16* next, int
   const uint32_t shift_vp = scale == 0 ? bpc : 16;
   const int w = src.w;
   const int h = src.h;
-  std::vector<uint32_t> convol(w);
+  std::vector<uint32_t> acc(w);
+  std::vector<uint32_t> convol(w + 2 * half);  // padded by half with the mirror
   for (int r = row_begin; r < row_end; ++r) {
     const int i = 2 * r;
-    for (int j = 0; j < w; ++j) {
-      uint32_t acc = 0;
-      for (int k = 0; k < fwidth; ++k) {
-        acc += filter[k] * uint32_t{src.row(Reflect101(i - half + k, h))[j]};
-      }
-      convol[j] = U16((uint64_t{acc} + add_vp) >> shift_vp);
+    std::fill(acc.begin(), acc.end(), 0);
+    for (int k = 0; k < fwidth; ++k) {
+      const uint16_t* row = src.row(Reflect101(i - half + k, h));
+      const uint32_t f = filter[k];
+      for (int j = 0; j < w; ++j) acc[j] += f * uint32_t{row[j]};
+    }
+    for (int j = 0; j < w; ++j) convol[half + j] = U16((uint64_t{acc[j]} + add_vp) >> shift_vp);
+    for (int f = 1; f <= half; ++f) {
+      convol[half - f] = convol[half + f];
+      convol[half + w - 1 + f] = convol[half + w - 1 - f];
     }
     uint16_t* out = next->data.data() + static_cast<size_t>(r) * next->w;
     for (int c = 0; c < next->w; ++c) {
-      const int j = 2 * c;
-      uint32_t acc = 0;
-      for (int k = 0; k < fwidth; ++k) acc += filter[k] * convol[Reflect101(j - half + k, w)];
-      out[c] = static_cast<uint16_t>((uint64_t{acc} + 32768) >> 16);
+      const uint32_t* x = convol.data() + 2 * c;  // taps 2c - half .. 2c + half
+      uint32_t sum = 0;
+      for (int k = 0; k < fwidth; ++k) sum += filter[k] * x[k];
+      out[c] = static_cast<uint16_t>((uint64_t{sum} + 32768) >> 16);
     }
   }
 }
@@ -994,26 +999,34 @@ uint64_t MotionSadRows(const Plane16& prev, const Plane16& cur, int bpc, int row
   const int w = cur.w;
   const int h = cur.h;
   const int64_t y_round = int64_t{1} << (bpc - 1);
-  std::vector<int32_t> y_row(w);
+  std::vector<int64_t> acc(w);
+  std::vector<int32_t> y_row(w + 4);  // padded by 2 with the mirror
   uint64_t sad = 0;
   for (int i = row_begin; i < row_end; ++i) {
+    std::fill(acc.begin(), acc.end(), 0);
+    for (int k = 0; k < 5; ++k) {
+      const int r = MotionMirror(i - 2 + k, h);
+      const uint16_t* p = prev.row(r);
+      const uint16_t* c = cur.row(r);
+      const int64_t f = kMotionFilter[k];
+      for (int j = 0; j < w; ++j) acc[j] += f * (int32_t{p[j]} - int32_t{c[j]});
+    }
     int32_t any_nonzero = 0;
     for (int j = 0; j < w; ++j) {
-      int64_t acc = 0;
-      for (int k = 0; k < 5; ++k) {
-        const int r = MotionMirror(i - 2 + k, h);
-        const int32_t diff = int32_t{prev.row(r)[j]} - int32_t{cur.row(r)[j]};
-        acc += int64_t{kMotionFilter[k]} * diff;
-      }
-      y_row[j] = static_cast<int32_t>((acc + y_round) >> bpc);
-      any_nonzero |= y_row[j];
+      y_row[2 + j] = static_cast<int32_t>((acc[j] + y_round) >> bpc);
+      any_nonzero |= y_row[2 + j];
     }
     if (!any_nonzero) continue;
+    for (int f = 1; f <= 2; ++f) {
+      y_row[2 - f] = y_row[2 + MotionMirror(-f, w)];
+      y_row[2 + w - 1 + f] = y_row[2 + MotionMirror(w - 1 + f, w)];
+    }
     uint32_t row_sad = 0;
     for (int j = 0; j < w; ++j) {
-      int64_t acc = 0;
-      for (int k = 0; k < 5; ++k) acc += int64_t{kMotionFilter[k]} * y_row[MotionMirror(j - 2 + k, w)];
-      const int32_t val = static_cast<int32_t>((acc + 32768) >> 16);
+      const int32_t* y = y_row.data() + j;  // taps j - 2 .. j + 2
+      int64_t sum = 0;
+      for (int k = 0; k < 5; ++k) sum += int64_t{kMotionFilter[k]} * y[k];
+      const int32_t val = static_cast<int32_t>((sum + 32768) >> 16);
       row_sad += std::abs(val);
     }
     sad += row_sad;
