@@ -106,8 +106,8 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
                                                      {"harmonic_mean", pooled->harmonic_mean}};
       for (const auto& [statistic, value] : ours) {
         EXPECT_EQ(Bits(value), Bits(want[statistic].get<double>()))
-            << absl::StrFormat("%s pooled %s %s: ours %.17g, libvmaf %.17g", c.id, name,
-                               statistic, value, want[statistic].get<double>());
+            << absl::StrFormat("%s pooled %s %s: ours %.17g, libvmaf %.17g", c.id, name, statistic,
+                               value, want[statistic].get<double>());
       }
     }
     frames_compared += static_cast<int>(refs.size());
@@ -116,7 +116,7 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
   std::printf(
       "compared %d frames x 7 outputs and their pooled values bit for bit; %d cases libvmaf "
       "did not score\n",
-              frames_compared, cases_skipped);
+      frames_compared, cases_skipped);
 }
 
 }  // namespace

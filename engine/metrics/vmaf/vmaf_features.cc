@@ -91,8 +91,8 @@ Plane16 LumaOf(const Frame& frame) {
 
 constexpr int kVifFilterWidth[4] = {17, 9, 5, 3};
 constexpr uint16_t kVifFilter[4][17] = {
-    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640,
-     935, 489},
+    {489, 935, 1640, 2640, 3896, 5274, 6547, 7455, 7784, 7455, 6547, 5274, 3896, 2640, 1640, 935,
+     489},
     {1244, 3663, 7925, 12590, 14692, 12590, 7925, 3663, 1244},
     {3571, 16004, 26386, 16004, 3571},
     {10904, 43728, 10904},
@@ -272,15 +272,18 @@ VifSums VifStatisticRowsT(const Plane16& ref, const Plane16& dis, int bpc, int r
   return sums;
 }
 
-VifSums VifStatisticRows(const Plane16& ref, const Plane16& dis, int scale, int bpc,
-                         int row_begin, int row_end) {
+VifSums VifStatisticRows(const Plane16& ref, const Plane16& dis, int scale, int bpc, int row_begin,
+                         int row_end) {
   switch (scale) {
     case 0:
       return bpc == 8 ? VifStatisticRowsT<0, uint32_t>(ref, dis, bpc, row_begin, row_end)
                       : VifStatisticRowsT<0, uint64_t>(ref, dis, bpc, row_begin, row_end);
-    case 1: return VifStatisticRowsT<1, uint64_t>(ref, dis, bpc, row_begin, row_end);
-    case 2: return VifStatisticRowsT<2, uint64_t>(ref, dis, bpc, row_begin, row_end);
-    default: return VifStatisticRowsT<3, uint64_t>(ref, dis, bpc, row_begin, row_end);
+    case 1:
+      return VifStatisticRowsT<1, uint64_t>(ref, dis, bpc, row_begin, row_end);
+    case 2:
+      return VifStatisticRowsT<2, uint64_t>(ref, dis, bpc, row_begin, row_end);
+    default:
+      return VifStatisticRowsT<3, uint64_t>(ref, dis, bpc, row_begin, row_end);
   }
 }
 
@@ -353,8 +356,8 @@ void ComputeVif(const Plane16& ref0, const Plane16& dis0, int bpc, const Paralle
       sums.num_non_log += p.num_non_log;
       sums.den_non_log += p.den_non_log;
     }
-    const float num = sums.num_log / 2048.0 +
-                      (sums.den_non_log - ((sums.num_non_log) / 16384.0) / (65025.0));
+    const float num =
+        sums.num_log / 2048.0 + (sums.den_non_log - ((sums.num_non_log) / 16384.0) / (65025.0));
     const float den = sums.den_log / 2048.0 + sums.den_non_log;
     vif[scale] = num / den;
   }
@@ -401,16 +404,14 @@ float DwtQuantStep(int lambda, int theta) {
   const float k = 0.466;
   const float f0 = 0.401;
   const float g[4] = {1.501, 1.0, 0.534, 1.0};
-  static const float amplitudes[6][4] = {{0.62171, 0.67234, 0.72709, 0.67234},
-                                         {0.34537, 0.41317, 0.49428, 0.41317},
-                                         {0.18004, 0.22727, 0.28688, 0.22727},
-                                         {0.091401, 0.11792, 0.15214, 0.11792},
-                                         {0.045943, 0.059758, 0.077727, 0.059758},
-                                         {0.023013, 0.030018, 0.039156, 0.030018}};
+  static const float amplitudes[6][4] = {
+      {0.62171, 0.67234, 0.72709, 0.67234},     {0.34537, 0.41317, 0.49428, 0.41317},
+      {0.18004, 0.22727, 0.28688, 0.22727},     {0.091401, 0.11792, 0.15214, 0.11792},
+      {0.045943, 0.059758, 0.077727, 0.059758}, {0.023013, 0.030018, 0.039156, 0.030018}};
   const float r = kAdmNormViewDist * kAdmRefDisplayHeight * kPi / 180.0;
   const float temp = std::log10(std::pow(2.0, lambda + 1) * f0 * g[theta] / r);
-  const float q = 2.0 * a * std::pow(10.0, static_cast<double>(k * temp * temp)) /
-                  amplitudes[lambda][theta];
+  const float q =
+      2.0 * a * std::pow(10.0, static_cast<double>(k * temp * temp)) / amplitudes[lambda][theta];
   return q;
 }
 
@@ -578,8 +579,8 @@ inline int64_t LimitGain(int64_t rst, int64_t o, int64_t k, int64_t t, bool angl
 
 // adm_decouple (scale 0, int16) over rows [row_begin, row_end) of the CSF region.
 // Writes r (restored) and a (additive impairment) for bands h, v, d.
-void AdmDecoupleRows(const Bands& ref, const Bands& dis, int scale, const Region& region,
-                     Bands* r, Bands* a, int row_begin, int row_end) {
+void AdmDecoupleRows(const Bands& ref, const Bands& dis, int scale, const Region& region, Bands* r,
+                     Bands* a, int row_begin, int row_end) {
   const int32_t* div = DivTable().value;
   for (int i = row_begin; i < row_end; ++i) {
     for (int j = region.left; j < region.right; ++j) {
@@ -607,17 +608,20 @@ void AdmDecoupleRows(const Bands& ref, const Bands& dis, int scale, const Region
             shift = 17 - __builtin_clz(abs_o);
             msb = static_cast<uint16_t>((abs_o + (1u << (shift - 1))) >> shift);
           }
-          tmp_k = ob == 0 ? 32768
-                          : (((int64_t{div[msb + 32768]} * tb) * sign) +
-                             (int64_t{1} << (14 + shift))) >>
-                                (15 + shift);
+          tmp_k =
+              ob == 0
+                  ? 32768
+                  : (((int64_t{div[msb + 32768]} * tb) * sign) + (int64_t{1} << (14 + shift))) >>
+                        (15 + shift);
         }
         const int64_t k = tmp_k < 0 ? 0 : (tmp_k > 32768 ? 32768 : tmp_k);
         int64_t rb = ((k * ob) + 16384) >> 15;
         rb = scale == 0 ? I16(rb) : static_cast<int32_t>(rb);
         rb = LimitGain(rb, ob, k, tb, angle_flag);
-        if (scale == 0) rb = I16(rb);
-        else rb = static_cast<int32_t>(rb);
+        if (scale == 0)
+          rb = I16(rb);
+        else
+          rb = static_cast<int32_t>(rb);
         rst[b] = rb;
       }
       r->hb[o] = static_cast<int32_t>(rst[0]);
@@ -666,8 +670,8 @@ void AdmCsfRows(const Bands& a, int scale, const float rfactor[3], const Region&
           const int32_t dst_val =
               static_cast<int32_t>(((rfactor32[theta] * s) + (int64_t{1} << 27)) >> 28);
           (*dst[theta])[o] = dst_val;
-          (*flt[theta])[o] = static_cast<int32_t>(
-              ((int64_t{143165577} * std::abs(dst_val)) + add_flt) >> 32);
+          (*flt[theta])[o] =
+              static_cast<int32_t>(((int64_t{143165577} * std::abs(dst_val)) + add_flt) >> 32);
         }
       }
     }
@@ -756,8 +760,8 @@ CmShifts MakeCmShifts(int scale, int w, int h) {
 }
 
 CmSums AdmCmRows(const Bands& r, const Bands& csf_a, const Bands& csf_f, int scale,
-                 const float rfactor[3], const Region& region, const CmShifts& s,
-                 int row_begin, int row_end) {
+                 const float rfactor[3], const Region& region, const CmShifts& s, int row_begin,
+                 int row_end) {
   constexpr int32_t kRFactor0[3] = {36453, 36453, 49417};
   const uint32_t rfactor32[3] = {static_cast<uint32_t>(rfactor[0] * std::pow(2, 32)),
                                  static_cast<uint32_t>(rfactor[1] * std::pow(2, 32)),
@@ -782,8 +786,7 @@ CmSums AdmCmRows(const Bands& r, const Bands& csf_a, const Bands& csf_f, int sca
         }
         x = Wrap32(int64_t{std::abs(x)} - t);
         x = x < 0 ? 0 : x;
-        const int32_t x_sq =
-            static_cast<int32_t>(((int64_t{x} * x) + s.add_sq[b]) >> s.sq[b]);
+        const int32_t x_sq = static_cast<int32_t>(((int64_t{x} * x) + s.add_sq[b]) >> s.sq[b]);
         const int64_t val = ((int64_t{x_sq} * x) + s.add_cub[b]) >> s.cub[b];
         inner[b] += val;
       }
@@ -897,8 +900,8 @@ void AdmScale(const Bands& ref, const Bands& dis, int scale, const Parallel& par
     shift_csf = std::pow(2, (18 - ds.accum));
   } else {
     constexpr uint32_t kConvert[3] = {32, 27, 23};
-    shift_csf = std::pow(2, (kConvert[scale - 1] - static_cast<uint32_t>(ds.accum) -
-                             static_cast<uint32_t>(ds.cub)));
+    shift_csf = std::pow(
+        2, (kConvert[scale - 1] - static_cast<uint32_t>(ds.accum) - static_cast<uint32_t>(ds.cub)));
   }
   const double csf_h = static_cast<double>(den.h / shift_csf) * std::pow(rfactor[0], 3);
   const double csf_v = static_cast<double>(den.v / shift_csf) * std::pow(rfactor[1], 3);
@@ -913,8 +916,8 @@ void AdmScale(const Bands& ref, const Bands& dis, int scale, const Parallel& par
   const CmShifts cs = MakeCmShifts(scale, w, h);
   std::vector<CmSums> cm_partial(NumBands(parallel, rows));
   ForBands(parallel, rows, [&](int band, int begin, int end) {
-    cm_partial[band] = AdmCmRows(r, csf_a, csf_f, scale, rfactor, region, cs,
-                                 region.top + begin, region.top + end);
+    cm_partial[band] = AdmCmRows(r, csf_a, csf_f, scale, rfactor, region, cs, region.top + begin,
+                                 region.top + end);
   });
   CmSums cm;
   for (const CmSums& p : cm_partial) {
@@ -1056,15 +1059,14 @@ absl::Status CheckVmafInput(const FrameGeometry& ref, const FrameGeometry& dis) 
   }
   if (ref.width < kMinWidth || ref.height < kMinHeight) {
     return absl::InvalidArgumentError(absl::StrFormat(
-        "vmaf: frame %dx%d is smaller than the minimum %dx%d (four VIF and ADM scales)",
-        ref.width, ref.height, kMinWidth, kMinHeight));
+        "vmaf: frame %dx%d is smaller than the minimum %dx%d (four VIF and ADM scales)", ref.width,
+        ref.height, kMinWidth, kMinHeight));
   }
   return absl::OkStatus();
 }
 
 absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis,
-                                                 const Frame* prev_ref,
-                                                 const Parallel& parallel) {
+                                                 const Frame* prev_ref, const Parallel& parallel) {
   if (absl::Status s = CheckVmafInput(ref.geometry(), dis.geometry()); !s.ok()) return s;
   if (prev_ref != nullptr && !(prev_ref->geometry() == ref.geometry())) {
     return absl::InvalidArgumentError("vmaf: previous reference geometry differs");

@@ -41,8 +41,7 @@ TEST(VmafFeaturesTest, RefusesFramesBelowTheMinimumNamingIt) {
 TEST(VmafFeaturesTest, RefusesMismatchedGeometries) {
   const Frame a = MakeFrame(Geometry(32, 32, 8), 0, 0);
   const Frame b = MakeFrame(Geometry(32, 33, 8), 0, 0);
-  EXPECT_EQ(ComputeVmafFeatures(a, b, nullptr).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ComputeVmafFeatures(a, b, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(ComputeVmafFeatures(a, a, &b).status().code(), absl::StatusCode::kInvalidArgument);
 }
 

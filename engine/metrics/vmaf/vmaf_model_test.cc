@@ -26,10 +26,9 @@ TEST(VmafModelTest, SvmDecisionOfRescaledFeatures) {
   // The same features rescaled by the model's slopes and intercepts.
   const VmafModelInput in = P4kFrame0();
   const double slopes[6] = {2.8098077502505414, 0.06264407466686016, 1.222763456258933,
-                            1.5360318811084146, 1.7620864995501058, 2.08656468286432};
-  const double intercepts[6] = {-1.7993968597186747, -0.003017198086831897,
-                                -0.1728125095425364, -0.5294309090081222,
-                                -0.7577185792093722, -1.083428597549764};
+                            1.5360318811084146, 1.7620864995501058,  2.08656468286432};
+  const double intercepts[6] = {-1.7993968597186747, -0.003017198086831897, -0.1728125095425364,
+                                -0.5294309090081222, -0.7577185792093722,   -1.083428597549764};
   const double f[6] = {in.adm2, in.motion2, in.vif[0], in.vif[1], in.vif[2], in.vif[3]};
   double x[6];
   for (int k = 0; k < 6; ++k) x[k] = slopes[k] * f[k] + intercepts[k];

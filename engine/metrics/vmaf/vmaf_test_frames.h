@@ -33,12 +33,13 @@ inline FrameGeometry Geometry(int width, int height, int depth,
 // plus low bits of noise at higher depths.
 inline uint32_t ReferenceSample(int x, int y, int shift, int depth, uint32_t seed) {
   const int xs = x + shift;
-  const uint32_t base = static_cast<uint32_t>(((xs * 3 + y * 2) % 160) + 40 +
-                                              ((xs / 7 + y / 5) % 2) * 30);
-  const uint32_t noise = Mix(static_cast<uint32_t>(xs) * 9176u ^ static_cast<uint32_t>(y) * 31u ^
-                             seed) % 9;
+  const uint32_t base =
+      static_cast<uint32_t>(((xs * 3 + y * 2) % 160) + 40 + ((xs / 7 + y / 5) % 2) * 30);
+  const uint32_t noise =
+      Mix(static_cast<uint32_t>(xs) * 9176u ^ static_cast<uint32_t>(y) * 31u ^ seed) % 9;
   const uint32_t v8 = base + noise;
-  const uint32_t low = depth > 8 ? Mix(static_cast<uint32_t>(xs + 7 * y) ^ seed) % (1u << (depth - 8)) : 0;
+  const uint32_t low =
+      depth > 8 ? Mix(static_cast<uint32_t>(xs + 7 * y) ^ seed) % (1u << (depth - 8)) : 0;
   return (v8 << (depth - 8)) + low;
 }
 
