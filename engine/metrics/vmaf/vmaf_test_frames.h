@@ -63,7 +63,7 @@ inline Frame MakeFrame(const FrameGeometry& geometry, int shift, int distortion,
                 static_cast<int>(Mix(static_cast<uint32_t>(x * 131 + y * 7919) ^ (seed * 7)) %
                                  (2 * distortion + 1)) -
                 distortion;
-            v = (v + right) / 2 + (noise << (depth - 8));
+            v = (v + right) / 2 + noise * (1 << (depth - 8));
           }
           value = static_cast<uint32_t>(std::clamp(v, 0, max_value));
         }
