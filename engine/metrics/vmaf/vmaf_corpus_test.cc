@@ -1,0 +1,124 @@
+// vmaf against libvmaf 3.2.0 (CPU, model vmaf_v0.6.1), bit for bit, on every frame of
+// every corpus case libvmaf scored: the score and each of its six features.
+//
+// Expected values: peer_scores.json cases[id].netflix_vmaf["vmaf_v0.6.1"].frames[i],
+// printed with %.17g, which identifies a double uniquely. Cases where libvmaf failed
+// (its y4m reader on odd sizes and 8x8) carry {"error": ...} and are skipped here; the
+// reference defines those (vmaf_features_test.cc runs odd sizes).
+// The threaded path (bands over a pool) is compared with the reference on every frame,
+// and engine/pooling's min, max, mean and harmonic mean of our per-frame values with the
+// pooled values libvmaf printed (its vmaf_feature_score_pooled: the same loop).
+
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "engine/io/testing/corpus.h"
+#include "engine/io/y4m_reader.h"
+#include "engine/metrics/ssimulacra2/worker_pool.h"
+#include "engine/metrics/vmaf/vmaf_sequence.h"
+#include "engine/pooling/pooling.h"
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace vmaf {
+namespace {
+
+uint64_t Bits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
+  absl::StatusOr<std::string> dir = corpus::FindCorpusDir();
+  if (!dir.ok()) GTEST_SKIP() << dir.status().message();
+  absl::StatusOr<std::vector<corpus::CorpusCase>> cases = corpus::LoadCorpusCases(*dir);
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  absl::StatusOr<nlohmann::json> peers = corpus::LoadPeerScores(*dir);
+  ASSERT_TRUE(peers.ok()) << peers.status();
+
+  ssimulacra2::WorkerPool pool(3);
+  int frames_compared = 0;
+  int cases_skipped = 0;
+  for (const corpus::CorpusCase& c : *cases) {
+    SCOPED_TRACE(c.id);
+    const nlohmann::json& peer = (*peers)["cases"][c.id]["netflix_vmaf"]["vmaf_v0.6.1"];
+    if (peer.contains("error")) {
+      ++cases_skipped;
+      continue;
+    }
+    ASSERT_TRUE(peer.contains("frames")) << "no libvmaf scores for " << c.id;
+
+    absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
+    absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
+    ASSERT_TRUE(ref_reader.ok()) << ref_reader.status();
+    ASSERT_TRUE(dis_reader.ok()) << dis_reader.status();
+    std::vector<Frame> refs, dists;
+    for (;;) {
+      Frame ref, dis;
+      absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
+      absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
+      ASSERT_TRUE(more_ref.ok()) << more_ref.status();
+      ASSERT_TRUE(more_dis.ok()) << more_dis.status();
+      ASSERT_EQ(*more_ref, *more_dis) << "frame counts differ";
+      if (!*more_ref) break;
+      refs.push_back(std::move(ref));
+      dists.push_back(std::move(dis));
+    }
+    ASSERT_EQ(static_cast<int>(refs.size()), c.frames);
+    ASSERT_EQ(peer["frames"].size(), refs.size());
+
+    absl::StatusOr<std::vector<FrameScores>> got = ScoreVmafSequence(refs, dists);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(got->size(), refs.size());
+    absl::StatusOr<std::vector<FrameScores>> threaded =
+        ScoreVmafSequence(refs, dists, Parallel{&pool, 5});
+    ASSERT_TRUE(threaded.ok()) << threaded.status();
+
+    for (size_t i = 0; i < refs.size(); ++i) {
+      const FrameScores& scores = (*got)[i];
+      ASSERT_EQ(scores.size(), VmafOutputNames().size());
+      for (size_t k = 0; k < scores.size(); ++k) {
+        const std::string& name = scores[k].name;
+        ASSERT_TRUE(peer["frames"][i].contains(name)) << name;
+        const double want = peer["frames"][i][name].get<double>();
+        EXPECT_EQ(Bits(scores[k].value), Bits(want)) << absl::StrFormat(
+            "%s frame %d %s: ours %.17g, libvmaf %.17g (diff %.3g)", c.id, static_cast<int>(i),
+            name, scores[k].value, want, scores[k].value - want);
+        EXPECT_EQ(Bits((*threaded)[i][k].value), Bits(scores[k].value))
+            << absl::StrFormat("threaded, %s frame %d %s", c.id, static_cast<int>(i), name);
+      }
+    }
+    for (size_t k = 0; k < VmafOutputNames().size(); ++k) {
+      const std::string& name = VmafOutputNames()[k];
+      std::vector<double> values;
+      for (const FrameScores& scores : *got) values.push_back(scores[k].value);
+      absl::StatusOr<PooledScores> pooled = PoolScores(values);
+      ASSERT_TRUE(pooled.ok()) << pooled.status();
+      const nlohmann::json& want = peer["pooled"][name];
+      const std::pair<const char*, double> ours[] = {{"min", pooled->min},
+                                                     {"max", pooled->max},
+                                                     {"mean", pooled->mean},
+                                                     {"harmonic_mean", pooled->harmonic_mean}};
+      for (const auto& [statistic, value] : ours) {
+        EXPECT_EQ(Bits(value), Bits(want[statistic].get<double>()))
+            << absl::StrFormat("%s pooled %s %s: ours %.17g, libvmaf %.17g", c.id, name, statistic,
+                               value, want[statistic].get<double>());
+      }
+    }
+    frames_compared += static_cast<int>(refs.size());
+  }
+  EXPECT_GT(frames_compared, 0);
+  std::printf(
+      "compared %d frames x 7 outputs and their pooled values bit for bit; %d cases libvmaf "
+      "did not score\n",
+      frames_compared, cases_skipped);
+}
+
+}  // namespace
+}  // namespace vmaf
+}  // namespace exactq
