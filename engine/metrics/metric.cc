@@ -18,17 +18,39 @@ double CanonicalizeNan(double value) {
   return std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
 }
 
-absl::StatusOr<FrameScores> Metric::Score(const Frame& ref, const Frame& dist) {
+namespace {
+
+absl::Status CheckPair(const Metric& metric, const Frame& ref, const Frame& dist, const Frame* previous_reference) {
   if (ref.geometry() != dist.geometry()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        name(), ": reference is ", GeometryDescription(ref.geometry()), " but distorted is ",
-        GeometryDescription(dist.geometry())));
+    return absl::InvalidArgumentError(absl::StrCat(metric.name(), ": reference is ", GeometryDescription(ref.geometry()),
+                                                   " but distorted is ", GeometryDescription(dist.geometry())));
   }
-  if (absl::Status status = CheckInput(ref.geometry()); !status.ok()) return status;
-  absl::StatusOr<FrameScores> scores = ScoreFrame(ref, dist);
-  if (!scores.ok()) return scores;
-  for (NamedScore& score : *scores) score.value = CanonicalizeNan(score.value);
+  if (previous_reference != nullptr && previous_reference->geometry() != ref.geometry()) {
+    return absl::InvalidArgumentError(absl::StrCat(metric.name(), ": the previous reference is ",
+                                                   GeometryDescription(previous_reference->geometry()), " but this one is ",
+                                                   GeometryDescription(ref.geometry())));
+  }
+  return metric.CheckInput(ref.geometry());
+}
+
+absl::StatusOr<FrameScores> Canonical(absl::StatusOr<FrameScores> scores) {
+  if (scores.ok()) {
+    for (NamedScore& score : *scores) score.value = CanonicalizeNan(score.value);
+  }
   return scores;
+}
+
+}  // namespace
+
+absl::StatusOr<FrameScores> Metric::Score(const Frame& ref, const Frame& dist) {
+  if (absl::Status status = CheckPair(*this, ref, dist, nullptr); !status.ok()) return status;
+  return Canonical(ScoreFrame(ref, dist));
+}
+
+absl::StatusOr<FrameScores> Metric::ScoreInStream(const Frame& ref, const Frame& dist,
+                                                  const Frame* previous_reference) {
+  if (absl::Status status = CheckPair(*this, ref, dist, previous_reference); !status.ok()) return status;
+  return Canonical(ScoreFrameInStream(ref, dist, previous_reference));
 }
 
 }  // namespace exactq

@@ -18,11 +18,20 @@
 // Implementing a metric: derive from Metric, implement the pure virtual functions
 // (ScoreFrame may assume that both frames have the same geometry and that CheckInput
 // accepted it), give it a MetricInfo and a factory, and add one line to registry.cc.
+//
+// Metrics with state across frames (VMAF: motion reads the previous reference, and
+// integer_motion2 needs the next frame's motion) split their work in two. The per-frame
+// step stays a pure function, now of (reference, distorted, previous reference), so
+// frames may still be scored in any order on any thread (ScoreInStream); it returns
+// per-frame outputs that a SequenceStage, one per stream, fed in frame order, turns
+// into the final outputs, possibly a few frames later. The runtime applies the stages
+// without knowing which metrics have them.
 
 #ifndef EXACTQ_ENGINE_METRICS_METRIC_H_
 #define EXACTQ_ENGINE_METRICS_METRIC_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -67,6 +76,17 @@ struct MetricInfo {
   std::vector<MetricOptionInfo> options;
 };
 
+// The in-order part of a metric with state across frames; one per stream, not
+// thread-safe. Push takes each frame's ScoreInStream outputs in frame order and returns
+// the final outputs (OutputNames) of every frame completed by it, oldest first; Finish
+// ends the stream, returns the rest and resets the stage for a new stream.
+class SequenceStage {
+ public:
+  virtual ~SequenceStage() = default;
+  virtual std::vector<FrameScores> Push(FrameScores per_frame) = 0;
+  virtual std::vector<FrameScores> Finish() = 0;
+};
+
 class Metric {
  public:
   virtual ~Metric() = default;
@@ -83,13 +103,30 @@ class Metric {
   // the subset: 4:0:0 PSNR has psnr_y only).
   virtual std::vector<std::string> OutputNames(const FrameGeometry& geometry) const = 0;
 
-  // Scores one frame pair. InvalidArgument when the geometries differ or CheckInput
-  // rejects them. Not thread-safe: a metric may keep scratch buffers between frames;
-  // use one instance per stream.
+  // Scores one frame pair as a stream of one frame: the final outputs. InvalidArgument
+  // when the geometries differ or CheckInput rejects them. Not thread-safe: a metric may
+  // keep scratch buffers between frames; use one instance per stream.
   absl::StatusOr<FrameScores> Score(const Frame& ref, const Frame& dist);
+
+  // Frame n of a stream: `previous_reference` is frame n - 1's reference (null for
+  // frame 0), read only by metrics that say so. Without a SequenceStage these are the
+  // final outputs (Score's); with one, the per-frame outputs its Push takes.
+  absl::StatusOr<FrameScores> ScoreInStream(const Frame& ref, const Frame& dist, const Frame* previous_reference);
+
+  // Whether ScoreInStream reads previous_reference (the caller keeps that picture
+  // unchanged until the frame is scored).
+  virtual bool reads_previous_reference() const { return false; }
+  // A new stream's stage; null for metrics whose outputs are per frame.
+  virtual std::unique_ptr<SequenceStage> CreateSequenceStage() const { return nullptr; }
 
  protected:
   virtual absl::StatusOr<FrameScores> ScoreFrame(const Frame& ref, const Frame& dist) = 0;
+  // A metric with a SequenceStage overrides this (ScoreFrame is then its one-frame
+  // stream); the default is ScoreFrame.
+  virtual absl::StatusOr<FrameScores> ScoreFrameInStream(const Frame& ref, const Frame& dist,
+                                                         const Frame* /*previous_reference*/) {
+    return ScoreFrame(ref, dist);
+  }
 };
 
 // The one NaN a metric returns (DESIGN.md rule 1): x86 propagates payloads, GPUs

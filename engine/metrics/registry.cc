@@ -5,6 +5,7 @@
 #include "engine/metrics/psnr/psnr.h"
 #include "engine/metrics/ssim/ssim.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2.h"
+#include "engine/metrics/vmaf/vmaf.h"
 #if EXACTQ_WITH_CUDA
 #include "engine/metrics/psnr/cuda/psnr_cuda.h"
 #include "engine/metrics/ssim/cuda/ssim_cuda.h"
@@ -28,6 +29,7 @@ constexpr MetricRegistration kRegisteredMetrics[] = {
     {&PsnrMetricInfo, &CreatePsnrMetric, EXACTQ_GPU_FACTORY(PsnrGpuMetricFactory)},
     {&SsimMetricInfo, &CreateSsimMetric, EXACTQ_GPU_FACTORY(ssim::SsimGpuMetricFactory)},
     {&Ssimulacra2MetricInfo, &CreateSsimulacra2Metric, EXACTQ_GPU_FACTORY(ssimulacra2::Ssimulacra2GpuMetricFactory)},
+    {&VmafMetricInfo, &CreateVmafMetric, nullptr},
 };
 
 }  // namespace

@@ -182,7 +182,8 @@ void FrameScorer::LeaveGpu(const absl::Status& why) {
   gpu_index_ = -1;
 }
 
-absl::StatusOr<ScoredFrame> FrameScorer::ScoreOnCpu(const Frame& reference, const Frame& distorted) {
+absl::StatusOr<ScoredFrame> FrameScorer::ScoreOnCpu(const Frame& reference, const Frame& distorted,
+                                                    const Frame* previous_reference) {
   ScoredFrame scored;
   scored.backend = Backend::kCpu;
   scored.device = "cpu";
@@ -192,15 +193,60 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreOnCpu(const Frame& reference, cons
   }
   const auto start = std::chrono::steady_clock::now();
   for (const std::unique_ptr<Metric>& metric : metrics_) {
-    absl::StatusOr<FrameScores> scores = metric->Score(reference, distorted);
+    absl::StatusOr<FrameScores> scores = metric->ScoreInStream(reference, distorted, previous_reference);
     if (!scores.ok()) return scores.status();
+    scored.outputs_per_metric.push_back(scores->size());
     scored.scores.insert(scored.scores.end(), scores->begin(), scores->end());
   }
   scored.durations.compute = std::chrono::steady_clock::now() - start;
   return scored;
 }
 
+std::vector<std::unique_ptr<SequenceStage>> FrameScorer::CreateSequenceStages() const {
+  std::vector<std::unique_ptr<SequenceStage>> stages;
+  for (const std::unique_ptr<Metric>& metric : metrics_) stages.push_back(metric->CreateSequenceStage());
+  return stages;
+}
+
+bool FrameScorer::reads_previous_reference() const {
+  for (const std::unique_ptr<Metric>& metric : metrics_) {
+    if (metric->reads_previous_reference()) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Frame& distorted) {
+  absl::StatusOr<ScoredFrame> scored = ScoreInStream(reference, distorted, nullptr);
+  if (!scored.ok()) return scored;
+  std::vector<std::unique_ptr<SequenceStage>> stages = CreateSequenceStages();
+  if (std::all_of(stages.begin(), stages.end(), [](const auto& stage) { return stage == nullptr; })) return scored;
+  // A stream of one frame: each stage takes the frame and ends.
+  FrameScores final_scores;
+  size_t begin = 0;
+  for (size_t m = 0; m < stages.size(); ++m) {
+    const size_t end = begin + scored->outputs_per_metric[m];
+    FrameScores part(scored->scores.begin() + static_cast<std::ptrdiff_t>(begin),
+                     scored->scores.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+    if (stages[m] != nullptr) {
+      std::vector<FrameScores> done = stages[m]->Push(std::move(part));
+      std::vector<FrameScores> rest = stages[m]->Finish();
+      done.insert(done.end(), rest.begin(), rest.end());
+      if (done.size() != 1) {
+        return absl::InternalError(absl::StrCat("metric ", identities_[m].name, " answered ", done.size(),
+                                                " frames for a stream of one"));
+      }
+      part = std::move(done[0]);
+    }
+    scored->outputs_per_metric[m] = part.size();
+    final_scores.insert(final_scores.end(), part.begin(), part.end());
+  }
+  scored->scores = std::move(final_scores);
+  return scored;
+}
+
+absl::StatusOr<ScoredFrame> FrameScorer::ScoreInStream(const Frame& reference, const Frame& distorted,
+                                                       const Frame* previous_reference) {
   if (!(reference.geometry() == geometry_) || !(distorted.geometry() == geometry_)) {
     return absl::InvalidArgumentError(absl::StrCat("frames must be ", GeometryDescription(geometry_)));
   }
@@ -227,6 +273,9 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
       scored.durations.compute = std::chrono::nanoseconds(times.compute_ns);
       scored.durations.device_to_host = std::chrono::nanoseconds(times.device_to_host_ns);
       scored.host_to_device_bytes = times.host_to_device_bytes;
+      for (const std::unique_ptr<Metric>& metric : metrics_) {
+        scored.outputs_per_metric.push_back(metric->OutputNames(geometry_).size());
+      }
       return scored;
     }
     if (preference_ == BackendPreference::kCuda) {
@@ -235,7 +284,7 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
     // Auto: this frame and the next go to the CPU until the pool has a GPU again.
     LeaveGpu(scores.status());
   }
-  return ScoreOnCpu(reference, distorted);
+  return ScoreOnCpu(reference, distorted, previous_reference);
 }
 
 }  // namespace exactq

@@ -60,6 +60,9 @@ struct ScoredFrame {
   std::string fallback_detail;  // the underlying error, for logs
   StageDurations durations;
   uint64_t host_to_device_bytes = 0;  // on a GPU: the bytes uploaded for this frame
+  // How many of `scores` each metric gave, in request order (ScoreInStream's outputs
+  // are per-frame ones for metrics with a SequenceStage).
+  std::vector<size_t> outputs_per_metric;
 };
 
 struct MetricIdentity {
@@ -88,8 +91,21 @@ class FrameScorer {
                                                              const GpuEnvironment& environment = {});
 
   // Both frames must have the geometry given to Create (checked). Not thread-safe:
-  // metrics keep scratch buffers; use one FrameScorer per stream.
+  // metrics keep scratch buffers; use one FrameScorer per stream. A stream of one frame:
+  // the final outputs of every metric.
   absl::StatusOr<ScoredFrame> Score(const Frame& reference, const Frame& distorted);
+
+  // Frame n of a stream (FramePipeline): `previous_reference` is frame n - 1's
+  // reference, or null for frame 0; metrics with a SequenceStage give their per-frame
+  // outputs, which the stream's stages (CreateSequenceStages) turn into final ones.
+  absl::StatusOr<ScoredFrame> ScoreInStream(const Frame& reference, const Frame& distorted,
+                                            const Frame* previous_reference);
+
+  // One stage per metric of the request, in order; null for metrics whose outputs are
+  // per frame. All null: ScoreInStream's outputs are final.
+  std::vector<std::unique_ptr<SequenceStage>> CreateSequenceStages() const;
+  // Whether any metric reads the previous frame's reference.
+  bool reads_previous_reference() const;
 
   // Another scorer for the same stream, for a second frame in flight (FramePipeline):
   // same geometry, metrics and preference, its own scratch and GPU buffers, on this
@@ -120,7 +136,8 @@ class FrameScorer {
   // Auto: drops the GPU after a device problem; the stream may come back to a GPU.
   void LeaveGpu(const absl::Status& why);
   // Scores on the CPU paths, with the fallback reason when auto placement chose them.
-  absl::StatusOr<ScoredFrame> ScoreOnCpu(const Frame& reference, const Frame& distorted);
+  absl::StatusOr<ScoredFrame> ScoreOnCpu(const Frame& reference, const Frame& distorted,
+                                         const Frame* previous_reference);
 
   FrameGeometry geometry_;
   BackendPreference preference_ = BackendPreference::kAuto;
