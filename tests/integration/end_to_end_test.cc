@@ -141,6 +141,46 @@ TEST_F(EndToEndTest, PsnrEqualsLibvmafBitForBitOnTheWholeCorpus) {
   EXPECT_GE(frames_checked, 26);
 }
 
+// vmaf through server and client, with frames in flight (motion reads the previous
+// reference, motion2 the next frame): libvmaf's bits for every frame it scored, every
+// output, and its pooled mean and harmonic mean.
+TEST_F(EndToEndTest, VmafEqualsLibvmafBitForBitOnTheCorpus) {
+  absl::StatusOr<std::string> dir = corpus::FindCorpusDir();
+  if (!dir.ok()) GTEST_SKIP() << dir.status().message();
+  absl::StatusOr<std::vector<corpus::CorpusCase>> cases = corpus::LoadCorpusCases(*dir);
+  ASSERT_TRUE(cases.ok()) << cases.status();
+  absl::StatusOr<nlohmann::json> peers = corpus::LoadPeerScores(*dir);
+  ASSERT_TRUE(peers.ok()) << peers.status();
+  int frames_checked = 0;
+  for (const corpus::CorpusCase& c : *cases) {
+    SCOPED_TRACE(c.id);
+    const nlohmann::json& expected = (*peers)["cases"][c.id]["netflix_vmaf"]["vmaf_v0.6.1"];
+    if (!expected.contains("frames")) continue;  // libvmaf could not read this pair
+    int code;
+    std::string output;
+    nlohmann::json doc = Score({c.ref_path, c.dist_path, "--metrics", "vmaf,psnr"}, &code, &output);
+    ASSERT_EQ(code, 0) << output;
+    ASSERT_EQ(doc["frames"].size(), expected["frames"].size());
+    for (size_t f = 0; f < doc["frames"].size(); ++f) {
+      for (const auto& [name, value] : expected["frames"][f].items()) {
+        if (!doc["frames"][f]["metrics"].contains(name)) continue;  // libvmaf's other features
+        const double want = value.get<double>();
+        const double got = doc["frames"][f]["metrics"][name].get<double>();
+        EXPECT_EQ(Bits(got), Bits(want)) << c.id << " frame " << f << " " << name << ": got "
+                                         << std::setprecision(17) << got << " want " << want;
+      }
+      ASSERT_TRUE(doc["frames"][f]["metrics"]["vmaf"].is_number());
+      ++frames_checked;
+    }
+    for (const char* stat : {"mean", "harmonic_mean", "min", "max"}) {
+      const double want = expected["pooled"]["vmaf"][stat].get<double>();
+      const double got = doc["pooled_metrics"]["vmaf"][stat].get<double>();
+      EXPECT_EQ(Bits(got), Bits(want)) << c.id << " pooled vmaf." << stat;
+    }
+  }
+  EXPECT_GE(frames_checked, 31);
+}
+
 // ssim through server and client: the fork's bits at 8 to 12 bits; at 16 bits the
 // peers overflow, and the correct value (product in double) is 0.9824021046501512.
 TEST_F(EndToEndTest, SsimEqualsTheForkBitForBitAndIsRightAt16Bits) {
