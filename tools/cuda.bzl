@@ -114,3 +114,14 @@ def if_cuda(if_true, if_false = []):
         "//:cuda_off": if_false,
         "//conditions:default": if_true,
     })
+
+def cuda_test(name, **kwargs):
+    """A cc_test of CUDA code: linked statically (the kernels' objects must see
+    cudart_static) and skipped where CUDA code is not built. On a machine without a GPU
+    the test itself skips with its reason."""
+    native.cc_test(
+        name = name,
+        linkstatic = True,
+        target_compatible_with = cuda_compatible(),
+        **kwargs
+    )

@@ -35,6 +35,13 @@ RUNTIME_USERS = [
     "//tests:__subpackages__",
 ]
 
+# Host and device helpers: the whole engine, its benchmarks and tests.
+PLATFORM_USERS = [
+    "//bench:__subpackages__",
+    "//engine:__subpackages__",
+    "//tests:__subpackages__",
+]
+
 # The metrics: the runtime and the server (capabilities) use them, never engine/exact.
 METRICS_USERS = [
     "//bench:__subpackages__",

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/runtime/resident_twin.h"
-#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/registry.h"
 

@@ -41,17 +41,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__CUDACC__)
-#define EXACTQ_HD __host__ __device__
-#else
-#define EXACTQ_HD
-#endif
-// Unrolled parity loops keep RunSummary fields in registers on the device.
-#if defined(__CUDA_ARCH__)
-#define EXACTQ_UNROLL _Pragma("unroll")
-#else
-#define EXACTQ_UNROLL
-#endif
+#include "engine/platform/host_device.h"  // EXACTQ_HD; EXACTQ_UNROLL keeps RunSummary fields in registers
 
 namespace exactq {
 namespace exact {

@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/device_fault.h"

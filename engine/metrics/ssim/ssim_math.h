@@ -25,13 +25,7 @@
 
 #include <cstdint>
 
-#ifndef EXACTQ_HD
-#if defined(__CUDACC__)
-#define EXACTQ_HD __host__ __device__
-#else
-#define EXACTQ_HD
-#endif
-#endif
+#include "engine/platform/host_device.h"
 
 namespace exactq {
 namespace ssim {

@@ -35,13 +35,7 @@
 #include <cstdint>
 #include <cstring>
 
-#ifndef EXACTQ_HD
-#if defined(__CUDACC__)
-#define EXACTQ_HD __host__ __device__
-#else
-#define EXACTQ_HD
-#endif
-#endif
+#include "engine/platform/host_device.h"
 
 namespace exactq {
 namespace ssimulacra2 {

@@ -3,7 +3,7 @@
 #include <cub/block/block_reduce.cuh>
 
 #include "absl/strings/str_cat.h"
-#include "engine/metrics/cuda/cuda_status.h"
+#include "engine/platform/cuda_status.h"
 
 namespace exactq {
 

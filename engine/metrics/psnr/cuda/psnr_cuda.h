@@ -23,7 +23,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
-#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/psnr/psnr.h"

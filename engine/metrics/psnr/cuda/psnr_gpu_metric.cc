@@ -1,7 +1,7 @@
 // psnr's GpuMetric: PsnrCuda on the runtime's stream, over the request's device frame.
 #include "engine/metrics/psnr/cuda/psnr_cuda.h"
 
-#include "engine/metrics/cuda/cuda_status.h"
+#include "engine/platform/cuda_status.h"
 
 namespace exactq {
 namespace {

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "engine/platform/cuda_status.h"
 #include "engine/exact/ordered_sum_cuda.h"
 #include "engine/exact/ordered_sum_algebra.h"
 #include "engine/metrics/ssim/cuda/ssim_cuda_pipeline.h"
@@ -16,21 +17,7 @@ namespace exactq {
 namespace ssim {
 namespace {
 
-absl::Status CudaError(const char* call, cudaError_t err) {
-  const std::string message = absl::StrCat("SsimCuda: ", call, ": ", cudaGetErrorName(err), " (",
-                                           cudaGetErrorString(err), ")");
-  if (err == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
-  return absl::InternalError(message);
-}
-
-// Evaluates a CUDA call once; returns its error as a status naming the call.
-#define SSIM_CUDA_RETURN_IF_ERROR(call)                  \
-  do {                                                   \
-    const cudaError_t ssim_cuda_err_ = (call);           \
-    if (ssim_cuda_err_ != cudaSuccess) {                 \
-      return CudaError(#call, ssim_cuda_err_);           \
-    }                                                    \
-  } while (0)
+constexpr char kWho[] = "SsimCuda";
 
 int64_t KeptTapLineSum(int size) {
   int64_t sum = 0;
@@ -93,7 +80,7 @@ absl::Status GrowDevice(void*& buffer, size_t& capacity, size_t bytes) {
   cudaFree(buffer);
   buffer = nullptr;
   capacity = 0;
-  SSIM_CUDA_RETURN_IF_ERROR(cudaMalloc(&buffer, bytes));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&buffer, bytes));
   capacity = bytes;
   return absl::OkStatus();
 }
@@ -103,7 +90,7 @@ absl::Status GrowPinned(void*& buffer, size_t& capacity, size_t bytes) {
   cudaFreeHost(buffer);
   buffer = nullptr;
   capacity = 0;
-  SSIM_CUDA_RETURN_IF_ERROR(cudaMallocHost(&buffer, bytes));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&buffer, bytes));
   capacity = bytes;
   return absl::OkStatus();
 }
@@ -135,7 +122,7 @@ absl::StatusOr<std::unique_ptr<SsimCuda>> SsimCuda::Create(const SsimCudaOptions
   std::string reason;
   if (!SsimCudaAvailable(&reason)) return absl::FailedPreconditionError(absl::StrCat("SsimCuda: ", reason));
   int count = 0;
-  SSIM_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetDeviceCount(&count));
   if (options.device < 0 || options.device >= count) {
     return absl::InvalidArgumentError(absl::StrCat("SsimCuda: device ", options.device, " does not exist (",
                                                    count, " devices)"));
@@ -146,15 +133,15 @@ absl::StatusOr<std::unique_ptr<SsimCuda>> SsimCuda::Create(const SsimCudaOptions
 }
 
 absl::Status SsimCuda::Init() {
-  SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
   for (int i = 0; i < options_.frames_in_flight; ++i) {
     auto slot = std::make_unique<Slot>();
-    SSIM_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventCreate(&slot->start));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventCreate(&slot->uploaded));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventCreate(&slot->done));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&slot->start));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&slot->uploaded));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&slot->done));
     void* result = nullptr;
-    SSIM_CUDA_RETURN_IF_ERROR(cudaMallocHost(&result, sizeof(gpu::SsimTermSumResult)));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&result, sizeof(gpu::SsimTermSumResult)));
     slot->result = static_cast<gpu::SsimTermSumResult*>(result);
     slots_.push_back(std::move(slot));
   }
@@ -167,7 +154,7 @@ absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geome
     return absl::ResourceExhaustedError(absl::StrCat("SsimCuda: ", in_flight_,
                                                      " frames already in flight; Collect one first"));
   }
-  SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
   Slot& slot = *slots_[static_cast<size_t>((oldest_ + in_flight_) % capacity())];
   const int64_t pixels = static_cast<int64_t>(geometry.width) * geometry.height;
   const size_t plane = PlaneBytes(geometry);
@@ -203,21 +190,21 @@ absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dis
 
   const auto enqueue = [&]() -> absl::Status {
     if (on_device) {
-      SSIM_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(slot.stream, static_cast<cudaEvent_t>(ready), 0));
-      SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamWaitEvent(slot.stream, static_cast<cudaEvent_t>(ready), 0));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.start, slot.stream));
     } else {
-      SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.start, slot.stream));
-      SSIM_CUDA_RETURN_IF_ERROR(
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.start, slot.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
           cudaMemcpyAsync(const_cast<void*>(d_ref), ref_luma, plane, cudaMemcpyHostToDevice, slot.stream));
-      SSIM_CUDA_RETURN_IF_ERROR(
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
           cudaMemcpyAsync(const_cast<void*>(d_dist), dist_luma, plane, cudaMemcpyHostToDevice, slot.stream));
     }
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.uploaded, slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(gpu::EnqueueSsimTermSum(f, pipeline, slot.stream, nullptr));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.uploaded, slot.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::EnqueueSsimTermSum(f, pipeline, slot.stream, nullptr));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
                                               sizeof(gpu::SsimTermSumResult), cudaMemcpyDeviceToHost,
                                               slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.done, slot.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.done, slot.stream));
     return absl::OkStatus();
   };
   if (absl::Status s = enqueue(); !s.ok()) {
@@ -271,8 +258,8 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
   // caller scores it elsewhere.
   oldest_ = (oldest_ + 1) % capacity();
   --in_flight_;
-  SSIM_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
-  SSIM_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(slot.done));
 
   const FrameGeometry& g = slot.geometry;
   const gpu::SsimPipelineOptions pipeline = PipelineOptionsOf(options_);
@@ -285,11 +272,11 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
     f.bit_depth = g.format.bit_depth;
     f.terms = static_cast<double*>(slot.terms);
     f.workspace = slot.workspace;
-    SSIM_CUDA_RETURN_IF_ERROR(gpu::EnqueueSsimEventWalk(f, pipeline, slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::EnqueueSsimEventWalk(f, pipeline, slot.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
                                               sizeof(gpu::SsimTermSumResult), cudaMemcpyDeviceToHost, slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventRecord(slot.done, slot.stream));
-    SSIM_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(slot.done));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.done, slot.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(slot.done));
   }
   const gpu::SsimTermSumResult& r = *slot.result;
   SsimCudaFrame frame;
@@ -312,8 +299,8 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
     frame.sum_stats.chunks_rejected = frame.sum_stats.subchunks_rejected = 0;
     frame.sum_stats.terms_one_by_one = frame.sum_stats.walk_windows = 0;
   }
-  SSIM_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&frame.upload_ms, slot.start, slot.uploaded));
-  SSIM_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&frame.compute_ms, slot.uploaded, slot.done));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventElapsedTime(&frame.upload_ms, slot.start, slot.uploaded));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventElapsedTime(&frame.compute_ms, slot.uploaded, slot.done));
   absl::StatusOr<FrameScores> scores = SsimOutputs(frame.sums, g, options_.outputs);
   if (!scores.ok()) return scores.status();
   frame.scores = *std::move(scores);

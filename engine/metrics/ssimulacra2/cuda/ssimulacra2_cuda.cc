@@ -7,9 +7,10 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "engine/platform/cuda_status.h"
 #include "engine/exact/ordered_sum_cuda.h"
-#include "engine/metrics/cuda/frames_in_flight.h"
-#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/platform/frames_in_flight.h"
+#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_pipeline.h"
 #include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
@@ -18,21 +19,7 @@ namespace exactq {
 namespace ssimulacra2 {
 namespace {
 
-absl::Status CudaError(const char* call, cudaError_t err) {
-  const std::string message = absl::StrCat("Ssimulacra2Cuda: ", call, ": ", cudaGetErrorName(err), " (",
-                                           cudaGetErrorString(err), ")");
-  if (err == cudaErrorMemoryAllocation) return absl::ResourceExhaustedError(message);
-  return absl::InternalError(message);
-}
-
-// Evaluates a CUDA call once; returns its error as a status naming the call.
-#define SS2_CUDA_RETURN_IF_ERROR(call)             \
-  do {                                             \
-    const cudaError_t ss2_cuda_err_ = (call);      \
-    if (ss2_cuda_err_ != cudaSuccess) {            \
-      return CudaError(#call, ss2_cuda_err_);      \
-    }                                              \
-  } while (0)
+constexpr char kWho[] = "Ssimulacra2Cuda";
 
 }  // namespace
 
@@ -186,7 +173,7 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::FailedPreconditionError(absl::StrCat("Ssimulacra2Cuda: ", reason));
   }
   int count = 0;
-  SS2_CUDA_RETURN_IF_ERROR(cudaGetDeviceCount(&count));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetDeviceCount(&count));
   if (options.device < 0 || options.device >= count) {
     return absl::InvalidArgumentError(
         absl::StrCat("Ssimulacra2Cuda: device ", options.device, " does not exist (", count, " devices)"));
@@ -198,27 +185,27 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
 
 absl::Status Ssimulacra2Cuda::Init() {
   State& st = *state_;
-  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
-  SS2_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking));
   gpu::PipelineShape shape;
   shape.channels_per_batch = options_.channels_per_sum_batch;
   shape.stream_per_scale = options_.sum_stream_per_scale;
-  SS2_CUDA_RETURN_IF_ERROR(
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
       gpu::CreatePipelineStreams(st.stream, shape, &st.pipeline, options_.sum_stream_priority_rank));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.start));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventCreate(&st.done));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&st.start));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&st.done));
   void* table = nullptr;
-  SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&table, sizeof(kSrgbEotfTable)));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&table, sizeof(kSrgbEotfTable)));
   st.eotf_table = static_cast<float*>(table);
-  SS2_CUDA_RETURN_IF_ERROR(
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
       cudaMemcpy(st.eotf_table, kSrgbEotfTable, sizeof(kSrgbEotfTable), cudaMemcpyHostToDevice));
   void* results = nullptr;
-  SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&results, sizeof(gpu::SumResults)));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&results, sizeof(gpu::SumResults)));
   st.results = static_cast<gpu::SumResults*>(results);
   void* readback = nullptr;
-  SS2_CUDA_RETURN_IF_ERROR(cudaMallocHost(&readback, sizeof(gpu::SumResults)));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&readback, sizeof(gpu::SumResults)));
   st.readback = static_cast<gpu::SumResults*>(readback);
-  SS2_CUDA_RETURN_IF_ERROR(gpu::PreparePipeline());
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::PreparePipeline());
   return absl::OkStatus();
 }
 
@@ -226,12 +213,12 @@ absl::Status Ssimulacra2Cuda::Reserve(const FrameGeometry& geometry) {
   State& st = *state_;
   if (st.geometry == geometry && st.scratch != nullptr) return absl::OkStatus();
   st.Drain();
-  SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamSynchronize(st.stream));
   st.FreeFrameBuffers();
-  SS2_CUDA_RETURN_IF_ERROR(cudaMalloc(&st.scratch, gpu::ScratchBytes(geometry.width, geometry.height)));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&st.scratch, gpu::ScratchBytes(geometry.width, geometry.height)));
   // The segment workspaces start zeroed once; each segment walk leaves them so.
-  SS2_CUDA_RETURN_IF_ERROR(gpu::PrepareScratch(st.scratch, geometry.width, geometry.height, st.stream));
-  SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::PrepareScratch(st.scratch, geometry.width, geometry.height, st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamSynchronize(st.stream));
   st.geometry = geometry;
   return absl::OkStatus();
 }
@@ -262,15 +249,15 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode, bool slabs) {
   sums.slab_chunks = slabs ? options_.sum_slab_chunks : 0;
   sums.bases_evict_last = slabs && options_.bases_evict_last;
   sums.segment_plan_mode = options_.testing_segment_plan_mode;
-  SS2_CUDA_RETURN_IF_ERROR(gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, sums));
-  SS2_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, sums));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
                                            cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();
 }
 
 absl::Status Ssimulacra2Cuda::BuildGraph(bool slabs) {
   State& st = *state_;
-  SS2_CUDA_RETURN_IF_ERROR(cudaStreamBeginCapture(st.stream, cudaStreamCaptureModeThreadLocal));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamBeginCapture(st.stream, cudaStreamCaptureModeThreadLocal));
   const absl::Status enqueued = Enqueue(options_.sum_mode, slabs);
   cudaGraph_t graph = nullptr;
   const cudaError_t ended = cudaStreamEndCapture(st.stream, &graph);
@@ -278,12 +265,12 @@ absl::Status Ssimulacra2Cuda::BuildGraph(bool slabs) {
     if (graph != nullptr) cudaGraphDestroy(graph);
     return enqueued;
   }
-  SS2_CUDA_RETURN_IF_ERROR(ended);
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, ended);
   st.graph[slabs] = graph;
   st.graph_pictures[0] = st.frame.reference;
   st.graph_pictures[1] = st.frame.distorted;
   // With a sum stream priority the kernel nodes keep those they were captured with.
-  SS2_CUDA_RETURN_IF_ERROR(
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
       cudaGraphInstantiate(&st.graph_exec[slabs], graph,
                            options_.sum_stream_priority_rank > 0 ? cudaGraphInstantiateFlagUseNodePriority : 0));
   return absl::OkStatus();
@@ -316,12 +303,12 @@ absl::Status Ssimulacra2Cuda::LaunchFrame(Ssimulacra2SumMode mode, bool graph, b
         return s;
       }
     }
-    SS2_CUDA_RETURN_IF_ERROR(cudaGraphLaunch(st.graph_exec[slabs], st.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGraphLaunch(st.graph_exec[slabs], st.stream));
   } else if (absl::Status s = Enqueue(mode, slabs); !s.ok()) {
     DrainStreams();
     return s;
   }
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.done, st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.done, st.stream));
   return absl::OkStatus();
 }
 
@@ -336,11 +323,11 @@ absl::Status Ssimulacra2Cuda::EnqueueFrame(const DeviceFramePair& frame, bool ti
         absl::StrCat("Ssimulacra2Cuda: the pair's planes are not all ready on device ", options_.device));
   }
   if (absl::Status s = CheckSsimulacra2Input(frame.geometry); !s.ok()) return s;
-  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
   if (absl::Status s = Reserve(frame.geometry); !s.ok()) return s;
   st.frame = frame;
-  SS2_CUDA_RETURN_IF_ERROR(cudaStreamWaitEvent(st.stream, static_cast<cudaEvent_t>(frame.ready), 0));
-  if (!timed) SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamWaitEvent(st.stream, static_cast<cudaEvent_t>(frame.ready), 0));
+  if (!timed) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.start, st.stream));
   // Slabs only while the device is busy with other frames too (sum_slab_chunks).
   st.in_flight.emplace(options_.device);
   st.slabs = SlabsPossible() && st.in_flight->in_flight() >= options_.slab_min_frames_in_flight;
@@ -360,11 +347,11 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::CollectSums() {
     State& st;
     ~Uncount() { st.in_flight.reset(); }
   } uncount{st};
-  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(st.done));
   stats_.frames_in_slabs += st.slabs ? 1 : 0;
   float device_ms = 0.0f;
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventElapsedTime(&device_ms, st.start, st.done));
   if (options_.sum_mode == Ssimulacra2SumMode::kExactSegments) {
     for (int32_t chunks : st.readback->tile_chunks) stats_.chunks_in_tile += chunks;
     int refused = 0;
@@ -385,11 +372,11 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::CollectSums() {
           !s.ok()) {
         return s;
       }
-      SS2_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(st.done));
-      SS2_CUDA_RETURN_IF_ERROR(cudaEventElapsedTime(&device_ms, st.start, st.done));  // both runs
-      SS2_CUDA_RETURN_IF_ERROR(
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(st.done));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventElapsedTime(&device_ms, st.start, st.done));  // both runs
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
           gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));
-      SS2_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(st.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamSynchronize(st.stream));
     }
   }
   last_device_ms_ = device_ms;
@@ -416,10 +403,10 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
   if (absl::Status s = CheckSsimulacra2Pair(ref, dist); !s.ok()) return s;
   State& st = *state_;
   if (st.enqueued) return absl::FailedPreconditionError("Ssimulacra2Cuda: a frame is in flight; collect it first");
-  SS2_CUDA_RETURN_IF_ERROR(cudaSetDevice(options_.device));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
   if (st.own_frames == nullptr) st.own_frames = std::make_unique<gpu_host::DeviceFrameBuffer>(options_.device);
   const int64_t staged_before = st.own_frames->staged_uploads();
-  SS2_CUDA_RETURN_IF_ERROR(cudaEventRecord(st.start, st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.start, st.stream));
   absl::StatusOr<DeviceFramePair> pair =
       st.own_frames->Upload(ref, dist, ref.geometry().plane_count(), st.stream);
   if (!pair.ok()) return pair.status();

@@ -35,7 +35,7 @@
 #include "engine/format/frame_geometry.h"
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
-#include "engine/metrics/cuda/frames_in_flight.h"
+#include "engine/platform/frames_in_flight.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"

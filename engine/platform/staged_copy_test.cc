@@ -1,6 +1,6 @@
 // StagedCopy: every byte copied, every byte reported exactly once and in order, also
 // with many callers sharing the helpers at once. No GPU needed.
-#include "engine/metrics/cuda/staged_copy.h"
+#include "engine/platform/staged_copy.h"
 
 #include <cstdint>
 #include <random>

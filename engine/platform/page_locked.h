@@ -2,8 +2,8 @@
 // owner): the DMA engine can then read it directly, so a twin uploads such a picture
 // without first copying it into its own pinned staging buffer. The server's frame
 // buffers come from page-locked memory where it can; a caller's ordinary vectors do not.
-#ifndef EXACTQ_ENGINE_METRICS_CUDA_PAGE_LOCKED_H_
-#define EXACTQ_ENGINE_METRICS_CUDA_PAGE_LOCKED_H_
+#ifndef EXACTQ_ENGINE_PLATFORM_PAGE_LOCKED_H_
+#define EXACTQ_ENGINE_PLATFORM_PAGE_LOCKED_H_
 
 #include <cstddef>
 
@@ -16,4 +16,4 @@ bool IsPageLocked(const void* p, size_t bytes);
 }  // namespace gpu_host
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_CUDA_PAGE_LOCKED_H_
+#endif  // EXACTQ_ENGINE_PLATFORM_PAGE_LOCKED_H_

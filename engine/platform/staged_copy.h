@@ -20,8 +20,8 @@
 //                            at 4 and 16 streams, bench/results/runtime_psnr_h200.txt)
 //   EXACTQ_STAGING_SPIN_US   how long an idle helper polls for the next job before it
 //                            sleeps (200), so back-to-back frames find it awake
-#ifndef EXACTQ_ENGINE_METRICS_CUDA_STAGED_COPY_H_
-#define EXACTQ_ENGINE_METRICS_CUDA_STAGED_COPY_H_
+#ifndef EXACTQ_ENGINE_PLATFORM_STAGED_COPY_H_
+#define EXACTQ_ENGINE_PLATFORM_STAGED_COPY_H_
 
 #include <cstddef>
 
@@ -56,4 +56,4 @@ void StagedCopy(absl::Span<const CopySpan> spans, absl::FunctionRef<void(size_t 
 
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_CUDA_STAGED_COPY_H_
+#endif  // EXACTQ_ENGINE_PLATFORM_STAGED_COPY_H_

@@ -1,4 +1,4 @@
-#include "engine/metrics/cuda/staged_copy.h"
+#include "engine/platform/staged_copy.h"
 
 #include <algorithm>
 #include <atomic>

@@ -4,8 +4,8 @@
 // the runtime's business (engine/runtime/device_fault.h), not this file's.
 //
 //   EXACTQ_RETURN_IF_CUDA_ERROR("SsimCuda", cudaMalloc(&p, bytes));
-#ifndef EXACTQ_ENGINE_METRICS_CUDA_CUDA_STATUS_H_
-#define EXACTQ_ENGINE_METRICS_CUDA_CUDA_STATUS_H_
+#ifndef EXACTQ_ENGINE_PLATFORM_CUDA_STATUS_H_
+#define EXACTQ_ENGINE_PLATFORM_CUDA_STATUS_H_
 
 #include <cuda_runtime_api.h>
 
@@ -29,4 +29,4 @@ absl::Status CudaStatus(cudaError_t error, const char* who, const char* call);
     }                                                                                       \
   } while (0)
 
-#endif  // EXACTQ_ENGINE_METRICS_CUDA_CUDA_STATUS_H_
+#endif  // EXACTQ_ENGINE_PLATFORM_CUDA_STATUS_H_

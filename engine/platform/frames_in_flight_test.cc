@@ -1,4 +1,4 @@
-#include "engine/metrics/cuda/frames_in_flight.h"
+#include "engine/platform/frames_in_flight.h"
 
 #include <algorithm>
 #include <thread>

@@ -1,9 +1,9 @@
-#include "engine/metrics/cuda/device_frame_buffer.h"
+#include "engine/platform/device_frame_buffer.h"
 
 #include "absl/strings/str_cat.h"
-#include "engine/metrics/cuda/cuda_status.h"
-#include "engine/metrics/cuda/page_locked.h"
-#include "engine/metrics/cuda/staged_copy.h"
+#include "engine/platform/cuda_status.h"
+#include "engine/platform/page_locked.h"
+#include "engine/platform/staged_copy.h"
 
 namespace exactq {
 namespace gpu_host {

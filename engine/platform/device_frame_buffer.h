@@ -9,8 +9,8 @@
 //   twin->Enqueue(*pair, stream); ... twin->Collect();
 //
 // Not thread-safe; one per frame in flight. Buffers grow to the largest frame seen.
-#ifndef EXACTQ_ENGINE_METRICS_CUDA_DEVICE_FRAME_BUFFER_H_
-#define EXACTQ_ENGINE_METRICS_CUDA_DEVICE_FRAME_BUFFER_H_
+#ifndef EXACTQ_ENGINE_PLATFORM_DEVICE_FRAME_BUFFER_H_
+#define EXACTQ_ENGINE_PLATFORM_DEVICE_FRAME_BUFFER_H_
 
 #include <cuda_runtime_api.h>
 
@@ -20,7 +20,7 @@
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
-#include "engine/metrics/gpu_metric.h"
+#include "engine/platform/device_frame.h"
 
 namespace exactq {
 namespace gpu_host {
@@ -65,4 +65,4 @@ class DeviceFrameBuffer {
 }  // namespace gpu_host
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_CUDA_DEVICE_FRAME_BUFFER_H_
+#endif  // EXACTQ_ENGINE_PLATFORM_DEVICE_FRAME_BUFFER_H_

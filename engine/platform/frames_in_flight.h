@@ -6,8 +6,8 @@
 //
 //   gpu_host::FrameInFlight frame(device);         // counted in until it goes out of scope
 //   if (frame.in_flight() >= 4) ...                 // this frame and the others then
-#ifndef EXACTQ_ENGINE_METRICS_CUDA_FRAMES_IN_FLIGHT_H_
-#define EXACTQ_ENGINE_METRICS_CUDA_FRAMES_IN_FLIGHT_H_
+#ifndef EXACTQ_ENGINE_PLATFORM_FRAMES_IN_FLIGHT_H_
+#define EXACTQ_ENGINE_PLATFORM_FRAMES_IN_FLIGHT_H_
 
 namespace exactq {
 namespace gpu_host {
@@ -38,4 +38,4 @@ int FramesInFlight(int device);
 }  // namespace gpu_host
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_CUDA_FRAMES_IN_FLIGHT_H_
+#endif  // EXACTQ_ENGINE_PLATFORM_FRAMES_IN_FLIGHT_H_

@@ -1,4 +1,4 @@
-#include "engine/metrics/cuda/cuda_status.h"
+#include "engine/platform/cuda_status.h"
 
 #include <string>
 

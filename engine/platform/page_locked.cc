@@ -1,4 +1,4 @@
-#include "engine/metrics/cuda/page_locked.h"
+#include "engine/platform/page_locked.h"
 
 #include <cuda_runtime_api.h>
 
