@@ -1,6 +1,6 @@
 """cuda_library: compile .cu files with nvcc and wrap the objects in a cc_library.
 
-Device code is compiled with --fmad=false (DESIGN.md rule 2: the GPU performs the CPU's
+Device code is compiled with --fmad=false (docs/design.md rule 2: the GPU performs the CPU's
 IEEE operations in the CPU's order) and host code inside .cu files with
 -ffp-contract=off. Development builds target sm_90 (H100/H200); `--config=cuda_release`
 adds machine code for sm_75, sm_80, sm_86 and sm_89. PTX for compute_90 is always

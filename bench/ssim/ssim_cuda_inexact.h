@@ -1,7 +1,7 @@
 // The INEXACT baseline of the ssim CUDA benchmark: the same term kernels as the exact
 // twin (engine/metrics/ssim/cuda/ssim_cuda_terms.cuh), with a tree sum in place of the
 // exact ordered sum. Its result is NOT the reference's (a tree adds in another order); it
-// exists only to show what exactness costs, and lives in bench/ on purpose (DESIGN.md:
+// exists only to show what exactness costs, and lives in bench/ on purpose (docs/design.md:
 // no inexact variant in the engine).
 //
 // One fused kernel: each block computes its chunk's 1024 terms in registers (nothing is

@@ -8,8 +8,8 @@
 // There is deliberately no inexact variant here: a tree or atomic sum is a different
 // function, and a baseline for benchmarks lives in bench/exact/ under its own name.
 //
-// How the parallel versions work (DESIGN.md "The ordered sum", the signed design in
-// /work/shared/reference/signed-ordered-sum.md, algebra in ordered_sum_algebra.h):
+// How the parallel versions work (docs/design.md "The ordered sum", the signed design in
+// docs/ordered-sum.md, algebra in ordered_sum_algebra.h):
 //   1. chunks of `chunk_terms` consecutive terms get an approximate sum (any order);
 //   2. a plan names each chunk's frame (binade) from the approximate prefix before it;
 //   3. each chunk is summarised under its planned frame with integer operations only;

@@ -20,7 +20,7 @@
 // Frame -1022 is the "tiny frame": u = 2^-1074 covers zero, subnormal sums and the
 // binade [2^-1022, 2^-1021) on one uniform grid, where every add is exact, so a run
 // there may cross zero. The design, its invariants (I1-I7) and pitfalls are in
-// /work/shared/reference/signed-ordered-sum.md; names below follow it.
+// docs/ordered-sum.md; names below follow it.
 //
 //   // The sum of a run, applied to the exact running sum when the check allows it:
 //   uint64_t s = exact::BitsOf(running_sum);

@@ -52,7 +52,7 @@ std::vector<double> MakeFixture(FixtureKind kind, size_t n, uint64_t seed);
 // The pairwise (halving) tree sum: the inexact order a naive parallel sum would use.
 double PairwiseTreeSum(const double* terms, size_t n);
 
-// True when a and b are the same double, or both any NaN (rule 1 of DESIGN.md).
+// True when a and b are the same double, or both any NaN (rule 1 of docs/design.md).
 bool SameBitsOrBothNaN(double a, double b);
 
 }  // namespace exact

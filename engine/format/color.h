@@ -4,7 +4,7 @@
 // Neither changes how pixels are stored, so they are not part of PixelFormat; they
 // matter only to metrics that convert to RGB (SSIMULACRA2). Y4M files may tag the
 // range (XCOLORRANGE) but never the matrix. The service's default is BT.709 limited
-// range (DESIGN.md), and options given in a request win over tags in a file.
+// range (docs/design.md), and options given in a request win over tags in a file.
 //
 //   absl::StatusOr<ColorMatrix> matrix = ParseColorMatrix("bt709");
 //   ColorRangeName(ColorRange::kFull);  // "full"
@@ -26,7 +26,7 @@ enum class ColorMatrix {
   kBt709,
   kBt601,
   // BT.2020 non-constant luminance: named so requests can carry it, but no metric
-  // converts with it yet (DESIGN.md: "BT.2020 later").
+  // converts with it yet (docs/design.md: BT.2020 later).
   kBt2020Ncl,
 };
 

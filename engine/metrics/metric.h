@@ -6,7 +6,7 @@
 // Pooling over frames is not the metric's business: engine/pooling does it, in one
 // host function, for every metric and backend.
 //
-// Exactness contract (DESIGN.md rule 1): a metric's outputs are a pure function of the
+// Exactness contract (docs/design.md rule 1): a metric's outputs are a pure function of the
 // two frames and the options. Score() canonicalises every NaN to one quiet NaN so
 // that backends whose NaN payloads differ still return the same bits.
 //
@@ -129,7 +129,7 @@ class Metric {
   }
 };
 
-// The one NaN a metric returns (DESIGN.md rule 1): x86 propagates payloads, GPUs
+// The one NaN a metric returns (docs/design.md rule 1): x86 propagates payloads, GPUs
 // return a canonical NaN, so results are canonicalised at the metric boundary.
 double CanonicalizeNan(double value);
 

@@ -1,6 +1,6 @@
 // PoolScores: per-frame scores of one output pooled over a stream, on the host.
 //
-// DESIGN.md rule 5: pooling is one host function shared by every backend, so a pooled
+// docs/design.md rule 5: pooling is one host function shared by every backend, so a pooled
 // score depends only on the per-frame scores, never on where they were computed. The
 // mean, harmonic mean, min and max are libvmaf's (libvmaf.c vmaf_feature_score_pooled,
 // identical in the lusoris/vmaf fork), operation for operation:

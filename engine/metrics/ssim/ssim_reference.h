@@ -1,5 +1,5 @@
 // The CPU reference of `ssim`: the VMAF fork's fixed-point SSIM, plainly written. Its
-// bits ARE the metric (DESIGN.md rule 1); every other path is tested against it.
+// bits ARE the metric (docs/design.md rule 1); every other path is tested against it.
 //
 // Definition (metrics-spec.md section A), luma only, any chroma layout, 8..16 bits,
 // any size from 1x1:

@@ -4,7 +4,7 @@
 // numbers for a frame: the raster-order double sum of the per-window terms and the sum
 // of the window weights. This one host function turns them into outputs, so the
 // division, the log10 and the clipping are the same code whatever computed the sums
-// (DESIGN.md rule 5):
+// (docs/design.md rule 5):
 //   ssim    = term_sum / weight_sum               (always, linear)
 //   ssim_db = min(-10 * log10(1 - ssim), max_db)  (only with enable_db; max_db when
 //                                                   ssim >= 1)
@@ -28,7 +28,7 @@
 namespace exactq {
 namespace ssim {
 
-// Bumped whenever any output bit may change (DESIGN.md rule 6).
+// Bumped whenever any output bit may change (docs/design.md rule 6).
 inline constexpr int kDefinitionVersion = 1;
 
 struct SsimOptions {

@@ -1,5 +1,5 @@
 // The per-pixel arithmetic of `ssimulacra2`, written once for every backend
-// (metrics-spec.md section B; DESIGN.md rule 3).
+// (metrics-spec.md section B; docs/design.md rule 3).
 //
 // Each function here performs the IEEE operations of spec B, in its order, one rounding
 // per operation: YUV -> non-linear RGB (B.2), the sRGB EOTF by table (B.3), the fork's

@@ -1,5 +1,5 @@
 // The host-side end of `ssimulacra2`: from a frame's 108 sums to its score (spec B.9-
-// B.11), one function for every backend (DESIGN.md rule 5).
+// B.11), one function for every backend (docs/design.md rule 5).
 //
 // Every backend (the reference, the threaded path, a CUDA twin) produces the same
 // numbers for a frame: for each computed scale, channel (X, Y, B) and kind of term, the
@@ -22,7 +22,7 @@
 namespace exactq {
 namespace ssimulacra2 {
 
-// Bumped whenever any output bit may change (DESIGN.md rule 6).
+// Bumped whenever any output bit may change (docs/design.md rule 6).
 inline constexpr int kDefinitionVersion = 1;
 
 inline constexpr int kChannels = 3;  // X, Y, B

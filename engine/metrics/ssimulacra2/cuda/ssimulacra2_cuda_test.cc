@@ -54,7 +54,7 @@ uint64_t Bits(double x) {
   return b;
 }
 
-// DESIGN.md rule 1: bit equality, except that any NaN equals any NaN.
+// docs/design.md rule 1: bit equality, except that any NaN equals any NaN.
 bool SameBits(double a, double b) { return (std::isnan(a) && std::isnan(b)) || Bits(a) == Bits(b); }
 
 std::string Value(double x) { return absl::StrFormat("%.17g (%a)", x, x); }
