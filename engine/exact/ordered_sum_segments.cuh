@@ -764,7 +764,7 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
   const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
   // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
   // last chunk of a sum, if short, too (one chunk: no loop with bounds for it; a bounded
-  // copy of the loop, measured on the H200 in the fifteenth session, made the whole
+  // copy of the loop, measured on the H200 in ssimulacra2's twin, made the whole
   // strided pass slower: 1080p 1,743 -> 1,674 fps with 16 in flight). A chunk
   // whose approximate sum already takes the path out of its frame goes to the tile at
   // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
