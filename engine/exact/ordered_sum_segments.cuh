@@ -1174,7 +1174,7 @@ __global__ void __launch_bounds__(kThreads) SegmentRunSumsPrefix(int64_t chunks,
 //     (counted in replanned_chunks).
 //   SegmentRedoChunks: the warps of a grid of about one resident wave take the listed
 //     chunks in turn, each summarised from its terms as the fresh chunk stage would.
-// (The first version, a warp and a tile per chunk that checked and then summarised, was
+// (Measured and not kept: a warp and a tile per chunk that checked and then summarised was
 // bound by the latency of its loads at 24 warps per SM: on the H200 its blocks kept every
 // SM busy for 40 us of a 4K channel's six sums, a third of the fresh chunk stage.)
 __device__ inline void SegmentConfirmRun(int64_t super, int64_t chunks, const PlanOptions& options,
