@@ -8,10 +8,10 @@
 //   form 4/5  the same with the nonzero test as an or of the bits (integer pipe) instead of
 //             a binary64 compare.
 // It prints each form's time, the SM cycles per warp step and the ratio to the rint form
-// of its pair. On the H200 (session 17, bench/results/ssimulacra2_h200_session17_runs.log,
-// run b): FRND.F64 is no slower than an add (the two-add form 11-17% slower), the bits
-// form of the nonzero test 6% faster in this loop; in the ssimulacra2 frame neither moved
-// the rate (bench/results/ssimulacra2_h200_session17_experiments.md).
+// of its pair. On the H200: FRND.F64 is no slower than an add (the two-add form 11-17%
+// slower), the bits form of the nonzero test 6% faster in this loop; in the ssimulacra2
+// frame neither moved the rate (engine/metrics/ssimulacra2/cuda/README.md, "Tried and
+// dropped").
 //
 //   bazel build -c opt //bench/exact:strided_term_step_bench   (then run it on a GPU host)
 #include <cuda_runtime.h>

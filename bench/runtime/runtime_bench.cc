@@ -1,5 +1,5 @@
 // runtime_bench: sustained throughput of the engine runtime (FramePipeline over
-// FrameScorer, issue 6) for psnr, ssim and ssimulacra2 at 1920x1080 and 3840x2160
+// FrameScorer) for psnr, ssim and ssimulacra2 at 1920x1080 and 3840x2160
 // (8-bit 4:2:0), with 1, 4 and 16 concurrent streams: one feeding thread per stream,
 // all scoring for --seconds, frames per second over all streams (median of --reps).
 //
@@ -13,10 +13,10 @@
 //            directly, without its staging);
 //   engine_pinned
 //            the same engine, frames allocated from PinnedFrameMemory() (page-locked,
-//            engine/runtime/pinned_frame_memory.h) as exactqd's frame assembler now
+//            engine/runtime/pinned_frame_memory.h) as exactqd's frame assembler
 //            receives a GPU stream's pictures: the twins copy them to the device
-//            directly (psnr, ssim; ssimulacra2 still stages), no pageable->pinned copy;
-//   ratio    engine / kernels (issue 6 asks >= 0.85); p_ratio engine_pinned / kernels;
+//            directly, no pageable->pinned copy;
+//   ratio    engine / kernels (the floor is >= 0.85); p_ratio engine_pinned / kernels;
 //   direct   at 1 stream also the direct scorer on the pageable frames (one frame at
 //            a time), so that engine / direct is what the runtime adds or costs over
 //            the backend;

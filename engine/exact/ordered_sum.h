@@ -118,7 +118,7 @@ struct OrderedSumOptions {
   // frame changes are summarised again (gpu::EnqueueSegmentedSumReusingPlan). The same
   // bits, steps and fallbacks as a fresh plan; it applies with plan_mode
   // kApproximatePrefix and strided_chunks. Off by default: on the H200 it saves the
-  // second read of the terms but not time (bench/results/README.md, "plan reuse"): the
+  // second read of the terms but not time (bench/results/ordered_sum.md): the
   // chunks it must summarise again are those near a binade crossing, the slowest ones,
   // and they then run alone after the pass instead of beside it.
   bool reuse_plan = false;

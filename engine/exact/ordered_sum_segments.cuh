@@ -764,7 +764,7 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
   const int frame = PlanFrame(before, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks);
   // A random plan gives each sub-chunk its own frame: only the tile path follows it. The
   // last chunk of a sum, if short, too (one chunk: no loop with bounds for it; a bounded
-  // copy of the loop, measured on the H200 in the fifteenth session, made the whole
+  // copy of the loop, measured on the H200 in ssimulacra2's twin, made the whole
   // strided pass slower: 1080p 1,743 -> 1,674 fps with 16 in flight). A chunk
   // whose approximate sum already takes the path out of its frame goes to the tile at
   // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
@@ -1174,7 +1174,7 @@ __global__ void __launch_bounds__(kThreads) SegmentRunSumsPrefix(int64_t chunks,
 //     (counted in replanned_chunks).
 //   SegmentRedoChunks: the warps of a grid of about one resident wave take the listed
 //     chunks in turn, each summarised from its terms as the fresh chunk stage would.
-// (The first version, a warp and a tile per chunk that checked and then summarised, was
+// (Measured and not kept: a warp and a tile per chunk that checked and then summarised was
 // bound by the latency of its loads at 24 warps per SM: on the H200 its blocks kept every
 // SM busy for 40 us of a 4K channel's six sums, a third of the fresh chunk stage.)
 __device__ inline void SegmentConfirmRun(int64_t super, int64_t chunks, const PlanOptions& options,

@@ -1,4 +1,4 @@
-// FramePipeline: one stream's frames with up to K in flight (issue 6). FrameScorer is
+// FramePipeline: one stream's frames with up to K in flight. FrameScorer is
 // synchronous, so a stream with one scorer leaves the GPU idle while it copies and
 // waits; K scorers (the first one's siblings: own scratch, same device) on K worker
 // threads overlap a stream's frames, and answers still come back in frame order.

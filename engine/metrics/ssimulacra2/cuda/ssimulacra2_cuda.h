@@ -75,13 +75,12 @@ struct Ssimulacra2CudaOptions {
   // batch after one terms launch for the three channels) or 1 (a channel's six sums, three
   // batches per scale, each on its own stream). Same bits. On the H200 with 16 frames in
   // flight, 3 was as fast or faster for both sum modes (270p +5% exact, 1080p +0.7%, 4K
-  // the same: bench/results/ssimulacra2_h200_session16_experiments.md).
+  // the same).
   int channels_per_sum_batch = 3;
   // One sum stream per scale (the default: each scale's terms wait only for its blur,
   // never for an earlier scale's sums), or one per scale parity (scale s + 2's terms wait
   // in stream order for scale s's sums). Same bits. On the H200 with 16 frames in flight,
-  // per scale: 270p +6%, 1080p +0.3%, 4K the same, in both rounds of one run
-  // (bench/results/ssimulacra2_h200_session17_experiments.md).
+  // per scale: 270p +6%, 1080p +0.3%, 4K the same, measured side by side in one run.
   bool sum_stream_per_scale = true;
   // The sum streams' scheduling priority, as a rank above the device's least stream
   // priority (0; each rank a step higher, up to the greatest: gpu::CreatePipelineStreams).
@@ -94,8 +93,7 @@ struct Ssimulacra2CudaOptions {
   // kExactSegments: the precision of the segment pipeline's advice (the approximate chunk
   // sums that place its exact checks; gpu::AdvicePrecision). Same bits either way. On the
   // H200 with 16 frames in flight binary32 was 2% faster at 1080p and 4K, with the same
-  // chunks through the redo on every corpus frame
-  // (bench/results/ssimulacra2_h200_session18_experiments.md).
+  // chunks through the redo on every corpus frame.
   bool binary32_advice = true;
   // kExactSegments, for many frames in flight: a scale of more than sum_slab_chunks chunks
   // (1024 pixels each) takes its terms kernel and the segment pipeline's chunk stage slab
@@ -109,8 +107,7 @@ struct Ssimulacra2CudaOptions {
   // +1.3% with 128 chunks, +2.3% with 160 (96: 3% slower than 128, 64: 8%, 32: 26%; 192
   // as 160); 4K +2.4% with 128, +0.7-1% more with 160 or 192. Alone a frame in slabs takes
   // longer (4K 3.37 against 2.72 ms: the slabs run in turn on one stream); with 2-6 in
-  // flight a threshold of 3 was faster than 4 at 3, 4 and 6
-  // (bench/results/ssimulacra2_h200_session22_experiments.md).
+  // flight a threshold of 3 was faster than 4 at 3, 4 and 6 (bench/results/ssimulacra2.md).
   int sum_slab_chunks = 160;
   bool bases_evict_last = true;  // needs sum_slab_chunks > 0
   int slab_min_frames_in_flight = 3;  // >= 1; 1: every frame in slabs
@@ -120,8 +117,8 @@ struct Ssimulacra2CudaOptions {
 };
 
 // The exact modes' sum streams at the H200's greatest priority (its range is 0 .. -5):
-// with 16 frames in flight, 1080p +1.1% and 4K +1.0-1.2% against rank 0, in two runs
-// (bench/results/ssimulacra2_h200_session16_experiments.md). The inexact variant's short
+// with 16 frames in flight, 1080p +1.1% and 4K +1.0-1.2% against rank 0, in two runs.
+// The inexact variant's short
 // sum stream lost 0.5-0.9% at 1080p with it, so its default stays 0.
 inline constexpr int kExactSumStreamPriorityRank = 5;
 

@@ -558,7 +558,7 @@ struct TermOfKind {
 // base and refuse the chunk (a special term) wherever the advice put it. On the H200
 // binary32 advice made the exact frame 2% faster (the terms kernel issues binary64
 // arithmetic at half the binary32 rate), with the same chunks through the redo on every
-// corpus frame: bench/results/ssimulacra2_h200_session18_experiments.md.
+// corpus frame.
 EXACTQ_HD inline float AdviceTermFromBase(int k, float base) {
   const bool edge = k >= kSumArtifact;
   const bool detail = k >= kSumDetail;
