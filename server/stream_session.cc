@@ -15,6 +15,7 @@
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
+#include "server/client_text.h"
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
@@ -48,7 +49,7 @@ class SessionLog {
                    seconds > 0 ? frames_ / seconds : 0.0);
     } else {
       spdlog::warn("stream failed job_id={} peer={} frames={} code={} error=\"{}\"", job_id_, peer_,
-                   frames_, static_cast<int>(status_.error_code()), status_.error_message());
+                   frames_, static_cast<int>(status_.error_code()), ClientText(status_.error_message()));
     }
   }
   grpc::Status Finish(grpc::Status status) {
@@ -92,15 +93,18 @@ absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_stre
 
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
                               const SessionResources& resources, grpc::ServerContext* context,
-                              grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream) {
+                              RequestStream* stream) {
   SessionLog log(metrics, context->peer());
   v1::ScoreRequest request;
-  if (!stream->Read(&request)) return log.Finish(Invalid("header: the stream ended before its header"));
+  if (!stream->Read(&request)) {
+    if (!stream->error().ok()) return log.Finish(stream->error());
+    return log.Finish(Invalid("header: the stream ended before its header"));
+  }
   if (!request.has_header()) {
     return log.Finish(Invalid("header: the first message of a stream must be a StreamHeader"));
   }
   const v1::StreamHeader header = request.header();  // a copy: `request` is reused below
-  log.job_id_ = header.job_id();
+  log.job_id_ = ClientText(header.job_id());
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
   // K frames in flight hold K pairs of pictures; under a tight budget a stream takes
@@ -139,7 +143,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     ~InFlight() { gauge.Add(-count.load()); }
   } in_flight{metrics->frames_in_flight.At({})};
   FrameCounts counts;
-  FrameAnswerer answerer(metrics, stream, header.job_id(), metric_names, output_count, geometry.frame_bytes(),
+  FrameAnswerer answerer(metrics, stream, log.job_id_, metric_names, output_count, geometry.frame_bytes(),
                          &counts);
   // Declared after everything its callbacks touch, so it is joined first.
   FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
@@ -184,7 +188,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   };
   // The client is gone: nothing more is answered; frames being scored finish unanswered.
   auto cancelled = [&] {
-    const grpc::Status status(grpc::StatusCode::CANCELLED, "cancelled by the client");
+    const grpc::Status status = stream->cancellation();
     answerer.Fail(status);
     pipeline.Cancel(absl::CancelledError(status.error_message()));
     pipeline.Drain();
@@ -206,7 +210,10 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       if (!answerer.error().ok()) return stop(grpc::Status::OK);
       if (std::optional<AssembledFrame> spare = answerer.TakeSpare()) assembler.Recycle(std::move(*spare));
     }
-    if (!stream->Read(&request)) break;
+    if (!stream->Read(&request)) {
+      if (!stream->error().ok()) return stop(stream->error());
+      break;
+    }
     if (context->IsCancelled()) return cancelled();
     if (request.has_header()) return stop(Invalid("header: only the first message may be a header"));
     if (!request.has_chunk()) return stop(Invalid("request: a message with neither header nor chunk"));
@@ -238,10 +245,12 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       }
     }
     // Answered on the pipeline's thread, in frame order, while this one reads on.
+    if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
     absl::Status submitted =
         pipeline.Submit(frame->reference, frame->distorted, [&, frame](FramePipeline::Result result) {
           in_flight.Add(-1);
           answerer.Answer(std::move(*frame), std::move(result));
+          if (stream->idle() != nullptr) stream->idle()->FrameAnswered();
         });
     if (!submitted.ok()) return stop(ToGrpc(submitted));
   }
