@@ -10,6 +10,7 @@ namespace {
 TEST(ClientTextTest, ControlCharactersAreEscaped) {
   EXPECT_EQ(ClientText("job\n2026-12-04T00:00:00 info forged\r\x1b[31m"),
             "job\\n2026-12-04T00:00:00 info forged\\r\\x1b[31m");
+  EXPECT_EQ(ClientText("unknown metric 'x' \\ \xff"), "unknown metric 'x' \\\\ \\xff");
   EXPECT_EQ(ClientText("plain-job_42"), "plain-job_42");
 }
 

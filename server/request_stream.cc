@@ -35,7 +35,7 @@ grpc::Status RequestStream::cancellation() const {
   if (idle_ != nullptr && idle_->expired()) return idle_->status();
   if (drain_ != nullptr && drain_->grace_period_over()) {
     return grpc::Status(grpc::StatusCode::CANCELLED,
-                        absl::StrCat("cancelled by the server's drain: its grace period (grace_period_seconds=",
+                        absl::StrCat("cancelled by the drain: its grace period (grace_period_seconds=",
                                      drain_->grace_period_seconds(), ") ended"));
   }
   return grpc::Status(grpc::StatusCode::CANCELLED, "cancelled by the client");

@@ -5,7 +5,10 @@
 #include <grpcpp/grpcpp.h>
 #include <signal.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -14,6 +17,7 @@
 
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "gtest/gtest.h"
+#include "tests/testing/raw_http2.h"
 #include "tests/testing/score_requests.h"
 #include "tests/testing/server_process.h"
 
@@ -225,6 +229,243 @@ TEST_F(HostileClientTest, ClientStringsCannotForgeOrFloodTheLog) {
     EXPECT_NE(line.rfind(forged, 0), 0u) << "a forged log line";
     EXPECT_LE(line.size(), 8u << 10) << line.substr(0, 200);
   }
+}
+
+// A gzip member whose deflate stream inflates to 1 + 258 * repeats zero bytes: one
+// literal 0, then length-258 copies at distance 1, in fixed Huffman codes (13 bits per
+// 258 bytes, so 1 GiB is 6.6 MB on the wire). The CRC is left at 0: a server that
+// inflates finds out only at the end, when the memory is already taken.
+std::string GzipOfZeros(uint64_t repeats) {
+  std::string out("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff", 10);
+  uint32_t bits = 0;
+  int count = 0;
+  auto put = [&](uint32_t value, int n) {  // LSB first
+    bits |= value << count;
+    count += n;
+    while (count >= 8) {
+      out += static_cast<char>(bits & 0xff);
+      bits >>= 8;
+      count -= 8;
+    }
+  };
+  auto code = [&](uint32_t value, int n) {  // Huffman codes go most significant bit first
+    uint32_t reversed = 0;
+    for (int i = 0; i < n; ++i) reversed |= ((value >> i) & 1) << (n - 1 - i);
+    put(reversed, n);
+  };
+  put(1, 1);  // BFINAL
+  put(1, 2);  // BTYPE 01: fixed Huffman
+  code(0x30, 8);  // literal 0
+  for (uint64_t i = 0; i < repeats; ++i) {
+    code(0xc5, 8);  // length 258 (symbol 285)
+    code(0, 5);     // distance 1
+  }
+  code(0, 7);  // end of block
+  if (count > 0) out += static_cast<char>(bits & 0xff);
+  const uint64_t size = 1 + 258 * repeats;
+  out += std::string(4, '\0');  // CRC32 (not computed)
+  for (int i = 0; i < 4; ++i) out += static_cast<char>((size >> (8 * i)) & 0xff);
+  return out;
+}
+
+// A ScorePair whose message is sent as gzip-compressed bytes inflating to `bytes`.
+grpc::Status SendGzipBomb(const std::string& address, uint64_t bytes) {
+  const std::string gzip = GzipOfZeros(bytes / 258);
+  grpc_slice slice = grpc_slice_from_copied_buffer(gzip.data(), gzip.size());
+  grpc::ByteBuffer message;
+  grpc::internal::GrpcByteBufferPeer::Set(&message, grpc_raw_compressed_byte_buffer_create(&slice, 1, GRPC_COMPRESS_GZIP));
+  grpc_slice_unref(slice);
+  grpc::ClientContext context;
+  context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+  return RawCall(address, "/exactq.v1.Scorer/ScorePair", {message}, &context, nullptr);
+}
+
+// Row 1: 1 GiB of zeros in 6.6 MB took the server from 18 MB to over 1 GB.
+TEST_F(HostileClientTest, CompressedRequestsAreRefusedBeforeTheyAreInflated) {
+  const uint64_t peak_before_kb = server_->proc_status("VmHWM");
+  const grpc::Status one = SendGzipBomb(server_->address(), uint64_t{1} << 30);
+  EXPECT_EQ(one.error_code(), grpc::StatusCode::UNIMPLEMENTED) << one.error_message();
+  EXPECT_NE(one.error_message().find("gzip"), std::string::npos) << one.error_message();
+  std::vector<std::thread> parallel;
+  std::vector<grpc::Status> statuses(4);
+  for (int i = 0; i < 4; ++i) {
+    parallel.emplace_back([&, i] { statuses[i] = SendGzipBomb(server_->address(), uint64_t{200} << 20); });
+  }
+  for (std::thread& t : parallel) t.join();
+  for (const grpc::Status& s : statuses) EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << s.error_message();
+  const uint64_t peak_after_kb = server_->proc_status("VmHWM");
+  std::printf("server VmHWM %llu kB before the bombs, %llu kB after; VmRSS now %llu kB\n",
+              static_cast<unsigned long long>(peak_before_kb), static_cast<unsigned long long>(peak_after_kb),
+              static_cast<unsigned long long>(server_->proc_status("VmRSS")));
+  EXPECT_LT(peak_after_kb, peak_before_kb + (64 << 10)) << "the server's peak memory grew by over 64 MiB";
+}
+
+// Row 2: a stream that sent its header and then nothing held its slots forever.
+TEST_F(HostileClientTest, AnIdleStreamEndsWithDeadlineExceededAfterItsAnswers) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  auto stream = stub->ScoreStream(&context);
+  const Clock::time_point start = Clock::now();
+  ASSERT_TRUE(stream->Write(Header()));
+  ASSERT_TRUE(stream->Write(Picture(0, v1::PICTURE_REFERENCE)));
+  ASSERT_TRUE(stream->Write(Picture(0, v1::PICTURE_DISTORTED)));
+  // ...and then nothing, without half-closing.
+  std::vector<ScoreResponse> answers;
+  for (ScoreResponse r; stream->Read(&r);) answers.push_back(r);
+  const grpc::Status status = stream->Finish();
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+  EXPECT_NE(status.error_message().find("stream_idle_seconds=2"), std::string::npos) << status.error_message();
+  EXPECT_GE(seconds, 1.9);
+  EXPECT_LT(seconds, 8.0);
+  ASSERT_EQ(answers.size(), 2u) << "the complete frame is answered before the stream ends";
+  EXPECT_EQ(answers[1].frame().frame_index(), 0u);
+}
+
+TEST_F(HostileClientTest, EmptyChunksAreNotProgress) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  auto stream = stub->ScoreStream(&context);
+  const Clock::time_point start = Clock::now();
+  ASSERT_TRUE(stream->Write(Header()));
+  ScoreRequest empty;
+  empty.mutable_chunk()->set_picture(v1::PICTURE_REFERENCE);
+  // An empty chunk every 300 ms for 3.5 s, then a half-close: had they counted as
+  // progress, the stream would end OK with no frames.
+  while (Clock::now() - start < std::chrono::milliseconds(3500) && stream->Write(empty)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  }
+  stream->WritesDone();
+  for (ScoreResponse r; stream->Read(&r);) {
+  }
+  const grpc::Status status = stream->Finish();
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+}
+
+TEST_F(HostileClientTest, ASlowButSteadyClientIsNotCut) {
+  // A frame every 1.2 s against a 2 s limit: each frame's bytes are progress.
+  grpc::ClientContext context;
+  std::vector<ScoreRequest> requests = {Header()};
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+  auto stream = stub->ScoreStream(&context);
+  ASSERT_TRUE(stream->Write(Header()));
+  for (uint64_t f = 0; f < 3; ++f) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+    ASSERT_TRUE(stream->Write(Picture(f, v1::PICTURE_REFERENCE)));
+    ASSERT_TRUE(stream->Write(Picture(f, v1::PICTURE_DISTORTED)));
+  }
+  stream->WritesDone();
+  int frames = 0;
+  for (ScoreResponse r; stream->Read(&r);) frames += r.has_frame();
+  const grpc::Status status = stream->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(frames, 3);
+}
+
+// Row 9: streams the drain cancelled were logged as cancelled by the client.
+TEST(HostileServerTest, DrainCancellationsAreLoggedAsTheDrains) {
+  exactq::testing::ServerProcess server({"--grace_period_seconds=1", "--drain_notice_seconds=0"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto stream = stub->ScoreStream(&context);
+  ScoreResponse r;
+  ASSERT_TRUE(stream->Write(Header("held-past-the-drain")) && stream->Read(&r) && r.has_accepted());
+  server.Signal(SIGTERM);
+  EXPECT_EQ(server.WaitForExit(20), 0);
+  while (stream->Read(&r)) {
+  }
+  stream->Finish();
+  const std::string log = server.log();
+  EXPECT_NE(log.find("cancelled by the drain"), std::string::npos) << log;
+  EXPECT_EQ(log.find("cancelled by the client"), std::string::npos) << log;
+}
+
+// Row 10: --max_connection_age_seconds plus its grace cut any longer stream.
+TEST(HostileServerTest, ALongStreamIsNotCutByTheAgeOfItsConnection) {
+  exactq::testing::ServerProcess server({"--max_connection_age_seconds=1"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  auto stream = stub->ScoreStream(&context);
+  ASSERT_TRUE(stream->Write(Header("older-than-its-connection")));
+  const Clock::time_point start = Clock::now();
+  uint64_t sent = 0;
+  while (Clock::now() - start < std::chrono::milliseconds(3500)) {
+    ASSERT_TRUE(stream->Write(Picture(sent, v1::PICTURE_REFERENCE)));
+    ASSERT_TRUE(stream->Write(Picture(sent, v1::PICTURE_DISTORTED)));
+    ++sent;
+    std::this_thread::sleep_for(std::chrono::milliseconds(250));
+  }
+  stream->WritesDone();
+  uint64_t frames = 0;
+  for (ScoreResponse r; stream->Read(&r);) frames += r.has_frame();
+  const grpc::Status status = stream->Finish();
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(frames, sent);
+}
+
+// Rows 3 and 4: the rapid-reset pattern and a CONTINUATION flood on raw HTTP/2. What
+// holds on gRPC 1.51: the server's threads stay under its quota (calls beyond it are
+// refused with RESOURCE_EXHAUSTED instead of getting a thread each) and it serves again
+// within seconds of each flood. Its memory is not bounded here: gRPC 1.51 has no
+// rapid-reset protection and holds every reset call it has not yet refused (about
+// 15 KB each, 300 MB per 20,000), which is why an exposed server sits behind an ingress
+// (deploy/README.md). The numbers are printed for the record.
+TEST(HostileServerTest, RapidResetAndContinuationFloodsStayBounded) {
+  exactq::testing::ServerProcess server;
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto proc = [&](const char* field) { return static_cast<unsigned long long>(server.proc_status(field)); };
+  std::atomic<uint64_t> most_threads{0};
+  std::atomic<bool> done{false};
+  std::thread sampler([&] {
+    while (!done.load()) {
+      most_threads = std::max<uint64_t>(most_threads.load(), server.proc_status("Threads"));
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  auto serves_again_within = [&](int seconds) {
+    const Clock::time_point start = Clock::now();
+    while (Clock::now() - start < std::chrono::seconds(seconds)) {
+      grpc::ClientContext context;
+      std::vector<ScoreResponse> answers;
+      if (RunStream(server.address(), {Header(), Picture(0, v1::PICTURE_REFERENCE), Picture(0, v1::PICTURE_DISTORTED)},
+                    &answers, &context)
+              .ok()) {
+        return std::chrono::duration<double>(Clock::now() - start).count();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    return -1.0;
+  };
+  for (int run = 0; run < 3; ++run) {
+    {
+      exactq::testing::RawHttp2Connection connection(server.grpc_port());
+      ASSERT_TRUE(connection.connected());
+      connection.RapidReset("/exactq.v1.Scorer/ScoreStream", 20000);
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    const double recovery = serves_again_within(30);
+    std::printf("rapid reset run %d (20000 streams): most threads %llu, VmHWM %llu kB, VmRSS %llu kB, serving again "
+                "after %.1f s\n", run, static_cast<unsigned long long>(most_threads.load()), proc("VmHWM"),
+                proc("VmRSS"), recovery);
+    EXPECT_GE(recovery, 0.0) << "the server did not serve again within 30 s";
+  }
+  {
+    exactq::testing::RawHttp2Connection connection(server.grpc_port());
+    connection.ContinuationFlood("/exactq.v1.Scorer/ScoreStream", 30000, 1000);
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  const double recovery = serves_again_within(30);
+  std::printf("CONTINUATION flood (30000 frames of 1000 bytes): VmHWM %llu kB, VmRSS %llu kB, serving after %.1f s\n",
+              proc("VmHWM"), proc("VmRSS"), recovery);
+  EXPECT_GE(recovery, 0.0) << "the server did not serve again within 30 s";
+  done = true;
+  sampler.join();
+  EXPECT_LE(most_threads.load(), 2u * 64 + 32 + 48) << "the thread quota (2 x max_streams + 32) and gRPC's own";
 }
 
 }  // namespace
