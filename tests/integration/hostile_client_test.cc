@@ -386,7 +386,8 @@ TEST(HostileServerTest, DrainCancellationsAreLoggedAsTheDrains) {
 
 // Row 10: --max_connection_age_seconds plus its grace cut any longer stream.
 TEST(HostileServerTest, ALongStreamIsNotCutByTheAgeOfItsConnection) {
-  exactq::testing::ServerProcess server({"--max_connection_age_seconds=1"});
+  // Grace 0 is the default, said explicitly: it used to mean none at all.
+  exactq::testing::ServerProcess server({"--max_connection_age_seconds=1", "--max_connection_age_grace_seconds=0"});
   ASSERT_TRUE(server.Start()) << server.log();
   auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
