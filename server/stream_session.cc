@@ -67,16 +67,6 @@ class SessionLog {
   grpc::Status status_;
 };
 
-// Reserves `*frames` pairs of `pair_bytes`, or fewer down to one under a tight budget;
-// *frames is set to what fit.
-absl::StatusOr<MemoryBudget::Reservation> ReserveFramesInFlight(MemoryBudget* budget, uint64_t pair_bytes,
-                                                                int* frames) {
-  for (;; --*frames) {
-    absl::StatusOr<MemoryBudget::Reservation> reservation = budget->Reserve(*frames * pair_bytes);
-    if (reservation.ok() || *frames == 1) return reservation;
-  }
-}
-
 grpc::Status Invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
@@ -107,13 +97,13 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   log.job_id_ = ClientText(header.job_id());
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
-  // K frames in flight hold K pairs of pictures; under a tight budget a stream takes
-  // fewer frames in flight rather than being refused, down to one.
+  // Each frame reserves its pair of pictures when its first chunk arrives (below); a
+  // pair that could never fit is refused now.
   const uint64_t pair_bytes = 2 * static_cast<uint64_t>(wanted->geometry.frame_bytes());
-  int frames_in_flight = static_cast<int>(std::max<uint32_t>(1, config.limits.max_frames_in_flight_per_stream));
-  absl::StatusOr<MemoryBudget::Reservation> reservation =
-      ReserveFramesInFlight(resources.memory_budget, pair_bytes, &frames_in_flight);
-  if (!reservation.ok()) return log.Finish(ToGrpc(reservation.status()));
+  const int frames_in_flight = static_cast<int>(std::max<uint32_t>(1, config.limits.max_frames_in_flight_per_stream));
+  if (absl::Status fits = resources.memory_budget->CheckFits(pair_bytes); !fits.ok()) {
+    return log.Finish(ToGrpc(fits));
+  }
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return log.Finish(ToGrpc(scorer.status()));
@@ -202,6 +192,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
                            placement == FrameScorer::kCpuDevice ? std::pmr::get_default_resource()
                                                                 : PinnedFrameMemory());
   uint64_t bytes_received = 0;
+  std::optional<MemoryBudget::Reservation> frame_memory;  // the frame being assembled
   for (;;) {
     if (!assembler.HasPartialFrame()) {
       // A new frame starts with the next chunk: wait until it has a slot (K pairs held
@@ -231,6 +222,14 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
                                        " is past header.expected_frames=", expected_frames)));
     }
     const bool frame_starts = !assembler.HasPartialFrame();
+    if (frame_starts) {
+      // Short of memory, the stream stops reading until frames (its own or others') free it.
+      absl::StatusOr<MemoryBudget::Reservation> reserved = resources.memory_budget->ReserveWhenAvailable(
+          pair_bytes, [context] { return context->IsCancelled(); });
+      if (!reserved.ok()) return context->IsCancelled() ? cancelled() : stop(ToGrpc(reserved.status()));
+      frame_memory.reset();
+      frame_memory.emplace(std::move(*reserved));
+    }
     if (absl::Status s = assembler.Add(chunk, arrival); !s.ok()) return stop(ToGrpc(s));
     if (frame_starts) in_flight.Add(1);
     metrics->bytes_received.At({}).Increment(static_cast<double>(chunk.data().size()));
@@ -246,10 +245,13 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     }
     // Answered on the pipeline's thread, in frame order, while this one reads on.
     if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
+    auto memory = std::make_shared<MemoryBudget::Reservation>(std::move(*frame_memory));
+    frame_memory.reset();
     absl::Status submitted =
-        pipeline.Submit(frame->reference, frame->distorted, [&, frame](FramePipeline::Result result) {
+        pipeline.Submit(frame->reference, frame->distorted, [&, frame, memory](FramePipeline::Result result) mutable {
           in_flight.Add(-1);
           answerer.Answer(std::move(*frame), std::move(result));
+          memory.reset();
           if (stream->idle() != nullptr) stream->idle()->FrameAnswered();
         });
     if (!submitted.ok()) return stop(ToGrpc(submitted));

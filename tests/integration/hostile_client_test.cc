@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <cstdint>
 #include <sstream>
 #include <string>
@@ -363,6 +364,42 @@ TEST_F(HostileClientTest, ASlowButSteadyClientIsNotCut) {
   const grpc::Status status = stream->Finish();
   EXPECT_TRUE(status.ok()) << status.error_message();
   EXPECT_EQ(frames, 3);
+}
+
+// Row 2: six header-only streams at 8K reserved the whole budget, so every new stream
+// got RESOURCE_EXHAUSTED. Memory is now reserved by a frame's first chunk.
+TEST(HostileServerTest, StreamsThatSendOnlyTheirHeaderHoldNoMemory) {
+  // A 256x128 4:2:0 pair is 98,304 bytes: the budget holds two pairs.
+  // (CPU slots are still taken at the header: enough of them for this case.)
+  exactq::testing::ServerProcess server({"--max_buffered_bytes=200000", "--max_cpu_streams=16"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReaderWriter<ScoreRequest, ScoreResponse>>> idle;
+  for (int i = 0; i < 6; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    idle.push_back(stub->ScoreStream(contexts.back().get()));
+    ScoreResponse accepted;
+    ASSERT_TRUE(idle.back()->Write(Header("header-only", 256, 128)));
+    ASSERT_TRUE(idle.back()->Read(&accepted)) << "header-only stream " << i;
+    ASSERT_TRUE(accepted.has_accepted());
+  }
+  grpc::ClientContext context;
+  std::vector<ScoreRequest> requests = {Header("busy", 256, 128)};
+  for (uint64_t f = 0; f < 4; ++f) {
+    requests.push_back(WholePictureChunk(f, v1::PICTURE_REFERENCE, std::string(256 * 128 * 3 / 2, 'a')));
+    requests.push_back(WholePictureChunk(f, v1::PICTURE_DISTORTED, std::string(256 * 128 * 3 / 2, 'b')));
+  }
+  std::vector<ScoreResponse> answers;
+  const grpc::Status status = RunStream(server.address(), requests, &answers, &context);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(answers.size(), 6u);  // accepted, 4 frames, summary
+  for (auto& s : idle) s->WritesDone();
+  for (auto& s : idle) {
+    for (ScoreResponse r; s->Read(&r);) {
+    }
+    EXPECT_TRUE(s->Finish().ok());
+  }
 }
 
 // Row 9: streams the drain cancelled were logged as cancelled by the client.
