@@ -446,6 +446,29 @@ TEST(HostileServerTest, ALongStreamIsNotCutByTheAgeOfItsConnection) {
   EXPECT_EQ(frames, sent);
 }
 
+// Row 3: one connection may hold at most --max_streams_per_connection calls at once
+// (once it has acknowledged the server's SETTINGS, which is when gRPC 1.51 applies them).
+TEST(HostileServerTest, OneConnectionHoldsAtMostItsStreamLimit) {
+  exactq::testing::ServerProcess server({"--max_streams_per_connection=8"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  exactq::testing::RawHttp2Connection connection(server.grpc_port());
+  ASSERT_TRUE(connection.connected());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the server's SETTINGS arrive
+  ASSERT_TRUE(connection.AckSettings());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_TRUE(connection.OpenStreams("/exactq.v1.Scorer/ScoreStream", 20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  // Calls that reached the service (the others were refused by the transport).
+  const std::string page = exactq::testing::HttpGet(server.metrics_port(), "/metrics");
+  const std::string series = "\nexactq_streams_started_total ";
+  const size_t at = page.find(series);
+  ASSERT_NE(at, std::string::npos) << page;
+  const int started = std::stoi(page.substr(at + series.size()));
+  std::printf("20 streams opened on one connection, %d reached the service\n", started);
+  EXPECT_GE(started, 1);
+  EXPECT_LE(started, 8);
+}
+
 // Rows 3 and 4: the rapid-reset pattern and a CONTINUATION flood on raw HTTP/2. What
 // holds on gRPC 1.51: the server's threads stay under its quota (calls beyond it are
 // refused with RESOURCE_EXHAUSTED instead of getting a thread each) and it serves again

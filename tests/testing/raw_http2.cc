@@ -83,6 +83,17 @@ std::string RawHttp2Connection::RequestHeaders(const std::string& path) {
   return block;
 }
 
+bool RawHttp2Connection::AckSettings() { return Send(Frame(kSettings, 0x1, 0, "")); }
+
+bool RawHttp2Connection::OpenStreams(const std::string& path, int streams) {
+  const std::string headers = RequestHeaders(path);
+  for (int i = 0; i < streams; ++i) {
+    if (!Send(Frame(kHeaders, kEndHeaders, next_stream_, headers))) return false;
+    next_stream_ += 2;
+  }
+  return true;
+}
+
 bool RawHttp2Connection::RapidReset(const std::string& path, int streams) {
   const std::string headers = RequestHeaders(path);
   const std::string cancel("\x00\x00\x00\x08", 4);  // CANCEL

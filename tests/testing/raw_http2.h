@@ -27,6 +27,11 @@ class RawHttp2Connection {
   // One HEADERS without END_HEADERS, then `frames` CONTINUATION frames of
   // `frame_bytes` of header fields each (never ending the block).
   bool ContinuationFlood(const std::string& path, int frames, int frame_bytes);
+  // Acknowledges the server's SETTINGS (gRPC 1.51 enforces its stream limit only once
+  // acknowledged).
+  bool AckSettings();
+  // `streams` HEADERS for calls to `path` that then send nothing (and stay open).
+  bool OpenStreams(const std::string& path, int streams);
   // Bytes the server sent so far (read and dropped).
   uint64_t received_bytes() const { return received_.load(); }
 
