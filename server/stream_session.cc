@@ -16,6 +16,7 @@
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
 #include "server/client_text.h"
+#include "server/cpu_slot.h"
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
@@ -108,11 +109,13 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return log.Finish(ToGrpc(scorer.status()));
   const FrameGeometry geometry = wanted->geometry;
-  std::optional<StreamAdmission::Ticket> cpu_slot;
+  // A CPU stream holds a slot of the CPU pool only while its frames are scored
+  // (CpuSlot); it is refused now only when every slot is busy scoring.
+  std::optional<CpuSlot> cpu_slot;
   if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
-    absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(resources.cpu_streams, context);
-    if (!ticket.ok()) return log.Finish(ToGrpc(ticket.status()));
-    cpu_slot.emplace(std::move(*ticket));
+    absl::StatusOr<StreamAdmission::Ticket> probe = AdmitCpuStream(resources.cpu_streams, context);
+    if (!probe.ok()) return log.Finish(ToGrpc(probe.status()));
+    cpu_slot.emplace(resources.cpu_streams, context);
   }
   const uint64_t expected_frames = header.expected_frames();
   const std::string placement = (*scorer)->placement();
@@ -244,6 +247,11 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       }
     }
     // Answered on the pipeline's thread, in frame order, while this one reads on.
+    if (cpu_slot.has_value()) {
+      if (absl::Status s = cpu_slot->FrameStarting(); !s.ok()) {
+        return context->IsCancelled() ? cancelled() : stop(ToGrpc(s));
+      }
+    }
     if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
     auto memory = std::make_shared<MemoryBudget::Reservation>(std::move(*frame_memory));
     frame_memory.reset();
@@ -252,6 +260,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
           in_flight.Add(-1);
           answerer.Answer(std::move(*frame), std::move(result));
           memory.reset();
+          if (cpu_slot.has_value()) cpu_slot->FrameDone();
           if (stream->idle() != nullptr) stream->idle()->FrameAnswered();
         });
     if (!submitted.ok()) return stop(ToGrpc(submitted));

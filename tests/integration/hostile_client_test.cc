@@ -402,6 +402,38 @@ TEST(HostileServerTest, StreamsThatSendOnlyTheirHeaderHoldNoMemory) {
   }
 }
 
+// Row 2: four header-only streams locked every other client out of a CPU node
+// (UNAVAILABLE "CPU pool is saturated" for as long as they stayed). A CPU stream now
+// holds its slot only while its frames are scored.
+TEST(HostileServerTest, IdleCpuStreamsDoNotLockOutBusyOnes) {
+  exactq::testing::ServerProcess server({"--max_cpu_streams=2", "--gpus=none"});
+  ASSERT_TRUE(server.Start()) << server.log();
+  auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  std::vector<std::unique_ptr<grpc::ClientReaderWriter<ScoreRequest, ScoreResponse>>> idle;
+  for (int i = 0; i < 4; ++i) {
+    contexts.push_back(std::make_unique<grpc::ClientContext>());
+    idle.push_back(stub->ScoreStream(contexts.back().get()));
+    ScoreResponse accepted;
+    ASSERT_TRUE(idle.back()->Write(Header("idle-cpu")));
+    ASSERT_TRUE(idle.back()->Read(&accepted)) << "idle CPU stream " << i;
+    ASSERT_TRUE(accepted.has_accepted());
+  }
+  grpc::ClientContext context;
+  std::vector<ScoreResponse> answers;
+  const grpc::Status status = RunStream(
+      server.address(), {Header("busy-cpu"), Picture(0, v1::PICTURE_REFERENCE), Picture(0, v1::PICTURE_DISTORTED)},
+      &answers, &context);
+  EXPECT_TRUE(status.ok()) << status.error_message();
+  EXPECT_EQ(answers.size(), 3u);
+  for (auto& s : idle) s->WritesDone();
+  for (auto& s : idle) {
+    for (ScoreResponse r; s->Read(&r);) {
+    }
+    EXPECT_TRUE(s->Finish().ok());
+  }
+}
+
 // Row 9: streams the drain cancelled were logged as cancelled by the client.
 TEST(HostileServerTest, DrainCancellationsAreLoggedAsTheDrains) {
   exactq::testing::ServerProcess server({"--grace_period_seconds=1", "--drain_notice_seconds=0"});
