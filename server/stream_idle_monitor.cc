@@ -69,10 +69,18 @@ void StreamIdleMonitor::Watch::FrameSubmitted() {
   ++busy_frames_;
 }
 
-void StreamIdleMonitor::Watch::FrameAnswered() {
+void StreamIdleMonitor::Watch::FrameScored() {
   std::lock_guard<std::mutex> lock(mutex_);
   Update(Clock::now());
   --busy_frames_;
+  ++writing_;
+}
+
+void StreamIdleMonitor::Watch::FrameAnswered() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Update(Clock::now());
+  --writing_;
+  idle_ = Clock::duration::zero();
 }
 
 bool StreamIdleMonitor::Watch::expired() const {
@@ -82,7 +90,8 @@ bool StreamIdleMonitor::Watch::expired() const {
 
 grpc::Status StreamIdleMonitor::Watch::status() const {
   return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                      absl::StrCat("the client sent nothing for ", monitor_->idle_seconds_,
+                      absl::StrCat(expired_writing_ ? "the client read no answer for " : "the client sent nothing for ",
+                                   monitor_->idle_seconds_,
                                    " s while the server waited for it (the limit stream_idle_seconds=",
                                    monitor_->idle_seconds_, ")"));
 }
@@ -93,6 +102,7 @@ void StreamIdleMonitor::Watch::Check(Clock::time_point now) {
   Update(now);
   if (idle_ < std::chrono::seconds(monitor_->idle_seconds_)) return;
   expired_ = true;
+  expired_writing_ = writing_ > 0;
   // What ServerContext::TryCancel does, with this status instead of CANCELLED: the
   // client gets DEADLINE_EXCEEDED and the session's blocked Read returns false.
   const grpc::Status s = status();

@@ -4,10 +4,11 @@
 //
 // Only time the server spends waiting for the client counts: the clock runs while the
 // session is blocked reading and none of the stream's frames is being scored or
-// answered. Time spent scoring, answering, or holding the client back (the session
-// not reading because K frames are in flight) does not count, so when the limit
-// fires every complete frame has been answered. A message that adds no bytes (an
-// empty chunk) is not progress. The stream ends with DEADLINE_EXCEEDED naming the
+// answered, and while an answer waits for the client to read (its write blocked by
+// flow control). Time spent scoring or holding the client back (the session not
+// reading because K frames are in flight) does not count, so when the limit fires
+// for a silent client every complete frame has been answered. A message that adds no
+// bytes (an empty chunk) is not progress; an answer written is. The stream ends with DEADLINE_EXCEEDED naming the
 // limit, sent by cancelling the call with that status (the synchronous API cannot
 // end a call while its handler is blocked in Read).
 //
@@ -47,6 +48,9 @@ class StreamIdleMonitor {
     // progress: the message read carried bytes (a header, or a chunk with data).
     void ReadEnded(bool progress);
     void FrameSubmitted();
+    // The frame is scored; its answer is being written.
+    void FrameScored();
+    // Its answer is written (progress: the client reads).
     void FrameAnswered();
     // True once the limit fired (the call has been cancelled with status()).
     bool expired() const;
@@ -55,7 +59,7 @@ class StreamIdleMonitor {
    private:
     friend class StreamIdleMonitor;
     Watch(StreamIdleMonitor* monitor, grpc::ServerContext* context) : monitor_(monitor), context_(context) {}
-    bool counting() const { return reading_ && busy_frames_ == 0; }
+    bool counting() const { return (reading_ && busy_frames_ == 0) || writing_ > 0; }
     // Under mutex_: moves the time since the last update into idle_.
     void Update(Clock::time_point now);
     // Called by the monitor's thread: cancels the call once idle_ reaches the limit.
@@ -65,8 +69,10 @@ class StreamIdleMonitor {
     grpc::ServerContext* const context_;
     mutable std::mutex mutex_;
     bool reading_ = false;
-    int busy_frames_ = 0;
+    int busy_frames_ = 0;  // submitted, not yet scored
+    int writing_ = 0;      // answers being written
     bool expired_ = false;
+    bool expired_writing_ = false;  // the limit fired on an answer the client did not read
     Clock::duration idle_{0};
     Clock::time_point last_update_ = Clock::now();
   };

@@ -177,6 +177,8 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     pipeline.Drain();
     const grpc::Status earlier = answerer.error();
     CopyCounts copy{log, counts};
+    // A write that failed because the idle limit cancelled the call is the limit's doing.
+    if (stream->idle() != nullptr && stream->idle()->expired()) return log.Finish(stream->idle()->status());
     return log.Finish(earlier.ok() ? reader_error : earlier);
   };
   // The client is gone: nothing more is answered; frames being scored finish unanswered.
@@ -258,6 +260,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     absl::Status submitted =
         pipeline.Submit(frame->reference, frame->distorted, [&, frame, memory](FramePipeline::Result result) mutable {
           in_flight.Add(-1);
+          if (stream->idle() != nullptr) stream->idle()->FrameScored();
           answerer.Answer(std::move(*frame), std::move(result));
           memory.reset();
           if (cpu_slot.has_value()) cpu_slot->FrameDone();

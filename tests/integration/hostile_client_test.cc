@@ -346,6 +346,47 @@ TEST_F(HostileClientTest, EmptyChunksAreNotProgress) {
   EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
 }
 
+// A client that sends frames but never reads an answer: once gRPC's flow control
+// blocks the server's writes, the server stops reading too, and the stream would hold
+// its slots for good. Time an answer waits for the client to read counts as idle.
+TEST_F(HostileClientTest, AClientThatReadsNoAnswersIsEndedToo) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  // A small receive window that does not grow, so unread answers soon block the server.
+  grpc::ChannelArguments arguments;
+  arguments.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  arguments.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 4096);
+  auto stub = v1::Scorer::NewStub(
+      grpc::CreateCustomChannel(server_->address(), grpc::InsecureChannelCredentials(), arguments));
+  auto stream = stub->ScoreStream(&context);
+  const Clock::time_point start = Clock::now();
+  ASSERT_TRUE(stream->Write(Header("reads-nothing")));
+  std::thread writer([&] {
+    for (uint64_t f = 0; f < 20000; ++f) {
+      if (!stream->Write(Picture(f, v1::PICTURE_REFERENCE)) || !stream->Write(Picture(f, v1::PICTURE_DISTORTED))) {
+        return;
+      }
+    }
+  });
+  // The writes end when the server ends the stream, or when the server's receive
+  // buffers have taken every frame; either way the server ends the stream.
+  writer.join();
+  std::string log;
+  while (Clock::now() - start < std::chrono::seconds(15)) {
+    log = server_->log();
+    if (log.find("the client read no answer for 2 s") != std::string::npos) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  EXPECT_NE(log.find("the client read no answer for 2 s"), std::string::npos) << log;
+  EXPECT_LT(seconds, 15.0);
+  context.TryCancel();
+  for (ScoreResponse r; stream->Read(&r);) {
+  }
+  const grpc::Status status = stream->Finish();
+  EXPECT_NE(status.error_code(), grpc::StatusCode::OK) << status.error_message();
+}
+
 TEST_F(HostileClientTest, ASlowButSteadyClientIsNotCut) {
   // A frame every 1.2 s against a 2 s limit: each frame's bytes are progress.
   grpc::ClientContext context;
