@@ -30,7 +30,7 @@ struct FrameCounts {
 
 class FrameAnswerer {
  public:
-  using Stream = grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>;
+  using Stream = grpc::ServerReaderWriterInterface<v1::ScoreResponse, v1::ScoreRequest>;
 
   FrameAnswerer(ServerMetrics* metrics, Stream* stream, std::string job_id, std::vector<std::string> metric_names,
                 size_t output_count, uint64_t frame_bytes, FrameCounts* counts);

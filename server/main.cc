@@ -26,6 +26,7 @@
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
 #include "engine/runtime/runtime_config.h"
+#include "server/connection_limits.h"
 #include "server/gpu_health.h"
 #include "server/logging.h"
 #include "server/metrics_http_server.h"
@@ -57,14 +58,25 @@ ABSL_FLAG(uint64_t, max_frames_per_stream, 0, "frames one stream may send; 0 = u
 ABSL_FLAG(uint32_t, frames_in_flight, 2,
           "frames of one stream scored at once (each with its own GPU buffers); answers stay in frame "
           "order; 1 = one frame at a time");
-ABSL_FLAG(uint64_t, max_message_bytes, 4 << 20, "largest gRPC message received, bytes");
+ABSL_FLAG(uint64_t, max_message_bytes, 4 << 20,
+          "largest gRPC message received, bytes; raised to fit two pictures of --max_unary_picture_bytes "
+          "and their header");
 ABSL_FLAG(uint64_t, max_buffered_bytes, 4ull << 30,
           "host bytes held for frames in flight across all calls; a call over it gets RESOURCE_EXHAUSTED");
+ABSL_FLAG(uint32_t, stream_idle_seconds, 30,
+          "a stream whose client sends nothing for this long while the server waits to read from it ends "
+          "with DEADLINE_EXCEEDED (time spent scoring or holding the client back does not count); 0 = never");
+ABSL_FLAG(uint32_t, max_streams_per_connection, 32,
+          "concurrent calls on one HTTP/2 connection (SETTINGS_MAX_CONCURRENT_STREAMS)");
+ABSL_FLAG(uint32_t, max_server_threads, 0,
+          "threads the gRPC server may run (a resource quota; calls beyond get RESOURCE_EXHAUSTED); "
+          "0 = 2x --max_streams + 32");
 ABSL_FLAG(int, keepalive_time_seconds, 60, "ping idle connections this often");
 ABSL_FLAG(int, keepalive_timeout_seconds, 20, "close a connection whose ping is not answered in this time");
 ABSL_FLAG(int, max_connection_age_seconds, 1800,
           "send GOAWAY to connections older than this, so clients reconnect and spread over replicas");
-ABSL_FLAG(int, max_connection_age_grace_seconds, 600, "time calls get to finish after a GOAWAY for age");
+ABSL_FLAG(int, max_connection_age_grace_seconds, 0,
+          "time calls get to finish after a GOAWAY for age; 0 = no limit (a long stream is never cut)");
 ABSL_FLAG(uint32_t, max_cpu_streams, 0,
           "streams scored on the CPU at once; more get UNAVAILABLE with a retry hint; 0 = 2x hardware threads");
 ABSL_FLAG(uint64_t, max_device_bytes, 0,
@@ -111,7 +123,8 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
         absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams"),
         absl::FindCommandLineFlag("pinned_frame_bytes"),
-        absl::FindCommandLineFlag("gpu_retry_seconds")}) {
+        absl::FindCommandLineFlag("gpu_retry_seconds"), absl::FindCommandLineFlag("stream_idle_seconds"),
+        absl::FindCommandLineFlag("max_streams_per_connection"), absl::FindCommandLineFlag("max_server_threads")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -179,6 +192,9 @@ ServerConfig ConfigFromFlags() {
   l.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   l.max_buffered_bytes = absl::GetFlag(FLAGS_max_buffered_bytes);
   l.max_cpu_streams = absl::GetFlag(FLAGS_max_cpu_streams);
+  l.stream_idle_seconds = absl::GetFlag(FLAGS_stream_idle_seconds);
+  l.max_streams_per_connection = absl::GetFlag(FLAGS_max_streams_per_connection);
+  l.max_server_threads = absl::GetFlag(FLAGS_max_server_threads);
   if (l.max_cpu_streams == 0) l.max_cpu_streams = 2 * std::max(1u, std::thread::hardware_concurrency());
   config.keepalive_time_seconds = absl::GetFlag(FLAGS_keepalive_time_seconds);
   config.keepalive_timeout_seconds = absl::GetFlag(FLAGS_keepalive_timeout_seconds);
@@ -262,15 +278,7 @@ int Serve(const ServerConfig& config) {
     return 2;
   }
   builder.AddListeningPort(config.listen, *credentials, &grpc_port);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, config.keepalive_time_seconds * 1000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, config.keepalive_timeout_seconds * 1000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  // Clients may ping every 10 s without being told off (GOAWAY too_many_pings).
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_MS, config.max_connection_age_seconds * 1000);
-  builder.AddChannelArgument(GRPC_ARG_MAX_CONNECTION_AGE_GRACE_MS,
-                             config.max_connection_age_grace_seconds * 1000);
-  builder.SetMaxReceiveMessageSize(static_cast<int>(config.limits.max_message_bytes));
+  ApplyConnectionLimits(config, &builder);
   builder.RegisterService(&service);
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr || grpc_port == 0) {
@@ -298,7 +306,7 @@ int Serve(const ServerConfig& config) {
                config.grace_period_seconds);
   const auto drain_deadline = std::chrono::system_clock::now() + std::chrono::seconds(config.grace_period_seconds);
   server->GetHealthCheckService()->SetServingStatus(false);
-  service.StartDrain();
+  service.StartDrain(drain_deadline, config.grace_period_seconds);
   // While the listener is still open, health answers NOT_SERVING and new calls get
   // UNAVAILABLE, so clients and load balancers move on; streams in flight continue.
   const int notice = std::min(absl::GetFlag(FLAGS_drain_notice_seconds), config.grace_period_seconds);

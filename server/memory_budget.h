@@ -1,11 +1,15 @@
 // A server-wide budget of host bytes held for frames in flight (max_buffered_bytes).
-// A stream reserves what its frames in flight can hold when its header is accepted;
-// over budget it is refused with RESOURCE_EXHAUSTED naming the limit, so memory stays
-// bounded whatever clients send (an 8K 16-bit 4:4:4 pair is 400 MB).
+// A stream reserves a frame's pair of pictures when the frame's first chunk arrives and
+// releases it once the frame is answered; when the budget is short it waits (and stops
+// reading) until memory frees, so memory stays bounded whatever clients send (an 8K
+// 16-bit 4:4:4 pair is 400 MB) and a stream that sends nothing holds nothing. A pair
+// larger than the whole budget is refused with RESOURCE_EXHAUSTED naming the limit.
 #ifndef EXACTQ_SERVER_MEMORY_BUDGET_H_
 #define EXACTQ_SERVER_MEMORY_BUDGET_H_
 
+#include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 
 #include "absl/status/statusor.h"
@@ -32,7 +36,13 @@ class MemoryBudget {
 
   explicit MemoryBudget(uint64_t limit_bytes) : limit_(limit_bytes) {}
 
+  // Now, or RESOURCE_EXHAUSTED naming the limit.
   absl::StatusOr<Reservation> Reserve(uint64_t bytes);
+  // Waits until `bytes` fit; RESOURCE_EXHAUSTED at once if they never can, CANCELLED
+  // once give_up() returns true (asked every 100 ms).
+  absl::StatusOr<Reservation> ReserveWhenAvailable(uint64_t bytes, const std::function<bool()>& give_up);
+  // OK when `bytes` fit in the whole budget (what a stream's header is checked against).
+  absl::Status CheckFits(uint64_t bytes) const;
   uint64_t reserved() const;
 
  private:
@@ -40,6 +50,7 @@ class MemoryBudget {
 
   const uint64_t limit_;
   mutable std::mutex mutex_;
+  std::condition_variable released_;
   uint64_t reserved_ = 0;
 };
 

@@ -1,5 +1,9 @@
 #include "server/memory_budget.h"
 
+#include <chrono>
+#include <optional>
+#include <thread>
+
 #include "gtest/gtest.h"
 
 namespace exactq::server {
@@ -20,6 +24,23 @@ TEST(MemoryBudgetTest, RefusesOverTheLimitAndReleases) {
   EXPECT_EQ(budget.reserved(), 60u);
   auto huge = budget.Reserve(1000);
   EXPECT_NE(huge.status().message().find("alone exceeds"), absl::string_view::npos);
+}
+
+TEST(MemoryBudgetTest, WaitsUntilMemoryIsReleased) {
+  MemoryBudget budget(100);
+  std::optional<MemoryBudget::Reservation> held;
+  held.emplace(*budget.Reserve(80));
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    held.reset();
+  });
+  auto waited = budget.ReserveWhenAvailable(60, [] { return false; });
+  releaser.join();
+  ASSERT_TRUE(waited.ok());
+  EXPECT_EQ(budget.reserved(), 60u);
+  EXPECT_EQ(budget.ReserveWhenAvailable(50, [] { return true; }).status().code(), absl::StatusCode::kCancelled);
+  EXPECT_EQ(budget.ReserveWhenAvailable(101, [] { return false; }).status().code(),
+            absl::StatusCode::kResourceExhausted);
 }
 
 }  // namespace

@@ -17,7 +17,14 @@ namespace exactq::server {
 
 grpc::Status ToGrpc(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  // A message that echoes a client's string is cut, so the trailers fit a client's
+  // header list limit (8 KiB by default) and the status still arrives.
+  constexpr size_t kMaxMessageBytes = 1024;
+  std::string message(status.message());
+  if (message.size() > kMaxMessageBytes) {
+    message = absl::StrCat(message.substr(0, kMaxMessageBytes), "...(", message.size(), " bytes)");
+  }
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), message);
 }
 
 ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
@@ -25,7 +32,16 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
       metrics_(metrics),
       admission_(config.limits.max_streams, config.limits.max_streams_per_peer),
       memory_budget_(config.limits.max_buffered_bytes),
-      cpu_streams_(config.limits.max_cpu_streams, config.limits.max_cpu_streams, "max_cpu_streams") {}
+      cpu_streams_(config.limits.max_cpu_streams, config.limits.max_cpu_streams, "max_cpu_streams"),
+      idle_monitor_(static_cast<int>(config.limits.stream_idle_seconds)) {
+  constexpr int kScoreStreamMethod = 0;  // the first method of exactq.v1.Scorer
+  MarkMethodStreamed(kScoreStreamMethod,
+                     new grpc::internal::BidiStreamingHandler<ScorerService, grpc::ByteBuffer, v1::ScoreResponse>(
+                         [](ScorerService* service, grpc::ServerContext* context, RequestStream::Raw* stream) {
+                           return service->ScoreRawStream(context, stream);
+                         },
+                         this));
+}
 
 grpc::Status ScorerService::Fail(const grpc::Status& status) {
   if (!status.ok()) {
@@ -40,20 +56,20 @@ grpc::Status ScorerService::Fail(const grpc::Status& status) {
   return status;
 }
 
-grpc::Status ScorerService::ScoreStream(
-    grpc::ServerContext* context,
-    grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream) {
-  if (draining_.load()) {
+grpc::Status ScorerService::ScoreRawStream(grpc::ServerContext* context, RequestStream::Raw* raw) {
+  if (drain_.draining()) {
     return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
-  return Fail(RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, stream));
+  std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
+  RequestStream stream(raw, idle.get(), &drain_);
+  return Fail(RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, &stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
                                       v1::ScorePairResponse* response) {
-  if (draining_.load()) {
+  if (drain_.draining()) {
     return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());

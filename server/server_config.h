@@ -23,6 +23,11 @@ struct ServerLimits {
   // at 4K takes seconds per frame there). Over it, new CPU streams get UNAVAILABLE with a
   // retry hint. 0 = twice the hardware threads.
   uint32_t max_cpu_streams = 0;
+  // A stream whose client sends nothing for this long while the server waits to read
+  // ends with DEADLINE_EXCEEDED (StreamIdleMonitor); 0 = never.
+  uint32_t stream_idle_seconds = 30;
+  uint32_t max_streams_per_connection = 32;  // HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS
+  uint32_t max_server_threads = 0;           // gRPC resource quota; 0 = 2 * max_streams + 32
 };
 
 struct ServerConfig {
@@ -33,11 +38,12 @@ struct ServerConfig {
   int grace_period_seconds = 30;  // drain time after SIGTERM
   // Keepalive pings on idle connections, and a maximum connection age after which the
   // server sends GOAWAY so clients reconnect (and new replicas receive work); streams
-  // open at that moment get max_connection_age_grace to finish.
+  // open at that moment get max_connection_age_grace to finish (0: as long as they need,
+  // so a long job is never cut by the age of its connection).
   int keepalive_time_seconds = 60;
   int keepalive_timeout_seconds = 20;
   int max_connection_age_seconds = 1800;
-  int max_connection_age_grace_seconds = 600;
+  int max_connection_age_grace_seconds = 0;
   // TLS when a certificate and key are given; mutual TLS when a client CA is given too.
   std::string tls_cert_file;
   std::string tls_key_file;

@@ -4,6 +4,8 @@
 #ifndef EXACTQ_SERVER_STREAM_ADMISSION_H_
 #define EXACTQ_SERVER_STREAM_ADMISSION_H_
 
+#include <condition_variable>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -35,7 +37,11 @@ class StreamAdmission {
 
   // RESOURCE_EXHAUSTED naming the limit when either is reached.
   absl::StatusOr<Ticket> Admit(const std::string& grpc_peer);
+  // Waits while either limit is reached; CANCELLED once give_up() returns true (asked
+  // every 100 ms).
+  absl::StatusOr<Ticket> AdmitWhenFree(const std::string& grpc_peer, const std::function<bool()>& give_up);
   uint32_t active() const;
+  bool saturated() const;
 
   // "ipv4:10.0.0.7:53122" -> "ipv4:10.0.0.7"; "ipv6:[::1]:5000" -> "ipv6:[::1]".
   static std::string PeerHost(const std::string& grpc_peer);
@@ -47,6 +53,7 @@ class StreamAdmission {
   const uint32_t max_per_peer_;
   const std::string limit_name_;
   mutable std::mutex mutex_;
+  std::condition_variable released_;
   uint32_t total_ = 0;
   std::map<std::string, uint32_t> per_peer_;
 };

@@ -15,6 +15,8 @@
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
+#include "server/client_text.h"
+#include "server/cpu_slot.h"
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
@@ -48,7 +50,7 @@ class SessionLog {
                    seconds > 0 ? frames_ / seconds : 0.0);
     } else {
       spdlog::warn("stream failed job_id={} peer={} frames={} code={} error=\"{}\"", job_id_, peer_,
-                   frames_, static_cast<int>(status_.error_code()), status_.error_message());
+                   frames_, static_cast<int>(status_.error_code()), ClientText(status_.error_message()));
     }
   }
   grpc::Status Finish(grpc::Status status) {
@@ -66,16 +68,6 @@ class SessionLog {
   grpc::Status status_;
 };
 
-// Reserves `*frames` pairs of `pair_bytes`, or fewer down to one under a tight budget;
-// *frames is set to what fit.
-absl::StatusOr<MemoryBudget::Reservation> ReserveFramesInFlight(MemoryBudget* budget, uint64_t pair_bytes,
-                                                                int* frames) {
-  for (;; --*frames) {
-    absl::StatusOr<MemoryBudget::Reservation> reservation = budget->Reserve(*frames * pair_bytes);
-    if (reservation.ok() || *frames == 1) return reservation;
-  }
-}
-
 grpc::Status Invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
 }
@@ -92,33 +84,38 @@ absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_stre
 
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
                               const SessionResources& resources, grpc::ServerContext* context,
-                              grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream) {
+                              RequestStream* stream) {
   SessionLog log(metrics, context->peer());
   v1::ScoreRequest request;
-  if (!stream->Read(&request)) return log.Finish(Invalid("header: the stream ended before its header"));
+  if (!stream->Read(&request)) {
+    if (!stream->error().ok()) return log.Finish(stream->error());
+    return log.Finish(Invalid("header: the stream ended before its header"));
+  }
   if (!request.has_header()) {
     return log.Finish(Invalid("header: the first message of a stream must be a StreamHeader"));
   }
   const v1::StreamHeader header = request.header();  // a copy: `request` is reused below
-  log.job_id_ = header.job_id();
+  log.job_id_ = ClientText(header.job_id());
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
-  // K frames in flight hold K pairs of pictures; under a tight budget a stream takes
-  // fewer frames in flight rather than being refused, down to one.
+  // Each frame reserves its pair of pictures when its first chunk arrives (below); a
+  // pair that could never fit is refused now.
   const uint64_t pair_bytes = 2 * static_cast<uint64_t>(wanted->geometry.frame_bytes());
-  int frames_in_flight = static_cast<int>(std::max<uint32_t>(1, config.limits.max_frames_in_flight_per_stream));
-  absl::StatusOr<MemoryBudget::Reservation> reservation =
-      ReserveFramesInFlight(resources.memory_budget, pair_bytes, &frames_in_flight);
-  if (!reservation.ok()) return log.Finish(ToGrpc(reservation.status()));
+  const int frames_in_flight = static_cast<int>(std::max<uint32_t>(1, config.limits.max_frames_in_flight_per_stream));
+  if (absl::Status fits = resources.memory_budget->CheckFits(pair_bytes); !fits.ok()) {
+    return log.Finish(ToGrpc(fits));
+  }
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
   if (!scorer.ok()) return log.Finish(ToGrpc(scorer.status()));
   const FrameGeometry geometry = wanted->geometry;
-  std::optional<StreamAdmission::Ticket> cpu_slot;
+  // A CPU stream holds a slot of the CPU pool only while its frames are scored
+  // (CpuSlot); it is refused now only when every slot is busy scoring.
+  std::optional<CpuSlot> cpu_slot;
   if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
-    absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(resources.cpu_streams, context);
-    if (!ticket.ok()) return log.Finish(ToGrpc(ticket.status()));
-    cpu_slot.emplace(std::move(*ticket));
+    absl::StatusOr<StreamAdmission::Ticket> probe = AdmitCpuStream(resources.cpu_streams, context);
+    if (!probe.ok()) return log.Finish(ToGrpc(probe.status()));
+    cpu_slot.emplace(resources.cpu_streams, context);
   }
   const uint64_t expected_frames = header.expected_frames();
   const std::string placement = (*scorer)->placement();
@@ -139,7 +136,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     ~InFlight() { gauge.Add(-count.load()); }
   } in_flight{metrics->frames_in_flight.At({})};
   FrameCounts counts;
-  FrameAnswerer answerer(metrics, stream, header.job_id(), metric_names, output_count, geometry.frame_bytes(),
+  FrameAnswerer answerer(metrics, stream, log.job_id_, metric_names, output_count, geometry.frame_bytes(),
                          &counts);
   // Declared after everything its callbacks touch, so it is joined first.
   FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
@@ -180,11 +177,13 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     pipeline.Drain();
     const grpc::Status earlier = answerer.error();
     CopyCounts copy{log, counts};
+    // A write that failed because the idle limit cancelled the call is the limit's doing.
+    if (stream->idle() != nullptr && stream->idle()->expired()) return log.Finish(stream->idle()->status());
     return log.Finish(earlier.ok() ? reader_error : earlier);
   };
   // The client is gone: nothing more is answered; frames being scored finish unanswered.
   auto cancelled = [&] {
-    const grpc::Status status(grpc::StatusCode::CANCELLED, "cancelled by the client");
+    const grpc::Status status = stream->cancellation();
     answerer.Fail(status);
     pipeline.Cancel(absl::CancelledError(status.error_message()));
     pipeline.Drain();
@@ -198,6 +197,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
                            placement == FrameScorer::kCpuDevice ? std::pmr::get_default_resource()
                                                                 : PinnedFrameMemory());
   uint64_t bytes_received = 0;
+  std::optional<MemoryBudget::Reservation> frame_memory;  // the frame being assembled
   for (;;) {
     if (!assembler.HasPartialFrame()) {
       // A new frame starts with the next chunk: wait until it has a slot (K pairs held
@@ -206,7 +206,10 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       if (!answerer.error().ok()) return stop(grpc::Status::OK);
       if (std::optional<AssembledFrame> spare = answerer.TakeSpare()) assembler.Recycle(std::move(*spare));
     }
-    if (!stream->Read(&request)) break;
+    if (!stream->Read(&request)) {
+      if (!stream->error().ok()) return stop(stream->error());
+      break;
+    }
     if (context->IsCancelled()) return cancelled();
     if (request.has_header()) return stop(Invalid("header: only the first message may be a header"));
     if (!request.has_chunk()) return stop(Invalid("request: a message with neither header nor chunk"));
@@ -224,6 +227,14 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
                                        " is past header.expected_frames=", expected_frames)));
     }
     const bool frame_starts = !assembler.HasPartialFrame();
+    if (frame_starts) {
+      // Short of memory, the stream stops reading until frames (its own or others') free it.
+      absl::StatusOr<MemoryBudget::Reservation> reserved = resources.memory_budget->ReserveWhenAvailable(
+          pair_bytes, [context] { return context->IsCancelled(); });
+      if (!reserved.ok()) return context->IsCancelled() ? cancelled() : stop(ToGrpc(reserved.status()));
+      frame_memory.reset();
+      frame_memory.emplace(std::move(*reserved));
+    }
     if (absl::Status s = assembler.Add(chunk, arrival); !s.ok()) return stop(ToGrpc(s));
     if (frame_starts) in_flight.Add(1);
     metrics->bytes_received.At({}).Increment(static_cast<double>(chunk.data().size()));
@@ -238,10 +249,22 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       }
     }
     // Answered on the pipeline's thread, in frame order, while this one reads on.
+    if (cpu_slot.has_value()) {
+      if (absl::Status s = cpu_slot->FrameStarting(); !s.ok()) {
+        return context->IsCancelled() ? cancelled() : stop(ToGrpc(s));
+      }
+    }
+    if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
+    auto memory = std::make_shared<MemoryBudget::Reservation>(std::move(*frame_memory));
+    frame_memory.reset();
     absl::Status submitted =
-        pipeline.Submit(frame->reference, frame->distorted, [&, frame](FramePipeline::Result result) {
+        pipeline.Submit(frame->reference, frame->distorted, [&, frame, memory](FramePipeline::Result result) mutable {
           in_flight.Add(-1);
+          if (stream->idle() != nullptr) stream->idle()->FrameScored();
           answerer.Answer(std::move(*frame), std::move(result));
+          memory.reset();
+          if (cpu_slot.has_value()) cpu_slot->FrameDone();
+          if (stream->idle() != nullptr) stream->idle()->FrameAnswered();
         });
     if (!submitted.ok()) return stop(ToGrpc(submitted));
   }

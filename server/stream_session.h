@@ -14,6 +14,7 @@
 
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "server/memory_budget.h"
+#include "server/request_stream.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/stream_admission.h"
@@ -32,7 +33,7 @@ absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_stre
 
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
                               const SessionResources& resources, grpc::ServerContext* context,
-                              grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>* stream);
+                              RequestStream* stream);
 
 }  // namespace exactq::server
 

@@ -1,6 +1,7 @@
 #include "server/wire_conversion.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/client_text.h"
 
 namespace exactq::server {
 
@@ -24,6 +25,10 @@ absl::StatusOr<ChromaLayout> LayoutFromWire(v1::ChromaLayout layout) {
 absl::StatusOr<ScoringRequest> FromWire(const v1::StreamHeader& header,
                                         const ServerLimits& limits) {
   ScoringRequest request;
+  if (header.job_id().size() > kMaxJobIdBytes) {
+    return absl::InvalidArgumentError(absl::StrCat("header.job_id: ", header.job_id().size(),
+                                                   " bytes exceeds the limit of ", kMaxJobIdBytes));
+  }
   if (!header.has_geometry()) {
     return absl::InvalidArgumentError("header.geometry: missing");
   }
@@ -60,6 +65,10 @@ absl::StatusOr<ScoringRequest> FromWire(const v1::StreamHeader& header,
     const v1::MetricRequest& m = header.metrics(i);
     if (m.name().empty()) {
       return absl::InvalidArgumentError(absl::StrCat("header.metrics[", i, "].name: empty"));
+    }
+    if (m.name().size() > kMaxMetricNameBytes) {
+      return absl::InvalidArgumentError(absl::StrCat("header.metrics[", i, "].name: ", m.name().size(),
+                                                     " bytes exceeds the limit of ", kMaxMetricNameBytes));
     }
     MetricSpec spec;
     spec.name = m.name();

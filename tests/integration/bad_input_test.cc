@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -432,37 +433,64 @@ TEST(ServerLimitsTest, ConcurrentStreamAndMemoryLimitsAreResourceExhausted) {
 }
 
 TEST(ServerLimitsTest, ASaturatedCpuPoolAnswersUnavailableWithARetryHint) {
+  // A CPU stream holds its slot only while its frames are scored: the held stream sends
+  // two 1080p frames for SSIMULACRA2, seconds of CPU, and the second stream arrives then.
   exactq::testing::ServerProcess server({"--max-cpu-streams=1"});
   ASSERT_TRUE(server.Start()) << server.log();
   auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials()));
-  ScoreRequest header;
-  header.mutable_header()->mutable_geometry()->set_width(8);
-  header.mutable_header()->mutable_geometry()->set_height(8);
-  header.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_420);
-  header.mutable_header()->mutable_geometry()->mutable_format()->set_bit_depth(8);
-  header.mutable_header()->add_metrics()->set_name("psnr");
-  header.mutable_header()->set_backend(v1::BACKEND_CPU);
+  auto header = [](uint32_t width, uint32_t height, const std::string& metric) {
+    ScoreRequest r;
+    r.mutable_header()->mutable_geometry()->set_width(width);
+    r.mutable_header()->mutable_geometry()->set_height(height);
+    r.mutable_header()->mutable_geometry()->mutable_format()->set_chroma(v1::CHROMA_420);
+    r.mutable_header()->mutable_geometry()->mutable_format()->set_bit_depth(8);
+    r.mutable_header()->add_metrics()->set_name(metric);
+    r.mutable_header()->set_backend(v1::BACKEND_CPU);
+    return r;
+  };
   grpc::ClientContext held_context;
   auto held = stub->ScoreStream(&held_context);
   ScoreResponse r;
-  ASSERT_TRUE(held->Write(header) && held->Read(&r) && r.has_accepted());
-  grpc::ClientContext context;
-  auto second = stub->ScoreStream(&context);
-  second->Write(header);
-  second->WritesDone();
-  while (second->Read(&r)) {
+  ASSERT_TRUE(held->Write(header(1920, 1080, "ssimulacra2")) && held->Read(&r) && r.has_accepted());
+  const std::string picture(1920 * 1080 * 3 / 2, 'a'), other(1920 * 1080 * 3 / 2, 'c');
+  for (uint64_t f = 0; f < 2; ++f) {
+    for (auto [which, bytes] : {std::pair{v1::PICTURE_REFERENCE, &picture}, std::pair{v1::PICTURE_DISTORTED, &other}}) {
+      for (size_t offset = 0; offset < bytes->size(); offset += 1 << 20) {
+        ScoreRequest chunk;
+        chunk.mutable_chunk()->set_frame_index(f);
+        chunk.mutable_chunk()->set_picture(which);
+        chunk.mutable_chunk()->set_offset(offset);
+        chunk.mutable_chunk()->set_data(bytes->substr(offset, 1 << 20));
+        chunk.mutable_chunk()->set_last(offset + (1 << 20) >= bytes->size());
+        ASSERT_TRUE(held->Write(chunk));
+      }
+    }
   }
-  const grpc::Status status = second->Finish();
+  // While those frames are scored, the one slot is busy.
+  grpc::Status status;
+  std::unique_ptr<grpc::ClientContext> context;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    context = std::make_unique<grpc::ClientContext>();
+    auto second = stub->ScoreStream(context.get());
+    second->Write(header(8, 8, "psnr"));
+    second->WritesDone();
+    while (second->Read(&r)) {
+    }
+    status = second->Finish();
+    if (status.error_code() == grpc::StatusCode::UNAVAILABLE) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   EXPECT_EQ(status.error_code(), grpc::StatusCode::UNAVAILABLE) << status.error_message();
   EXPECT_NE(status.error_message().find("max_cpu_streams=1"), std::string::npos) << status.error_message();
-  const auto& trailers = context.GetServerTrailingMetadata();
-  auto hint = trailers.find("retry-after-seconds");
-  ASSERT_NE(hint, trailers.end());
+  const auto& metadata = context->GetServerTrailingMetadata();
+  auto hint = metadata.find("retry-after-seconds");
+  ASSERT_NE(hint, metadata.end());
   EXPECT_EQ(std::string(hint->second.data(), hint->second.size()), "5");
   held->WritesDone();
-  while (held->Read(&r)) {
-  }
+  int frames = 0;
+  while (held->Read(&r)) frames += r.has_frame();
   EXPECT_TRUE(held->Finish().ok());
+  EXPECT_EQ(frames, 2);
 }
 
 TEST(ServerLimitsTest, HealthyStreamsAreUnaffectedByConcurrentBadOnes) {

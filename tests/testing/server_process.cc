@@ -101,6 +101,15 @@ std::string ServerProcess::log() const {
   return s.str();
 }
 
+uint64_t ServerProcess::proc_status(const std::string& field) const {
+  std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1));
+  }
+  return 0;
+}
+
 uint64_t ServerProcess::resident_bytes() const {
   std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
   std::string line;

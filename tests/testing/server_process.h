@@ -38,6 +38,8 @@ class ServerProcess {
   std::string log() const;
   // The server's resident memory (VmRSS) in bytes, 0 if unknown.
   uint64_t resident_bytes() const;
+  // A numeric field of /proc/PID/status ("VmHWM", "VmRSS" in kB, "Threads"), 0 if unknown.
+  uint64_t proc_status(const std::string& field) const;
 
  private:
   std::vector<std::string> extra_args_;
