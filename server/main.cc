@@ -28,7 +28,7 @@
 #include "engine/runtime/runtime_config.h"
 #include "server/gpu_health.h"
 #include "server/logging.h"
-#include "server/metrics_http_server.h"
+#include "server/metrics_exposer.h"
 #include "server/scorer_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
@@ -226,13 +226,13 @@ int Serve(const ServerConfig& config) {
   }
   std::vector<std::string> metric_names;
   for (const MetricInfo& info : ListMetrics()) metric_names.push_back(info.name);
-  ServerMetrics metrics(metric_names, kServerVersion);
+  ServerMetrics metrics(metric_names, BuildInfo{kVersionNumber, kRevision, kCudaCompiled});
 
   // Device memory is read when Prometheus scrapes, so the gauge is never stale.
   const absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
   // Before the /metrics server, so that it outlives every scrape.
   GpuHealthReporter gpu_health(&GlobalDevicePool(), &metrics);
-  auto render = [&metrics, &devices, &gpu_health] {
+  auto before_scrape = [&metrics, &devices, &gpu_health] {
     gpu_health.Poll();
     if (devices.ok()) {
       for (const GpuDevice& d : *devices) {
@@ -242,10 +242,10 @@ int Serve(const ServerConfig& config) {
     }
     const PinnedFrameStats pinned = PinnedFrameMemoryStats();
     metrics.pinned_frame_bytes.At({}).Set(static_cast<double>(pinned.pinned_bytes));
-    metrics.pinned_frame_fallbacks.At({}).Set(static_cast<double>(pinned.fallbacks));
-    return metrics.registry.Render();
+    metrics.SyncCounter(metrics.pinned_frame_fallbacks.At({}), static_cast<double>(pinned.fallbacks));
   };
-  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http = MetricsHttpServer::Start(config.metrics_listen, render);
+  absl::StatusOr<std::unique_ptr<MetricsExposer>> http =
+      MetricsExposer::Start(config.metrics_listen, metrics.registry, before_scrape);
   if (!http.ok()) {
     spdlog::error("{}", std::string(http.status().message()));
     return 1;

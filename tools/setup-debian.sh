@@ -10,7 +10,7 @@ packages=(
   g++ pkg-config
   # Libraries (README "Dependencies" says what each is for).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libabsl-dev libspdlog-dev libfmt-dev
-  libcivetweb-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  prometheus-cpp-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   # Tests: python3 runs the deploy, Python-client and fuzz-seed scripts; openssl makes the
   # TLS tests' certificates (minimal Debian images have neither).
   python3 openssl
