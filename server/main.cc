@@ -314,10 +314,15 @@ int Serve(const ServerConfig& config) {
 }  // namespace exactq::server
 
 int main(int argc, char** argv) {
-  exactq::ParseCommandLine(argc, argv,
-                           "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
-                           "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.",
-                           "server/main.cc");
+  exactq::CommandLine command_line;
+  command_line.usage =
+      "the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, Prometheus /metrics).\n"
+      "Every flag can also be set as EXACTQ_<FLAG> in the environment.";
+  command_line.main_file = "server/main.cc";
+  command_line.version = absl::StrCat("exactqd ", exactq::server::kVersionNumber, " (revision ",
+                                      exactq::server::kRevision, ", cuda ", exactq::server::kCudaCompiled, ")");
+  command_line.help_epilogue = exactq::MetricsHelp();
+  exactq::ParseCommandLine(argc, argv, command_line);
   exactq::server::ApplyEnvironmentDefaults();
   if (absl::Status s = exactq::server::ConfigureLogging(absl::GetFlag(FLAGS_log_format),
                                                       absl::GetFlag(FLAGS_log_level));

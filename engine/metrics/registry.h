@@ -12,6 +12,7 @@
 #define EXACTQ_ENGINE_METRICS_REGISTRY_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -26,6 +27,9 @@ absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
 
 // Every registered metric, in registration order.
 std::vector<MetricInfo> ListMetrics();
+
+// The metrics, their outputs, definition versions and options, as `--help` lists them.
+std::string MetricsHelp();
 
 }  // namespace exactq
 
