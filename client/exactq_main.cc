@@ -5,6 +5,7 @@
 //                         [--frames A:B] [--subsample N] [--per-frame] [--precision N]
 //   exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]     (libvmaf's spelling)
 //   exactq capabilities [--server HOST:PORT]
+//   exactq health [--server HOST:PORT]      exit 0 when grpc.health.v1 says SERVING
 //
 // REF and DIST are Y4M files, named pipes or process substitutions carrying Y4M, raw
 // planar YUV (with --width/--height/--pixfmt), or "-" for Y4M on stdin (e.g.
@@ -203,6 +204,15 @@ int Capabilities() {
   return 0;
 }
 
+// Exit 0 when the server's gRPC health is SERVING (a probe for servers behind TLS).
+int Health() {
+  absl::StatusOr<int> status = CheckHealth(ConnectionFromFlags());
+  if (!status.ok()) return Fail(std::string(status.status().message()));
+  static const char* const kNames[] = {"UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"};
+  std::printf("%s\n", *status >= 0 && *status <= 3 ? kNames[*status] : "UNKNOWN");
+  return *status == 1 ? 0 : 1;
+}
+
 int Score(const std::string& ref_path, const std::string& dist_path) {
   ScoreOptions options;
   options.connection = ConnectionFromFlags();
@@ -311,6 +321,7 @@ int main(int argc, char** argv) {
       "                        [--frames A:B] [--subsample N] [--per-frame] [--precision N]\n"
       "  exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]       (libvmaf's spelling)\n"
       "  exactq capabilities [--server HOST:PORT]\n"
+      "  exactq health [--server HOST:PORT]        (exit 0 when the server's gRPC health is SERVING)\n"
       "REF/DIST: Y4M files, named pipes or <(process substitution) carrying Y4M, raw YUV\n"
       "(give --width/--height/--pixfmt) or '-' for Y4M on stdin. Files are written as frames\n"
       "arrive; after an error, SIGINT or SIGTERM they hold what was scored (\"complete\": false).";
@@ -325,6 +336,9 @@ int main(int argc, char** argv) {
   std::string distorted = absl::GetFlag(FLAGS_distorted);
   if (positional.size() == 1 && positional[0] == "capabilities") {
     return exactq::client::Capabilities();
+  }
+  if (positional.size() == 1 && positional[0] == "health") {
+    return exactq::client::Health();
   }
   // libvmaf's spelling needs no subcommand: exactq -r REF -d DIST.
   const bool score = !positional.empty() && positional[0] == "score";

@@ -1,5 +1,6 @@
 #include "client/score_client.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -235,6 +236,42 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   }
   if (!status.ok()) return FromGrpc(status, options.connection.server);
   return run;
+}
+
+absl::StatusOr<int> CheckHealth(const ConnectionOptions& connection) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(connection);
+  if (!channel.ok()) return channel.status();
+  grpc::GenericStub stub(*channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(connection.connect_timeout_seconds));
+  grpc::Slice empty("");  // HealthCheckRequest{service: ""}: no bytes
+  grpc::ByteBuffer request(&empty, 1);
+  grpc::ByteBuffer response;
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  grpc::Status status;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   std::lock_guard<std::mutex> lock(mutex);
+                   status = std::move(s);
+                   done = true;
+                   done_cv.notify_all();
+                 });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    done_cv.wait(lock, [&] { return done; });
+  }
+  if (!status.ok()) return FromGrpc(status, connection.server);
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (response.Dump(&slices).ok()) {
+    for (const grpc::Slice& slice : slices) bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  // HealthCheckResponse{status = 1}: field 1, varint.
+  if (bytes.empty()) return 0;
+  if (bytes.size() == 2 && bytes[0] == 0x08) return static_cast<int>(bytes[1]);
+  return absl::InternalError("server " + connection.server + ": unreadable health answer");
 }
 
 absl::StatusOr<v1::Capabilities> GetCapabilities(const ConnectionOptions& connection) {

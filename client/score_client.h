@@ -57,6 +57,11 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
                                       const ScoreOptions& options,
                                       const std::function<void(const v1::FrameResult&)>& on_frame);
 
+// The server's gRPC health (grpc.health.v1, service ""): 1 SERVING, 2 NOT_SERVING,
+// 0 UNKNOWN. Over the same TLS settings as scoring (Kubernetes' gRPC probes speak
+// plaintext only; `exactq health` is the exec probe of a TLS server).
+absl::StatusOr<int> CheckHealth(const ConnectionOptions& connection);
+
 // Asks the server what it can do.
 absl::StatusOr<v1::Capabilities> GetCapabilities(const ConnectionOptions& connection);
 

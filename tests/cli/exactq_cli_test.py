@@ -8,7 +8,8 @@
   - --frames A:B and --subsample N pick the frames and keep the files' numbering;
   - libvmaf's spelling (-r, -d, -o FILE.xml) gives libvmaf's XML shape;
   - a named pipe is read as Y4M; a directory as input says so; `--json -` is quiet;
-  - --help and --version exit 0 on both binaries, and help lists the metrics."""
+  - --help and --version exit 0 on both binaries, and help lists the metrics;
+  - `exactq health` (the exec probe of a TLS server) exits 0 only on SERVING."""
 
 import csv
 import json
@@ -201,6 +202,12 @@ class ExactqCliTest(unittest.TestCase):
         r = self.exactq("score", self.work, self.dist, "--server", self.address)
         self.assertEqual(r.returncode, 1)
         self.assertIn("is a directory", r.stderr)
+
+    def test_health_is_the_servers(self):
+        r = self.exactq("health", "--server", self.address)
+        self.assertEqual((r.returncode, r.stdout), (0, "SERVING\n"), r.stderr)
+        r = self.exactq("health", "--server", f"127.0.0.1:{processes.free_port()}", "--connect-timeout=1")
+        self.assertEqual(r.returncode, 1)
 
     def test_help_and_version_exit_zero(self):
         for argv in ([EXACTQ, "--help"], [EXACTQ, "score", "--help"], [EXACTQD, "--help"]):
