@@ -25,6 +25,9 @@ packages=(
   # protobuf-compiler-grpc's grpc_python_plugin); numpy for frames held as arrays (optional
   # for users, exercised by //client/python:client_test).
   python3-grpcio python3-protobuf python3-numpy
+  # client/python as a package: a venv on the system's modules, pip and its build backend
+  # (//client/python:package_test installs it that way, offline).
+  python3-venv python3-pip python3-setuptools python3-wheel
 )
 
 missing=()
