@@ -6,6 +6,7 @@
 //   exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]     (libvmaf's spelling)
 //   exactq capabilities [--server HOST:PORT]
 //   exactq health [--server HOST:PORT]      exit 0 when grpc.health.v1 says SERVING
+//   exactq verify [--server HOST:PORT]      the golden pairs through the server; exit 1 on a difference
 //
 // REF and DIST are Y4M files, named pipes or process substitutions carrying Y4M, raw
 // planar YUV (with --width/--height/--pixfmt), or "-" for Y4M on stdin (e.g.
@@ -39,6 +40,7 @@
 #include "client/report_files.h"
 #include "engine/metrics/registry.h"
 #include "client/score_client.h"
+#include "client/verify.h"
 #include "engine/format/pixel_format.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051", "the exactqd address HOST:PORT");
@@ -204,6 +206,24 @@ int Capabilities() {
   return 0;
 }
 
+// The self-check's golden pairs through the server; exit 1 on any difference.
+int VerifyServer() {
+  const ConnectionOptions connection = ConnectionFromFlags();
+  absl::StatusOr<VerifyReport> report = Verify(connection);
+  if (!report.ok()) return Fail(std::string(report.status().message()));
+  for (const std::string& d : report->differences) std::printf("DIFFERS %s\n", d.c_str());
+  for (const auto& [where, outputs] : report->outputs_by_device) {
+    std::printf("%s: %d outputs compared\n", where.c_str(), outputs);
+  }
+  if (!report->ok()) {
+    std::printf("verify: %s does NOT return the golden bits (%zu differences)\n", connection.server.c_str(),
+                report->differences.size());
+    return 1;
+  }
+  std::printf("verify: %s returns the golden bits (%d answers)\n", connection.server.c_str(), report->answers);
+  return 0;
+}
+
 // Exit 0 when the server's gRPC health is SERVING (a probe for servers behind TLS).
 int Health() {
   absl::StatusOr<int> status = CheckHealth(ConnectionFromFlags());
@@ -322,6 +342,8 @@ int main(int argc, char** argv) {
       "  exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]       (libvmaf's spelling)\n"
       "  exactq capabilities [--server HOST:PORT]\n"
       "  exactq health [--server HOST:PORT]        (exit 0 when the server's gRPC health is SERVING)\n"
+      "  exactq verify [--server HOST:PORT]        (the golden pairs through the server: exit 1 on any\n"
+      "                                             bit that differs from the committed golden values)\n"
       "REF/DIST: Y4M files, named pipes or <(process substitution) carrying Y4M, raw YUV\n"
       "(give --width/--height/--pixfmt) or '-' for Y4M on stdin. Files are written as frames\n"
       "arrive; after an error, SIGINT or SIGTERM they hold what was scored (\"complete\": false).";
@@ -339,6 +361,9 @@ int main(int argc, char** argv) {
   }
   if (positional.size() == 1 && positional[0] == "health") {
     return exactq::client::Health();
+  }
+  if (positional.size() == 1 && positional[0] == "verify") {
+    return exactq::client::VerifyServer();
   }
   // libvmaf's spelling needs no subcommand: exactq -r REF -d DIST.
   const bool score = !positional.empty() && positional[0] == "score";

@@ -9,7 +9,8 @@
   - libvmaf's spelling (-r, -d, -o FILE.xml) gives libvmaf's XML shape;
   - a named pipe is read as Y4M; a directory as input says so; `--json -` is quiet;
   - --help and --version exit 0 on both binaries, and help lists the metrics;
-  - `exactq health` (the exec probe of a TLS server) exits 0 only on SERVING."""
+  - `exactq health` (the exec probe of a TLS server) exits 0 only on SERVING;
+  - exactqd's self-check passes at start and `exactq verify` finds the golden bits."""
 
 import csv
 import json
@@ -208,6 +209,15 @@ class ExactqCliTest(unittest.TestCase):
         self.assertEqual((r.returncode, r.stdout), (0, "SERVING\n"), r.stderr)
         r = self.exactq("health", "--server", f"127.0.0.1:{processes.free_port()}", "--connect-timeout=1")
         self.assertEqual(r.returncode, 1)
+
+    def test_self_check_at_start_and_verify_through_the_server(self):
+        self.assertIn("self-check: cpu:", self.server.log())
+        self.assertIn("outputs equal to the golden bits", self.server.log())
+        r = self.exactq("verify", "--server", self.address)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("returns the golden bits", r.stdout)
+        self.assertRegex(r.stdout, r"cpu: \d+ outputs compared")
+        self.assertNotIn("DIFFERS", r.stdout)
 
     def test_help_and_version_exit_zero(self):
         for argv in ([EXACTQ, "--help"], [EXACTQ, "score", "--help"], [EXACTQD, "--help"]):
