@@ -295,6 +295,26 @@ class ObservabilityLiveTest(unittest.TestCase):
                 self.assertEqual([s["metric"] for s in result], [{"pod": POD}])
                 self.assertGreaterEqual(float(result[0]["value"][1]), 0)
 
+    def test_stalled_connections_do_not_delay_a_scrape(self):
+        """Four connections that send half a request and then nothing (issue 40's row 5:
+        before, the next scrape waited 30 s and Prometheus gave up at four)."""
+        import socket
+        stalled = []
+        try:
+            for _ in range(4):
+                s = socket.create_connection(("127.0.0.1", self.server.metrics_port), timeout=5)
+                s.sendall(b"GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                stalled.append(s)
+            time.sleep(0.2)
+            for _ in range(2):
+                start = time.monotonic()
+                page = self.server.metrics_page()
+                self.assertIn("exactq_active_streams", page)
+                self.assertLess(time.monotonic() - start, 3.0)
+        finally:
+            for s in stalled:
+                s.close()
+
     def test_names_agree_with_the_server(self):
         exported = self.exported_families()
         self.assertTrue(exported)
