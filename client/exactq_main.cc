@@ -289,10 +289,15 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   const int to_stdout = (paths.json == "-") + (paths.csv == "-") + (paths.xml == "-");
   if (to_stdout > 1) return Fail("only one of --json, --csv and --xml can be '-' (stdout)");
   const FrameGeometry& geometry = (*ref)->geometry();
-  absl::StatusOr<std::unique_ptr<ReportFiles>> report =
+  absl::StatusOr<std::unique_ptr<ReportFiles>> opened =
       ReportFiles::Open(paths, options.job_id, FrameSize{geometry.width, geometry.height});
-  if (!report.ok()) return Fail(std::string(report.status().message()));
-  g_report.store(report->get());
+  if (!opened.ok()) return Fail(std::string(opened.status().message()));
+  // Kept until the process ends, so that the signal thread never sees it destroyed
+  // (after Finish or Abort, a late Abort does nothing).
+  static std::unique_ptr<ReportFiles> kept;
+  kept = std::move(*opened);
+  ReportFiles* report = kept.get();
+  g_report.store(report);
 
   // A file on stdout keeps the console quiet there; the summary then goes to stderr.
   const bool quiet = absl::GetFlag(FLAGS_quiet);
@@ -301,24 +306,22 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     total = SelectedFrames(static_cast<uint64_t>(*n), options);
   }
   Progress progress(!quiet, total);
-  options.on_accepted = [&](const v1::StreamAccepted& accepted) { (*report)->Accepted(accepted); };
+  options.on_accepted = [&](const v1::StreamAccepted& accepted) { report->Accepted(accepted); };
   uint64_t done = 0;
   absl::StatusOr<ScoringRun> run = ScoreFiles(**ref, **dist, options, [&](const v1::FrameResult& r) {
-    (*report)->Frame(r);
+    report->Frame(r);
     progress.Frame(++done);
   });
   progress.End();
   if (!run.ok()) {
-    (*report)->Abort(std::string(run.status().message()));
-    g_report.store(nullptr);
+    report->Abort(std::string(run.status().message()));
     if (done > 0 && !(paths.json.empty() && paths.csv.empty() && paths.xml.empty())) {
       std::fprintf(stderr, "exactq: %llu frames scored before the error are in the files\n",
                    static_cast<unsigned long long>(done));
     }
     return Fail(std::string(run.status().message()));
   }
-  const bool written = (*report)->Finish(*run);
-  g_report.store(nullptr);
+  const bool written = report->Finish(*run);
   if (!written) return Fail("cannot write the output files (disk full or closed pipe?)");
   if (!quiet) {
     TableOptions table;
