@@ -290,7 +290,7 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   if (to_stdout > 1) return Fail("only one of --json, --csv and --xml can be '-' (stdout)");
   const FrameGeometry& geometry = (*ref)->geometry();
   absl::StatusOr<std::unique_ptr<ReportFiles>> opened =
-      ReportFiles::Open(paths, options.job_id, FrameSize{geometry.width, geometry.height});
+      ReportFiles::Open(paths, options.job_id, FrameSize{static_cast<uint32_t>(geometry.width), static_cast<uint32_t>(geometry.height)});
   if (!opened.ok()) return Fail(std::string(opened.status().message()));
   // Kept until the process ends, so that the signal thread never sees it destroyed
   // (after Finish or Abort, a late Abort does nothing).
