@@ -124,6 +124,26 @@ TEST_F(MetricsExposerTest, StalledConnectionsDoNotBlockAScrape) {
   for (int fd : stalled) close(fd);
 }
 
+// The same four connections against civetweb's old settings (2 workers, 30 s timeout)
+// do hold the scrape: the test above would catch a return to them.
+TEST(MetricsExposerStallTest, TwoWorkersAndALongTimeoutAreBlocked) {
+  ServerMetrics metrics({"psnr"}, BuildInfo{"0.1.0", "unknown", "false"});
+  auto exposer = MetricsExposer::Start("127.0.0.1:0", metrics.registry, nullptr,
+                                       MetricsExposerOptions{2, 30000});
+  ASSERT_TRUE(exposer.ok()) << exposer.status();
+  std::vector<int> stalled;
+  for (int i = 0; i < 4; ++i) {
+    const int fd = Connect((*exposer)->port());
+    ASSERT_GE(fd, 0);
+    const std::string half = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+    ASSERT_EQ(write(fd, half.data(), half.size()), static_cast<ssize_t>(half.size()));
+    stalled.push_back(fd);
+  }
+  usleep(200 * 1000);
+  EXPECT_EQ(Scrape((*exposer)->port(), 1500).find("exactq_active_streams"), std::string::npos);
+  for (int fd : stalled) close(fd);  // the workers see the end and are free again
+}
+
 TEST(MetricsExposerStartTest, AnAddressInUseIsAnError) {
   ServerMetrics metrics({"psnr"}, BuildInfo{"0.1.0", "unknown", "false"});
   auto first = MetricsExposer::Start("127.0.0.1:0", metrics.registry, nullptr);
