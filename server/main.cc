@@ -21,7 +21,6 @@
 #include "absl/strings/match.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
-#include "engine/golden/self_check.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
@@ -33,6 +32,7 @@
 #include "server/scorer_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
+#include "server/startup_self_check.h"
 #include "server/version.h"
 #include "spdlog/spdlog.h"
 
@@ -224,42 +224,12 @@ absl::Status ConfigureRuntime() {
   return absl::OkStatus();
 }
 
-// The golden pairs on the CPU and on every GPU of the pool (engine/golden). False when
-// the CPU itself differs: this build does not return the reference bits.
-bool SelfCheck(DevicePool* pool) {
-  const golden::CheckReport cpu = golden::CheckCpu();
-  for (const golden::Difference& d : cpu.differences) spdlog::error("self-check: {}", golden::Describe(d));
-  if (!cpu.ok()) {
-    if (!cpu.error.ok()) spdlog::error("self-check: cpu: {}", std::string(cpu.error.message()));
-    spdlog::error("self-check failed on the CPU: this build does not return the reference bits; not serving");
-    return false;
-  }
-  spdlog::info("self-check: cpu: {} outputs equal to the golden bits in {:.3f} s", cpu.outputs, cpu.seconds);
-  for (const DeviceHealth& d : pool->Snapshot()) {
-    const golden::CheckReport gpu = golden::CheckGpu(d.device.index);
-    for (const golden::Difference& diff : gpu.differences) {
-      spdlog::error("self-check: {}", golden::Describe(diff));
-    }
-    if (gpu.ok()) {
-      spdlog::info("self-check: {} ({}): {} outputs equal to the golden bits in {:.3f} s ({} not taken by the GPU)",
-                   gpu.where, d.device.name, gpu.outputs, gpu.seconds, gpu.skipped);
-      continue;
-    }
-    const std::string why = gpu.error.ok()
-                                ? absl::StrCat("self-check: ", gpu.differences.size(), " outputs differ from the golden bits")
-                                : absl::StrCat("self-check: ", gpu.error.message());
-    spdlog::error("{} ({}): {}; taken out of the pool", gpu.where, d.device.name, why);
-    pool->ReportFailure(d.device.index, DeviceFault::kPoisoned, why);
-  }
-  return true;
-}
-
 int Serve(const ServerConfig& config) {
   if (absl::Status s = ConfigureRuntime(); !s.ok()) {
     spdlog::error("{}", std::string(s.message()));
     return 2;
   }
-  if (absl::GetFlag(FLAGS_self_check) && !SelfCheck(&GlobalDevicePool())) return 3;
+  if (absl::GetFlag(FLAGS_self_check) && !StartupSelfCheck(&GlobalDevicePool())) return 3;
   std::vector<std::string> metric_names;
   for (const MetricInfo& info : ListMetrics()) metric_names.push_back(info.name);
   ServerMetrics metrics(metric_names, BuildInfo{kVersionNumber, kRevision, kCudaCompiled});
