@@ -1,17 +1,30 @@
 // exactq: the ExactQ command-line client.
 //
 //   exactq score REF DIST [--server HOST:PORT] [--metrics psnr,ssim] [--backend auto|cuda|cpu]
-//                         [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]
+//                         [--json FILE] [--csv FILE] [--xml FILE] [--width W --height H --pixfmt NAME]
+//                         [--frames A:B] [--subsample N] [--per-frame] [--precision N]
+//   exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]     (libvmaf's spelling)
 //   exactq capabilities [--server HOST:PORT]
+//   exactq health [--server HOST:PORT]      exit 0 when grpc.health.v1 says SERVING
+//   exactq verify [--server HOST:PORT]      the golden pairs through the server; exit 1 on a difference
 //
-// REF and DIST are Y4M files, raw planar YUV (with --width/--height/--pixfmt), or "-"
-// for Y4M on stdin (e.g. `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`).
+// REF and DIST are Y4M files, named pipes or process substitutions carrying Y4M, raw
+// planar YUV (with --width/--height/--pixfmt), or "-" for Y4M on stdin (e.g.
+// `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`).
+//
+// The console shows progress (frames done of the total when known, frames/s, ETA) and
+// then the pooled scores. The files are written as frames arrive: a failure, SIGINT or
+// SIGTERM leaves them valid, the JSON and XML marked "complete": false with the error.
+#include <pthread.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <thread>
 
 #include "absl/flags/flag.h"
 #include "common/command_line.h"
@@ -19,25 +32,41 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "client/picture_source.h"
 #include "client/report.h"
+#include "client/report_files.h"
+#include "engine/metrics/registry.h"
 #include "client/score_client.h"
+#include "client/verify.h"
 #include "engine/format/pixel_format.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051", "the exactqd address HOST:PORT");
 ABSL_FLAG(std::string, metrics, "psnr",
           "comma-separated metrics, each optionally with options: ssim:enable_db=true:clip_db=true");
 ABSL_FLAG(std::string, backend, "auto", "auto, cuda or cpu");
-ABSL_FLAG(std::string, json, "", "write libvmaf-shaped JSON here ('-' for stdout)");
-ABSL_FLAG(std::string, csv, "", "write one CSV row per frame here ('-' for stdout)");
+ABSL_FLAG(std::string, json, "", "write libvmaf-shaped JSON here ('-' for stdout), frame by frame");
+ABSL_FLAG(std::string, csv, "", "write one CSV row per frame here ('-' for stdout), frame by frame");
+ABSL_FLAG(std::string, xml, "", "write libvmaf-shaped XML here ('-' for stdout), frame by frame");
+ABSL_FLAG(std::string, output, "",
+          "-o: write here, in the format its extension names (.json, .csv, .xml; else XML, as libvmaf)");
+ABSL_FLAG(std::string, reference, "", "-r: the reference (instead of the first positional argument)");
+ABSL_FLAG(std::string, distorted, "", "-d: the distorted (instead of the second positional argument)");
+ABSL_FLAG(std::string, frames, "",
+          "score frames A to B-1 of the files only (A:B; either may be left out: 100: or :500)");
+ABSL_FLAG(int, subsample, 1, "score every N-th frame (of those --frames selects); answers keep the files' numbers");
+ABSL_FLAG(bool, per_frame, false, "print a row per frame on the console before the pooled scores");
+ABSL_FLAG(int, precision, 6,
+          "decimals of the console's scores (-1: every bit); the files always keep every bit");
 ABSL_FLAG(int, width, 0, "width of raw YUV input");
 ABSL_FLAG(int, height, 0, "height of raw YUV input");
 ABSL_FLAG(std::string, pixfmt, "", "pixel format of raw YUV input, e.g. yuv420p, yuv420p10le");
 ABSL_FLAG(std::string, range, "", "override the colour range: limited or full (default: the file's tag, else limited)");
 ABSL_FLAG(std::string, matrix, "", "override the colour matrix: bt709 or bt601 (default bt709)");
 ABSL_FLAG(std::string, job_id, "", "a job id the server logs and echoes (default: the file names)");
-ABSL_FLAG(bool, quiet, false, "print no table and no progress");
+ABSL_FLAG(bool, quiet, false, "print no summary and no progress");
 ABSL_FLAG(int, connect_timeout, 10, "seconds to wait for the server");
 ABSL_FLAG(std::string, tls_ca_file, "", "PEM CA that signed the server's certificate (turns on TLS)");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM client certificate for mutual TLS");
@@ -71,14 +100,92 @@ absl::StatusOr<std::vector<v1::MetricRequest>> ParseMetrics(const std::string& t
   return metrics;
 }
 
-bool WriteOutput(const std::string& path, const std::string& text) {
-  if (path == "-") {
-    std::cout << text;
-    return true;
+// "A:B", "A:", ":B" -> first frame and (optional) end.
+absl::Status ParseFrames(const std::string& text, ScoreOptions* options) {
+  if (text.empty()) return absl::OkStatus();
+  std::vector<std::string> parts = absl::StrSplit(text, ':');
+  uint64_t first = 0, end = 0;
+  if (parts.size() != 2 || (!parts[0].empty() && !absl::SimpleAtoi(parts[0], &first)) ||
+      (!parts[1].empty() && !absl::SimpleAtoi(parts[1], &end))) {
+    return absl::InvalidArgumentError("--frames must be A:B (frames A to B-1; A or B may be left out), got " + text);
   }
-  std::ofstream out(path);
-  out << text;
-  return static_cast<bool>(out);
+  options->first_frame = first;
+  if (!parts[1].empty()) {
+    if (end <= first) return absl::InvalidArgumentError("--frames " + text + " selects no frame");
+    options->end_frame = end;
+  }
+  return absl::OkStatus();
+}
+
+std::string Clock(double seconds) {
+  const long long s = static_cast<long long>(seconds + 0.5);
+  if (s >= 3600) return absl::StrFormat("%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+  return absl::StrFormat("%lld:%02lld", s / 60, s % 60);
+}
+
+// Progress on stderr: rewritten in place on a terminal (4 times a second at most),
+// a line every 10 s otherwise (logs of batch jobs).
+class Progress {
+ public:
+  Progress(bool enabled, std::optional<uint64_t> total)
+      : enabled_(enabled), tty_(isatty(STDERR_FILENO)), total_(total) {}
+
+  void Frame(uint64_t done) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_ < (tty_ ? std::chrono::milliseconds(250) : std::chrono::milliseconds(10000)) &&
+        !(total_.has_value() && done == *total_)) {
+      return;
+    }
+    last_ = now;
+    const double s = std::chrono::duration<double>(now - start_).count();
+    const double fps = s > 0 ? done / s : 0.0;
+    std::string line;
+    if (total_.has_value() && *total_ > 0) {
+      line = absl::StrFormat("frame %llu/%llu (%.1f%%)  %.1f frames/s", static_cast<unsigned long long>(done),
+                             static_cast<unsigned long long>(*total_), 100.0 * done / *total_, fps);
+      if (fps > 0 && done < *total_) line += "  ETA " + Clock((*total_ - done) / fps);
+    } else {
+      line = absl::StrFormat("frame %llu  %.1f frames/s", static_cast<unsigned long long>(done), fps);
+    }
+    line += "  elapsed " + Clock(s);
+    std::fprintf(stderr, tty_ ? "\r%s   " : "%s\n", line.c_str());
+    shown_ = true;
+  }
+
+  void End() {
+    if (enabled_ && tty_ && shown_) std::fprintf(stderr, "\n");
+  }
+
+ private:
+  bool enabled_;
+  bool tty_;
+  std::optional<uint64_t> total_;
+  bool shown_ = false;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_{};
+};
+
+// SIGINT and SIGTERM are blocked in every thread and taken by one that closes the
+// files as incomplete and exits 128+signal.
+std::atomic<ReportFiles*> g_report{nullptr};
+
+void BlockStopSignals() {
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  std::thread([set] {
+    int signal_number = 0;
+    sigwait(&set, &signal_number);
+    const char* name = signal_number == SIGINT ? "SIGINT" : "SIGTERM";
+    if (ReportFiles* report = g_report.load(); report != nullptr) {
+      report->Abort(std::string("interrupted by ") + name);
+    }
+    std::fprintf(stderr, "\nexactq: interrupted by %s; the files hold the frames scored so far\n", name);
+    std::_Exit(128 + signal_number);
+  }).detach();
 }
 
 ConnectionOptions ConnectionFromFlags() {
@@ -97,6 +204,33 @@ int Capabilities() {
   if (!caps.ok()) return Fail(std::string(caps.status().message()));
   std::cout << caps->DebugString();
   return 0;
+}
+
+// The self-check's golden pairs through the server; exit 1 on any difference.
+int VerifyServer() {
+  const ConnectionOptions connection = ConnectionFromFlags();
+  absl::StatusOr<VerifyReport> report = Verify(connection);
+  if (!report.ok()) return Fail(std::string(report.status().message()));
+  for (const std::string& d : report->differences) std::printf("DIFFERS %s\n", d.c_str());
+  for (const auto& [where, outputs] : report->outputs_by_device) {
+    std::printf("%s: %d outputs compared\n", where.c_str(), outputs);
+  }
+  if (!report->ok()) {
+    std::printf("verify: %s does NOT return the golden bits (%zu differences)\n", connection.server.c_str(),
+                report->differences.size());
+    return 1;
+  }
+  std::printf("verify: %s returns the golden bits (%d answers)\n", connection.server.c_str(), report->answers);
+  return 0;
+}
+
+// Exit 0 when the server's gRPC health is SERVING (a probe for servers behind TLS).
+int Health() {
+  absl::StatusOr<int> status = CheckHealth(ConnectionFromFlags());
+  if (!status.ok()) return Fail(std::string(status.status().message()));
+  static const char* const kNames[] = {"UNKNOWN", "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN"};
+  std::printf("%s\n", *status >= 0 && *status <= 3 ? kNames[*status] : "UNKNOWN");
+  return *status == 1 ? 0 : 1;
 }
 
 int Score(const std::string& ref_path, const std::string& dist_path) {
@@ -120,6 +254,11 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   else if (!matrix.empty()) return Fail("--matrix must be bt709 or bt601, got " + matrix);
   options.job_id = absl::GetFlag(FLAGS_job_id);
   if (options.job_id.empty()) options.job_id = ref_path + " vs " + dist_path;
+  if (absl::Status s = ParseFrames(absl::GetFlag(FLAGS_frames), &options); !s.ok()) {
+    return Fail(std::string(s.message()));
+  }
+  if (absl::GetFlag(FLAGS_subsample) < 1) return Fail("--subsample must be 1 or more");
+  options.subsample = static_cast<uint32_t>(absl::GetFlag(FLAGS_subsample));
 
   std::optional<FrameGeometry> raw_geometry;
   if (!absl::GetFlag(FLAGS_pixfmt).empty() || absl::GetFlag(FLAGS_width) != 0 ||
@@ -141,29 +280,55 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   absl::StatusOr<std::unique_ptr<PictureSource>> dist = OpenPictureSource(dist_path, raw_geometry);
   if (!dist.ok()) return Fail(std::string(dist.status().message()));
 
-  const bool quiet = absl::GetFlag(FLAGS_quiet);
-  const bool progress = !quiet && isatty(STDERR_FILENO);
-  const std::optional<int64_t> total = (*ref)->frame_count();
-  const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<ScoringRun> run = ScoreFiles(**ref, **dist, options, [&](const v1::FrameResult& r) {
-    if (!progress) return;
-    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    const double fps = s > 0 ? (r.frame_index() + 1) / s : 0.0;
-    if (total.has_value()) {
-      std::fprintf(stderr, "\rframe %llu/%lld  %.1f frames/s ", static_cast<unsigned long long>(r.frame_index() + 1),
-                   static_cast<long long>(*total), fps);
-    } else {
-      std::fprintf(stderr, "\rframe %llu  %.1f frames/s ", static_cast<unsigned long long>(r.frame_index() + 1), fps);
-    }
-  });
-  if (progress) std::fprintf(stderr, "\n");
-  if (!run.ok()) return Fail(std::string(run.status().message()));
+  ReportPaths paths{absl::GetFlag(FLAGS_json), absl::GetFlag(FLAGS_csv), absl::GetFlag(FLAGS_xml)};
+  if (const std::string o = absl::GetFlag(FLAGS_output); !o.empty()) {
+    std::string* slot = absl::EndsWith(o, ".json") ? &paths.json : absl::EndsWith(o, ".csv") ? &paths.csv : &paths.xml;
+    if (!slot->empty()) return Fail("-o " + o + " names a format another flag already writes");
+    *slot = o;
+  }
+  const int to_stdout = (paths.json == "-") + (paths.csv == "-") + (paths.xml == "-");
+  if (to_stdout > 1) return Fail("only one of --json, --csv and --xml can be '-' (stdout)");
+  const FrameGeometry& geometry = (*ref)->geometry();
+  absl::StatusOr<std::unique_ptr<ReportFiles>> opened =
+      ReportFiles::Open(paths, options.job_id, FrameSize{static_cast<uint32_t>(geometry.width), static_cast<uint32_t>(geometry.height)});
+  if (!opened.ok()) return Fail(std::string(opened.status().message()));
+  // Kept until the process ends, so that the signal thread never sees it destroyed
+  // (after Finish or Abort, a late Abort does nothing).
+  static std::unique_ptr<ReportFiles> kept;
+  kept = std::move(*opened);
+  ReportFiles* report = kept.get();
+  g_report.store(report);
 
-  const std::string json_path = absl::GetFlag(FLAGS_json);
-  const std::string csv_path = absl::GetFlag(FLAGS_csv);
-  if (!json_path.empty() && !WriteOutput(json_path, ToJson(*run))) return Fail("cannot write " + json_path);
-  if (!csv_path.empty() && !WriteOutput(csv_path, ToCsv(*run))) return Fail("cannot write " + csv_path);
-  if (!quiet && json_path != "-" && csv_path != "-") std::cout << ToTable(*run);
+  // A file on stdout keeps the console quiet there; the summary then goes to stderr.
+  const bool quiet = absl::GetFlag(FLAGS_quiet);
+  std::optional<uint64_t> total;
+  if (std::optional<int64_t> n = (*ref)->frame_count(); n.has_value()) {
+    total = SelectedFrames(static_cast<uint64_t>(*n), options);
+  }
+  Progress progress(!quiet, total);
+  options.on_accepted = [&](const v1::StreamAccepted& accepted) { report->Accepted(accepted); };
+  uint64_t done = 0;
+  absl::StatusOr<ScoringRun> run = ScoreFiles(**ref, **dist, options, [&](const v1::FrameResult& r) {
+    report->Frame(r);
+    progress.Frame(++done);
+  });
+  progress.End();
+  if (!run.ok()) {
+    report->Abort(std::string(run.status().message()));
+    if (done > 0 && !(paths.json.empty() && paths.csv.empty() && paths.xml.empty())) {
+      std::fprintf(stderr, "exactq: %llu frames scored before the error are in the files\n",
+                   static_cast<unsigned long long>(done));
+    }
+    return Fail(std::string(run.status().message()));
+  }
+  const bool written = report->Finish(*run);
+  if (!written) return Fail("cannot write the output files (disk full or closed pipe?)");
+  if (!quiet) {
+    TableOptions table;
+    table.precision = absl::GetFlag(FLAGS_precision);
+    table.per_frame = absl::GetFlag(FLAGS_per_frame);
+    std::fputs(ToTable(*run, table).c_str(), to_stdout ? stderr : stdout);
+  }
   return 0;
 }
 
@@ -171,19 +336,54 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
 }  // namespace exactq::client
 
 int main(int argc, char** argv) {
-  const char* usage =
+  exactq::CommandLine command_line;
+  command_line.usage =
       "the ExactQ client.\n"
       "  exactq score REF DIST [--server HOST:PORT] [--metrics psnr,...] [--backend auto|cuda|cpu]\n"
-      "                        [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]\n"
+      "                        [--json FILE] [--csv FILE] [--xml FILE] [--width W --height H --pixfmt NAME]\n"
+      "                        [--frames A:B] [--subsample N] [--per-frame] [--precision N]\n"
+      "  exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]       (libvmaf's spelling)\n"
       "  exactq capabilities [--server HOST:PORT]\n"
-      "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.";
-  std::vector<char*> args = exactq::ParseCommandLine(argc, argv, usage, "client/exactq_main.cc");
-  if (args.size() >= 2 && std::string(args[1]) == "capabilities" && args.size() == 2) {
+      "  exactq health [--server HOST:PORT]        (exit 0 when the server's gRPC health is SERVING)\n"
+      "  exactq verify [--server HOST:PORT]        (the golden pairs through the server: exit 1 on any\n"
+      "                                             bit that differs from the committed golden values)\n"
+      "REF/DIST: Y4M files, named pipes or <(process substitution) carrying Y4M, raw YUV\n"
+      "(give --width/--height/--pixfmt) or '-' for Y4M on stdin. Files are written as frames\n"
+      "arrive; after an error, SIGINT or SIGTERM they hold what was scored (\"complete\": false).";
+  command_line.main_file = "client/exactq_main.cc";
+  command_line.version = "exactq 0.1.0";
+  command_line.help_epilogue = exactq::MetricsHelp();
+  command_line.aliases = {{"-r", "--reference"}, {"-d", "--distorted"}, {"-o", "--output"}};
+  std::vector<char*> args = exactq::ParseCommandLine(argc, argv, command_line);
+  exactq::client::BlockStopSignals();
+  std::vector<std::string> positional(args.begin() + 1, args.end());
+  std::string reference = absl::GetFlag(FLAGS_reference);
+  std::string distorted = absl::GetFlag(FLAGS_distorted);
+  if (positional.size() == 1 && positional[0] == "capabilities") {
     return exactq::client::Capabilities();
   }
-  if (args.size() == 4 && std::string(args[1]) == "score") {
-    return exactq::client::Score(args[2], args[3]);
+  if (positional.size() == 1 && positional[0] == "health") {
+    return exactq::client::Health();
   }
-  std::fprintf(stderr, "%s\n", absl::ProgramUsageMessage().data());
+  if (positional.size() == 1 && positional[0] == "verify") {
+    return exactq::client::VerifyServer();
+  }
+  // libvmaf's spelling needs no subcommand: exactq -r REF -d DIST.
+  const bool score = !positional.empty() && positional[0] == "score";
+  if (score) positional.erase(positional.begin());
+  if (score || !reference.empty()) {
+    if (reference.empty() && !positional.empty()) {
+      reference = positional.front();
+      positional.erase(positional.begin());
+    }
+    if (distorted.empty() && !positional.empty()) {
+      distorted = positional.front();
+      positional.erase(positional.begin());
+    }
+    if (!reference.empty() && !distorted.empty() && positional.empty()) {
+      return exactq::client::Score(reference, distorted);
+    }
+  }
+  std::fprintf(stderr, "exactq: %s\n", absl::ProgramUsageMessage().data());
   return 2;
 }

@@ -30,6 +30,26 @@ std::string CsvNumber(double value) {
   return fmt::format("{}", value);
 }
 
+std::string XmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '"': out += "&quot;"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("&#{};", static_cast<int>(c));
+        else out += c;
+    }
+  }
+  return out;
+}
+
+// libvmaf writes XML numbers with 6 decimals; ExactQ keeps every bit (shortest
+// round-trip form), "nan"/"inf" when not finite.
+std::string XmlNumber(double value) { return CsvNumber(value); }
+
 const char* BackendLabel(v1::Backend backend) {
   switch (backend) {
     case v1::BACKEND_CUDA: return "cuda";
@@ -46,31 +66,31 @@ std::string JsonNumber(double value) {
   return fmt::format("{}", value);
 }
 
-std::string ToJson(const ScoringRun& run) {
+std::string JsonHead(const v1::Provenance& p, const std::string& job_id) {
   std::string out = "{\n";
-  const v1::Provenance& p = run.summary.provenance();
   out += fmt::format("  \"version\": {},\n", JsonString(p.server_version()));
-  out += fmt::format("  \"job_id\": {},\n", JsonString(run.summary.job_id()));
+  out += fmt::format("  \"job_id\": {},\n", JsonString(job_id));
   out += "  \"metric_versions\": {";
   for (int i = 0; i < p.metrics_size(); ++i) {
     out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(p.metrics(i).name()),
                        p.metrics(i).definition_version());
   }
   out += "},\n";
-  const v1::StreamTotals& t = run.summary.totals();
-  out += fmt::format("  \"fps\": {},\n", JsonNumber(t.frames_per_second()));
   out += "  \"frames\": [";
-  for (size_t f = 0; f < run.frames.size(); ++f) {
-    const v1::FrameResult& r = run.frames[f];
-    out += fmt::format("{}\n    {{\"frameNum\": {}, \"backend\": \"{}\", \"metrics\": {{", f ? "," : "",
-                       r.frame_index(), BackendLabel(r.backend()));
-    for (int i = 0; i < r.scores_size(); ++i) {
-      out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(r.scores(i).name()),
-                         JsonNumber(r.scores(i).value()));
-    }
-    out += "}}";
+  return out;
+}
+
+std::string JsonFrame(const v1::FrameResult& r, bool first) {
+  std::string out = fmt::format("{}\n    {{\"frameNum\": {}, \"backend\": \"{}\", \"metrics\": {{",
+                                first ? "" : ",", r.frame_index(), BackendLabel(r.backend()));
+  for (int i = 0; i < r.scores_size(); ++i) {
+    out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(r.scores(i).name()), JsonNumber(r.scores(i).value()));
   }
-  out += run.frames.empty() ? "],\n" : "\n  ],\n";
+  return out + "}}";
+}
+
+std::string JsonTail(const ScoringRun& run) {
+  std::string out = run.frames.empty() ? "],\n" : "\n  ],\n";
   out += "  \"pooled_metrics\": {";
   for (int i = 0; i < run.summary.pooled_size(); ++i) {
     const v1::PooledScore& s = run.summary.pooled(i);
@@ -82,45 +102,104 @@ std::string ToJson(const ScoringRun& run) {
         JsonNumber(s.median()));
   }
   out += run.summary.pooled_size() ? "\n  },\n" : "},\n";
+  const v1::StreamTotals& t = run.summary.totals();
+  out += fmt::format("  \"fps\": {},\n", JsonNumber(t.frames_per_second()));
   out += fmt::format(
       "  \"totals\": {{\"frames\": {}, \"frames_cuda\": {}, \"frames_cpu\": {}, \"bytes_received\": {}, "
-      "\"wall_seconds\": {}}}\n",
+      "\"wall_seconds\": {}}},\n",
       t.frames(), t.frames_cuda(), t.frames_cpu(), t.bytes_received(),
       JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
-  out += "}\n";
+  out += "  \"complete\": true\n}\n";
   return out;
+}
+
+std::string JsonIncompleteTail(uint64_t frames, const std::string& error) {
+  std::string out = frames == 0 ? "],\n" : "\n  ],\n";
+  out += fmt::format("  \"totals\": {{\"frames\": {}}},\n", frames);
+  out += fmt::format("  \"complete\": false,\n  \"error\": {}\n}}\n", JsonString(error));
+  return out;
+}
+
+std::string ToJson(const ScoringRun& run) {
+  std::string out = JsonHead(run.summary.provenance(), run.summary.job_id());
+  for (size_t f = 0; f < run.frames.size(); ++f) out += JsonFrame(run.frames[f], f == 0);
+  return out + JsonTail(run);
+}
+
+std::string CsvHeader(const v1::FrameResult& first) {
+  std::string out = "frame,backend";
+  for (const v1::Score& s : first.scores()) out += "," + s.name();
+  return out + ",compute_ms,total_ms\n";
+}
+
+std::string CsvRow(const v1::FrameResult& r) {
+  std::string out = fmt::format("{},{}", r.frame_index(), BackendLabel(r.backend()));
+  for (const v1::Score& s : r.scores()) out += "," + CsvNumber(s.value());
+  return out + fmt::format(",{:.3f},{:.3f}\n", r.timing().compute_ns() * 1e-6, r.timing().total_ns() * 1e-6);
+}
+
+std::string XmlHead(const v1::Provenance& p, const FrameSize& size) {
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<VMAF version=\"{}\">\n", XmlEscape(p.server_version()));
+  out += fmt::format("  <params qualityWidth=\"{}\" qualityHeight=\"{}\" />\n", size.width, size.height);
+  out += "  <frames>\n";
+  return out;
+}
+
+std::string XmlFrame(const v1::FrameResult& r) {
+  std::string out = fmt::format("    <frame frameNum=\"{}\"", r.frame_index());
+  for (const v1::Score& s : r.scores()) out += fmt::format(" {}=\"{}\"", XmlEscape(s.name()), XmlNumber(s.value()));
+  return out + " />\n";
+}
+
+std::string XmlTail(const ScoringRun& run) {
+  std::string out = "  </frames>\n  <pooled_metrics>\n";
+  for (const v1::PooledScore& s : run.summary.pooled()) {
+    out += fmt::format("    <metric name=\"{}\" min=\"{}\" max=\"{}\" mean=\"{}\" harmonic_mean=\"{}\" />\n",
+                       XmlEscape(s.name()), XmlNumber(s.min()), XmlNumber(s.max()), XmlNumber(s.mean()),
+                       XmlNumber(s.harmonic_mean()));
+  }
+  out += "  </pooled_metrics>\n  <aggregate_metrics />\n";
+  out += fmt::format("  <fyi fps=\"{}\" complete=\"true\" />\n</VMAF>\n",
+                     XmlNumber(run.summary.totals().frames_per_second()));
+  return out;
+}
+
+std::string XmlIncompleteTail(const std::string& error) {
+  return fmt::format("  </frames>\n  <fyi complete=\"false\" error=\"{}\" />\n</VMAF>\n", XmlEscape(error));
 }
 
 std::string ToCsv(const ScoringRun& run) {
-  std::string out = "frame,backend";
-  if (!run.frames.empty()) {
-    for (const v1::Score& s : run.frames.front().scores()) out += "," + s.name();
-  }
-  out += ",compute_ms,total_ms\n";
-  for (const v1::FrameResult& r : run.frames) {
-    out += fmt::format("{},{}", r.frame_index(), BackendLabel(r.backend()));
-    for (const v1::Score& s : r.scores()) out += "," + CsvNumber(s.value());
-    out += fmt::format(",{:.3f},{:.3f}\n", r.timing().compute_ns() * 1e-6, r.timing().total_ns() * 1e-6);
-  }
+  std::string out = run.frames.empty() ? "frame,backend,compute_ms,total_ms\n" : CsvHeader(run.frames.front());
+  for (const v1::FrameResult& r : run.frames) out += CsvRow(r);
   return out;
 }
 
-std::string ToTable(const ScoringRun& run) {
+std::string ConsoleNumber(double value, int precision) {
+  if (precision < 0 || !std::isfinite(value)) return CsvNumber(value);
+  return fmt::format("{:.{}f}", value, precision);
+}
+
+std::string ToTable(const ScoringRun& run, const TableOptions& options) {
   std::string out;
   if (run.frames.empty()) return "no frames\n";
-  out += fmt::format("{:>7} {:>7}", "frame", "backend");
-  for (const v1::Score& s : run.frames.front().scores()) out += fmt::format(" {:>20}", s.name());
-  out += fmt::format(" {:>10}\n", "total_ms");
-  for (const v1::FrameResult& r : run.frames) {
-    out += fmt::format("{:>7} {:>7}", r.frame_index(), BackendLabel(r.backend()));
-    for (const v1::Score& s : r.scores()) out += fmt::format(" {:>20}", CsvNumber(s.value()));
-    out += fmt::format(" {:>10.3f}\n", r.timing().total_ns() * 1e-6);
+  const int p = options.precision;
+  if (options.per_frame) {
+    out += fmt::format("{:>7} {:>7}", "frame", "backend");
+    for (const v1::Score& s : run.frames.front().scores()) out += fmt::format(" {:>20}", s.name());
+    out += fmt::format(" {:>10}\n", "total_ms");
+    for (const v1::FrameResult& r : run.frames) {
+      out += fmt::format("{:>7} {:>7}", r.frame_index(), BackendLabel(r.backend()));
+      for (const v1::Score& s : r.scores()) out += fmt::format(" {:>20}", ConsoleNumber(s.value(), p));
+      out += fmt::format(" {:>10.3f}\n", r.timing().total_ns() * 1e-6);
+    }
+    out += "\n";
   }
-  out += "\npooled over " + std::to_string(run.frames.size()) + " frames:\n";
+  out += "pooled over " + std::to_string(run.frames.size()) + " frames:\n";
   out += fmt::format("{:>15} {:>20} {:>20} {:>20} {:>20}\n", "output", "mean", "harmonic_mean", "min", "max");
   for (const v1::PooledScore& s : run.summary.pooled()) {
-    out += fmt::format("{:>15} {:>20} {:>20} {:>20} {:>20}\n", s.name(), CsvNumber(s.mean()),
-                       CsvNumber(s.harmonic_mean()), CsvNumber(s.min()), CsvNumber(s.max()));
+    out += fmt::format("{:>15} {:>20} {:>20} {:>20} {:>20}\n", s.name(), ConsoleNumber(s.mean(), p),
+                       ConsoleNumber(s.harmonic_mean(), p), ConsoleNumber(s.min(), p), ConsoleNumber(s.max(), p));
   }
   const v1::StreamTotals& t = run.summary.totals();
   out += fmt::format("\n{} frames ({} cuda, {} cpu) in {:.3f} s, {:.2f} frames/s; {}\n", t.frames(),

@@ -1,5 +1,6 @@
 #include "client/score_client.h"
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -97,6 +98,13 @@ v1::Geometry GeometryToWire(const FrameGeometry& geometry) {
   return g;
 }
 
+uint64_t SelectedFrames(uint64_t total, const ScoreOptions& options) {
+  const uint64_t end = options.end_frame.has_value() ? std::min(total, *options.end_frame) : total;
+  if (end <= options.first_frame) return 0;
+  const uint64_t step = std::max<uint32_t>(options.subsample, 1);
+  return (end - options.first_frame + step - 1) / step;
+}
+
 absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
                                       const ScoreOptions& options,
                                       const std::function<void(const v1::FrameResult&)>& on_frame) {
@@ -126,7 +134,10 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   if (options.matrix.has_value()) format->set_matrix(*options.matrix);
   for (const v1::MetricRequest& m : options.metrics) *header->add_metrics() = m;
   header->set_backend(options.backend);
-  if (std::optional<int64_t> n = reference.frame_count(); n.has_value()) header->set_expected_frames(*n);
+  if (std::optional<int64_t> n = reference.frame_count(); n.has_value()) {
+    header->set_expected_frames(SelectedFrames(static_cast<uint64_t>(*n), options));
+  }
+  const uint64_t step = std::max<uint32_t>(options.subsample, 1);
 
   // The writer thread's own error (a file problem), reported in preference to the
   // CANCELLED status the server then returns.
@@ -148,22 +159,29 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
     }
     Frame ref_frame, dist_frame;
     v1::ScoreRequest chunk_request;
-    for (uint64_t index = 0;; ++index) {
+    uint64_t index = 0;  // frames sent, numbered from 0 on the wire
+    for (uint64_t file_index = 0;; ++file_index) {
+      if (options.end_frame.has_value() && file_index >= *options.end_frame) break;
       absl::StatusOr<bool> more_ref = reference.Next(&ref_frame);
       absl::StatusOr<bool> more_dist = more_ref.ok() ? distorted.Next(&dist_frame) : absl::StatusOr<bool>(false);
       absl::Status error = !more_ref.ok() ? more_ref.status() : more_dist.status();
       if (error.ok() && *more_ref != *more_dist) {
         error = absl::InvalidArgumentError(absl::StrCat(
-            "the ", *more_ref ? "distorted" : "reference", " file ended at frame ", index, " but the ",
+            "the ", *more_ref ? "distorted" : "reference", " file ended at frame ", file_index, " but the ",
             *more_ref ? "reference" : "distorted", " file has more frames"));
       }
       if (!error.ok()) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        local_error = error;
-        context.TryCancel();
+        {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          local_error = error;
+        }
+        // Only whole frames were sent: half-close, so that the server answers every
+        // one of them (the caller keeps what was scored) before the call ends.
+        stream->WritesDone();
         return;
       }
       if (!*more_ref) break;
+      if (file_index < options.first_frame || (file_index - options.first_frame) % step != 0) continue;
       for (const auto& [frame, picture] : {std::pair{&ref_frame, v1::PICTURE_REFERENCE},
                                            std::pair{&dist_frame, v1::PICTURE_DISTORTED}}) {
         const uint64_t size = frame->size_bytes();
@@ -178,6 +196,7 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
           if (!stream->Write(chunk_request)) return;  // the server ended the call
         }
       }
+      ++index;
     }
     stream->WritesDone();
   });
@@ -188,6 +207,7 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
     switch (response.kind_case()) {
       case v1::ScoreResponse::kAccepted: {
         run.accepted = response.accepted();
+        if (options.on_accepted) options.on_accepted(run.accepted);
         std::lock_guard<std::mutex> lock(accepted_mutex);
         server_chunk_limit = run.accepted.max_chunk_bytes() > 0 ? run.accepted.max_chunk_bytes() : options.chunk_bytes;
         accepted_cv.notify_all();
@@ -195,6 +215,8 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
       }
       case v1::ScoreResponse::kFrame:
         run.frames.push_back(response.frame());
+        // The files' frame number: the wire numbers the frames sent from 0.
+        run.frames.back().set_frame_index(options.first_frame + run.frames.back().frame_index() * step);
         if (on_frame) on_frame(run.frames.back());
         break;
       case v1::ScoreResponse::kSummary: run.summary = response.summary(); break;
@@ -214,6 +236,42 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   }
   if (!status.ok()) return FromGrpc(status, options.connection.server);
   return run;
+}
+
+absl::StatusOr<int> CheckHealth(const ConnectionOptions& connection) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(connection);
+  if (!channel.ok()) return channel.status();
+  grpc::GenericStub stub(*channel);
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(connection.connect_timeout_seconds));
+  grpc::Slice empty("");  // HealthCheckRequest{service: ""}: no bytes
+  grpc::ByteBuffer request(&empty, 1);
+  grpc::ByteBuffer response;
+  std::mutex mutex;
+  std::condition_variable done_cv;
+  bool done = false;
+  grpc::Status status;
+  stub.UnaryCall(&context, "/grpc.health.v1.Health/Check", grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   std::lock_guard<std::mutex> lock(mutex);
+                   status = std::move(s);
+                   done = true;
+                   done_cv.notify_all();
+                 });
+  {
+    std::unique_lock<std::mutex> lock(mutex);
+    done_cv.wait(lock, [&] { return done; });
+  }
+  if (!status.ok()) return FromGrpc(status, connection.server);
+  std::vector<grpc::Slice> slices;
+  std::string bytes;
+  if (response.Dump(&slices).ok()) {
+    for (const grpc::Slice& slice : slices) bytes.append(reinterpret_cast<const char*>(slice.begin()), slice.size());
+  }
+  // HealthCheckResponse{status = 1}: field 1, varint.
+  if (bytes.empty()) return 0;
+  if (bytes.size() == 2 && bytes[0] == 0x08) return static_cast<int>(bytes[1]);
+  return absl::InternalError("server " + connection.server + ": unreadable health answer");
 }
 
 absl::StatusOr<v1::Capabilities> GetCapabilities(const ConnectionOptions& connection) {

@@ -3,7 +3,9 @@
 // A writer thread reads both files frame by frame and sends each picture in chunks;
 // the calling thread reads the answers as they come and reports each frame to
 // `on_frame` (progress). A local error (a truncated file, files of different
-// lengths) cancels the call; a server error comes back with its gRPC code.
+// lengths) stops the sending: the frames already sent are answered (and reported to
+// `on_frame`), then the local error is returned; a server error comes back with its
+// gRPC code.
 #ifndef EXACTQ_CLIENT_SCORE_CLIENT_H_
 #define EXACTQ_CLIENT_SCORE_CLIENT_H_
 
@@ -39,11 +41,26 @@ struct ScoreOptions {
   uint64_t chunk_bytes = 1 << 20;
   std::optional<v1::ColorRange> range;    // overrides the file's tag
   std::optional<v1::ColorMatrix> matrix;
+  // Which frames of the files to score: from first_frame up to (not including)
+  // end_frame, every subsample-th. Answers carry the files' frame numbers.
+  uint64_t first_frame = 0;
+  std::optional<uint64_t> end_frame;
+  uint32_t subsample = 1;
+  // Called once the server accepts the stream (before any frame).
+  std::function<void(const v1::StreamAccepted&)> on_accepted;
 };
+
+// How many frames ScoreFiles sends out of `total` in the files.
+uint64_t SelectedFrames(uint64_t total, const ScoreOptions& options);
 
 absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
                                       const ScoreOptions& options,
                                       const std::function<void(const v1::FrameResult&)>& on_frame);
+
+// The server's gRPC health (grpc.health.v1, service ""): 1 SERVING, 2 NOT_SERVING,
+// 0 UNKNOWN. Over the same TLS settings as scoring (Kubernetes' gRPC probes speak
+// plaintext only; `exactq health` is the exec probe of a TLS server).
+absl::StatusOr<int> CheckHealth(const ConnectionOptions& connection);
 
 // Asks the server what it can do.
 absl::StatusOr<v1::Capabilities> GetCapabilities(const ConnectionOptions& connection);

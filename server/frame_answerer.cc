@@ -32,7 +32,7 @@ void ObserveStages(const v1::FrameTiming& t, ServerMetrics* metrics) {
   metrics->stage_seconds.At({"host_to_device"}).Observe(Seconds(t.host_to_device_ns()));
   metrics->stage_seconds.At({"compute"}).Observe(Seconds(t.compute_ns()));
   metrics->stage_seconds.At({"device_to_host"}).Observe(Seconds(t.device_to_host_ns()));
-  metrics->stage_seconds.At({"total"}).Observe(Seconds(t.total_ns()));
+  metrics->frame_seconds.At({}).Observe(Seconds(t.total_ns()));
 }
 
 }  // namespace

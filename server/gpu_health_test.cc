@@ -43,7 +43,7 @@ class GpuHealthTest : public ::testing::Test {
 
   DevicePool::Clock::time_point now_{};
   std::unique_ptr<DevicePool> pool_;
-  ServerMetrics metrics_{{"psnr"}, "test"};
+  ServerMetrics metrics_{{"psnr"}, BuildInfo{"test", "unknown", "false"}};
   v1::Scorer::Service scorer_;  // every method UNIMPLEMENTED; only health is asked
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
@@ -76,7 +76,7 @@ TEST_F(GpuHealthTest, LosingEveryGpuTurnsHealthNotServingForGood) {
   EXPECT_EQ(Health(), 2);
   EXPECT_TRUE(reporter_->Poll());
   EXPECT_EQ(Health(), 2);
-  const std::string page = metrics_.registry.Render();
+  const std::string page = metrics_.Render();
   EXPECT_NE(page.find("exactq_usable_gpus 0"), std::string::npos) << page;
   EXPECT_NE(page.find("exactq_configured_gpus 2"), std::string::npos) << page;
 }

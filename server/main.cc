@@ -29,10 +29,11 @@
 #include "server/connection_limits.h"
 #include "server/gpu_health.h"
 #include "server/logging.h"
-#include "server/metrics_http_server.h"
+#include "server/metrics_exposer.h"
 #include "server/scorer_service.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
+#include "server/startup_self_check.h"
 #include "server/version.h"
 #include "spdlog/spdlog.h"
 
@@ -92,6 +93,10 @@ ABSL_FLAG(int, gpu_retry_seconds, 30,
 ABSL_FLAG(std::string, fault_injection, "",
           "for tests only: gpu_fail_after=N (GPU frames fail after N), gpu_lost_after=N (then the device's "
           "context is poisoned), gpu_alloc_fail; default off");
+ABSL_FLAG(bool, self_check, true,
+          "at start, before health turns SERVING: score the golden pairs on the CPU and on every "
+          "GPU and compare each output's bits with the committed golden values; a GPU that "
+          "differs is taken out of the pool (logged), a CPU that differs stops the server");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");
 ABSL_FLAG(std::string, tls_client_ca_file, "",
@@ -240,15 +245,16 @@ int Serve(const ServerConfig& config) {
     spdlog::error("{}", std::string(s.message()));
     return 2;
   }
+  if (absl::GetFlag(FLAGS_self_check) && !StartupSelfCheck(&GlobalDevicePool())) return 3;
   std::vector<std::string> metric_names;
   for (const MetricInfo& info : ListMetrics()) metric_names.push_back(info.name);
-  ServerMetrics metrics(metric_names, kServerVersion);
+  ServerMetrics metrics(metric_names, BuildInfo{kVersionNumber, kRevision, kCudaCompiled});
 
   // Device memory is read when Prometheus scrapes, so the gauge is never stale.
   const absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
   // Before the /metrics server, so that it outlives every scrape.
   GpuHealthReporter gpu_health(&GlobalDevicePool(), &metrics);
-  auto render = [&metrics, &devices, &gpu_health] {
+  auto before_scrape = [&metrics, &devices, &gpu_health] {
     gpu_health.Poll();
     if (devices.ok()) {
       for (const GpuDevice& d : *devices) {
@@ -258,10 +264,10 @@ int Serve(const ServerConfig& config) {
     }
     const PinnedFrameStats pinned = PinnedFrameMemoryStats();
     metrics.pinned_frame_bytes.At({}).Set(static_cast<double>(pinned.pinned_bytes));
-    metrics.pinned_frame_fallbacks.At({}).Set(static_cast<double>(pinned.fallbacks));
-    return metrics.registry.Render();
+    metrics.SyncCounter(metrics.pinned_frame_fallbacks.At({}), static_cast<double>(pinned.fallbacks));
   };
-  absl::StatusOr<std::unique_ptr<MetricsHttpServer>> http = MetricsHttpServer::Start(config.metrics_listen, render);
+  absl::StatusOr<std::unique_ptr<MetricsExposer>> http =
+      MetricsExposer::Start(config.metrics_listen, metrics.registry, before_scrape);
   if (!http.ok()) {
     spdlog::error("{}", std::string(http.status().message()));
     return 1;
@@ -322,10 +328,15 @@ int Serve(const ServerConfig& config) {
 }  // namespace exactq::server
 
 int main(int argc, char** argv) {
-  exactq::ParseCommandLine(argc, argv,
-                           "exactqd: the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, "
-                           "Prometheus /metrics).\nEvery flag can also be set as EXACTQ_<FLAG> in the environment.",
-                           "server/main.cc");
+  exactq::CommandLine command_line;
+  command_line.usage =
+      "the ExactQ scoring server (gRPC exactq.v1.Scorer, health, reflection, Prometheus /metrics).\n"
+      "Every flag can also be set as EXACTQ_<FLAG> in the environment.";
+  command_line.main_file = "server/main.cc";
+  command_line.version = absl::StrCat("exactqd ", exactq::server::kVersionNumber, " (revision ",
+                                      exactq::server::kRevision, ", cuda ", exactq::server::kCudaCompiled, ")");
+  command_line.help_epilogue = exactq::MetricsHelp();
+  exactq::ParseCommandLine(argc, argv, command_line);
   exactq::server::ApplyEnvironmentDefaults();
   if (absl::Status s = exactq::server::ConfigureLogging(absl::GetFlag(FLAGS_log_format),
                                                       absl::GetFlag(FLAGS_log_level));

@@ -43,7 +43,7 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
                          this));
 }
 
-grpc::Status ScorerService::Fail(const grpc::Status& status) {
+grpc::Status ScorerService::Fail(const char* method, const grpc::Status& status) {
   if (!status.ok()) {
     static const char* const kNames[] = {
         "OK",        "CANCELLED",          "UNKNOWN",        "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
@@ -51,35 +51,35 @@ grpc::Status ScorerService::Fail(const grpc::Status& status) {
         "FAILED_PRECONDITION", "ABORTED",  "OUT_OF_RANGE",   "UNIMPLEMENTED",    "INTERNAL",
         "UNAVAILABLE", "DATA_LOSS",        "UNAUTHENTICATED"};
     const int code = static_cast<int>(status.error_code());
-    metrics_->errors.At({code >= 0 && code <= 16 ? kNames[code] : "UNKNOWN"}).Increment();
+    metrics_->errors.At({method, code >= 0 && code <= 16 ? kNames[code] : "UNKNOWN"}).Increment();
   }
   return status;
 }
 
 grpc::Status ScorerService::ScoreRawStream(grpc::ServerContext* context, RequestStream::Raw* raw) {
   if (drain_.draining()) {
-    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+    return Fail("ScoreStream", grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
-  if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
+  if (!ticket.ok()) return Fail("ScoreStream", ToGrpc(ticket.status()));
   std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
   RequestStream stream(raw, idle.get(), &drain_);
-  return Fail(RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, &stream));
+  return Fail("ScoreStream", RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, &stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
                                       v1::ScorePairResponse* response) {
   if (drain_.draining()) {
-    return Fail(grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+    return Fail("ScorePair", grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
-  if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
+  if (!ticket.ok()) return Fail("ScorePair", ToGrpc(ticket.status()));
   metrics_->streams_started.At({}).Increment();
   absl::StatusOr<ScoringRequest> wanted = FromWire(request->header(), config_.limits);
-  if (!wanted.ok()) return Fail(ToGrpc(wanted.status()));
+  if (!wanted.ok()) return Fail("ScorePair", ToGrpc(wanted.status()));
   const uint64_t picture_bytes = wanted->geometry.frame_bytes();
   if (picture_bytes > config_.limits.max_unary_picture_bytes) {
-    return Fail(grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+    return Fail("ScorePair", grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                              absl::StrCat("reference: a ", picture_bytes,
                                           "-byte picture exceeds the limit max_unary_picture_bytes=",
                                           config_.limits.max_unary_picture_bytes, "; use ScoreStream")));
@@ -87,36 +87,36 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
   for (const auto& [bytes, name] : {std::pair{&request->reference(), "reference"},
                                     std::pair{&request->distorted(), "distorted"}}) {
     if (bytes->size() != picture_bytes) {
-      return Fail(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+      return Fail("ScorePair", grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                absl::StrCat(name, ": ", bytes->size(), " bytes, expected ", picture_bytes,
                                             " for ", GeometryDescription(wanted->geometry))));
     }
   }
   absl::StatusOr<MemoryBudget::Reservation> reservation = memory_budget_.Reserve(2 * picture_bytes);
-  if (!reservation.ok()) return Fail(ToGrpc(reservation.status()));
+  if (!reservation.ok()) return Fail("ScorePair", ToGrpc(reservation.status()));
   absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
       FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
-  if (!scorer.ok()) return Fail(ToGrpc(scorer.status()));
+  if (!scorer.ok()) return Fail("ScorePair", ToGrpc(scorer.status()));
   std::optional<StreamAdmission::Ticket> cpu_slot;
   if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
     absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(&cpu_streams_, context);
-    if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
+    if (!ticket.ok()) return Fail("ScorePair", ToGrpc(ticket.status()));
     cpu_slot.emplace(std::move(*ticket));
   }
   absl::StatusOr<Frame> reference = Frame::Create(wanted->geometry);
   absl::StatusOr<Frame> distorted = Frame::Create(wanted->geometry);
-  if (!reference.ok() || !distorted.ok()) return Fail(grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
+  if (!reference.ok() || !distorted.ok()) return Fail("ScorePair", grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
   std::copy(request->reference().begin(), request->reference().end(), reference->mutable_bytes());
   std::copy(request->distorted().begin(), request->distorted().end(), distorted->mutable_bytes());
   for (const auto& [frame, name] : {std::pair{&*reference, "reference"}, std::pair{&*distorted, "distorted"}}) {
     if (absl::Status s = ValidateSampleRange(*frame); !s.ok()) {
-      return Fail(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(name, ": ", s.message())));
+      return Fail("ScorePair", grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(name, ": ", s.message())));
     }
   }
   metrics_->bytes_received.At({}).Increment(2.0 * static_cast<double>(picture_bytes));
   const auto started = std::chrono::steady_clock::now();
   absl::StatusOr<ScoredFrame> scored = (*scorer)->Score(*reference, *distorted);
-  if (!scored.ok()) return Fail(ToGrpc(scored.status()));
+  if (!scored.ok()) return Fail("ScorePair", ToGrpc(scored.status()));
   const auto total = std::chrono::steady_clock::now() - started;
   v1::FrameResult* frame = response->mutable_frame();
   ToWire(*scored, frame);

@@ -37,7 +37,7 @@ class ScorerService final : public v1::Scorer::Service {
 
  private:
   // Counts a failed call by code and passes its status through.
-  grpc::Status Fail(const grpc::Status& status);
+  grpc::Status Fail(const char* method, const grpc::Status& status);
 
   const ServerConfig& config_;
   ServerMetrics* metrics_;

@@ -10,7 +10,7 @@ packages=(
   g++ pkg-config
   # Libraries (README "Dependencies" says what each is for).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libabsl-dev libspdlog-dev libfmt-dev
-  libcivetweb-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  prometheus-cpp-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
   # Tests: python3 runs the deploy, Python-client and fuzz-seed scripts; openssl makes the
   # TLS tests' certificates (minimal Debian images have neither).
   python3 openssl
@@ -25,6 +25,9 @@ packages=(
   # protobuf-compiler-grpc's grpc_python_plugin); numpy for frames held as arrays (optional
   # for users, exercised by //client/python:client_test).
   python3-grpcio python3-protobuf python3-numpy
+  # client/python as a package: a venv on the system's modules, pip and its build backend
+  # (//client/python:package_test installs it that way, offline).
+  python3-venv python3-pip python3-setuptools python3-wheel
 )
 
 missing=()

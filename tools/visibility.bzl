@@ -42,9 +42,11 @@ PLATFORM_USERS = [
     "//tests:__subpackages__",
 ]
 
-# The metrics: the runtime and the server (capabilities) use them, never engine/exact.
+# The metrics: the runtime, the server (capabilities) and the client (--help) use them,
+# never engine/exact.
 METRICS_USERS = [
     "//bench:__subpackages__",
+    "//client:__subpackages__",
     "//engine/metrics:__subpackages__",
     "//engine/runtime:__subpackages__",
     "//server:__subpackages__",

@@ -62,4 +62,18 @@ std::vector<MetricInfo> ListMetrics() {
   return metrics;
 }
 
+std::string MetricsHelp() {
+  std::string out = "Metrics (--metrics NAME[:OPTION=VALUE...],...):\n";
+  for (const MetricInfo& info : ListMetrics()) {
+    out += "  " + info.name + " (definition version " + std::to_string(info.definition_version) + "): " +
+           info.description + "\n    outputs:";
+    for (const std::string& o : info.outputs) out += " " + o;
+    out += "\n";
+    for (const MetricOptionInfo& option : info.options) {
+      out += "    " + info.name + ":" + option.name + "=" + option.default_value + "  " + option.description + "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace exactq

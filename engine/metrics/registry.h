@@ -13,6 +13,7 @@
 #define EXACTQ_ENGINE_METRICS_REGISTRY_H_
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -32,6 +33,9 @@ const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name);
 
 // Every registered metric, in registration order.
 std::vector<MetricInfo> ListMetrics();
+
+// The metrics, their outputs, definition versions and options, as `--help` lists them.
+std::string MetricsHelp();
 
 }  // namespace exactq
 

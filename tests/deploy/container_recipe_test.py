@@ -1,7 +1,11 @@
-"""deploy/container/Dockerfile, checked where no container engine runs: the build stage
-runs the README's commands on Debian 12, the runtime stage is debian:12-slim with the
-packages build-rootfs.sh derives, a non-root numeric user, exactqd as entrypoint, and
-the ports it exposes are exactqd's defaults (read from the real binary)."""
+"""deploy/container/Dockerfile, checked where no container engine runs: the CUDA toolkit
+comes from a build argument whose default is NVIDIA's CUDA devel image, the build stage
+runs the README's commands on Debian 12 with --config=cuda_release by default (and
+refuses to build a GPU image without nvcc), the CPU-only variant is a pair of build
+arguments, the runtime stage is debian:12-slim with the packages build-rootfs.sh
+derives, a non-root numeric user, exactqd as entrypoint, a CUDA cache path for the
+read-only root filesystem, and the ports it exposes are exactqd's defaults (read from
+the real binary)."""
 
 import os
 import re
@@ -22,15 +26,47 @@ class ContainerRecipeTest(unittest.TestCase):
         cls.stages = dockerfile.parse(DOCKERFILE)
         cls.flags = server_flags("server/exactqd")
 
-    def test_two_stages_on_debian_12(self):
-        self.assertEqual(len(self.stages), 2, self.stages)
-        build, runtime = self.stages
+    def test_stages_cuda_toolkit_then_debian_12(self):
+        self.assertEqual(len(self.stages), 3, self.stages)
+        cuda, build, runtime = self.stages
+        self.assertEqual((cuda["image"], cuda["name"]), ("${CUDA_IMAGE}", "cuda"))
         self.assertEqual(build["image"], "debian:12")
         self.assertEqual(build["name"], "build")
         self.assertEqual(runtime["image"], "debian:12-slim")
 
+    def test_cuda_base_is_a_build_argument_naming_nvidias_devel_image(self):
+        default = dockerfile.global_args(DOCKERFILE).get("CUDA_IMAGE")
+        self.assertRegex(default or "", r"^nvidia/cuda:\d+\.\d+(\.\d+)?-devel-",
+                         "the default CUDA base is NVIDIA's CUDA devel image")
+        build = self.stages[1]
+        copies = dockerfile.all_of(build, "COPY")
+        self.assertIn("--from=cuda /usr/local/cuda/ /usr/local/cuda/", copies)
+        # The cuda stage leaves a directory even in an image without CUDA (CPU variant).
+        self.assertIn("mkdir -p /usr/local/cuda/", " ".join(dockerfile.all_of(self.stages[0], "RUN")))
+
+    def test_gpu_build_by_default_and_the_cpu_variant_kept(self):
+        build = self.stages[1]
+        args = dict(a.partition("=")[::2] for a in dockerfile.all_of(build, "ARG"))
+        self.assertEqual(args.get("BAZEL_CONFIG"), "cuda_release")
+        run = " && ".join(dockerfile.all_of(build, "RUN"))
+        self.assertIn("--config=${BAZEL_CONFIG}", run)
+        # A GPU image never silently lacks the CUDA engine.
+        self.assertRegex(run, r'"\$\{BAZEL_CONFIG\}" = cuda_release \] && \[ ! -x /usr/local/cuda/bin/nvcc \]')
+        # The configurations the arguments name exist in .bazelrc.
+        with open(".bazelrc", encoding="utf-8") as f:
+            bazelrc = f.read()
+        for config in ("cuda_release", "nocuda"):
+            self.assertRegex(bazelrc, rf"(?m)^build:{config} ")
+        # The header documents the CPU-only variant's arguments.
+        with open(DOCKERFILE, encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("--build-arg CUDA_IMAGE=debian:12", text)
+        self.assertIn("--build-arg BAZEL_CONFIG=nocuda", text)
+        self.assertIn("REVISION", args)
+        self.assertIn('-DEXACTQ_REVISION=\\"${REVISION}\\"', run)
+
     def test_build_stage_runs_the_readme_commands_and_the_rootfs_script(self):
-        run = " && ".join(dockerfile.all_of(self.stages[0], "RUN"))
+        run = " && ".join(dockerfile.all_of(self.stages[1], "RUN"))
         steps = [s.strip() for s in run.split("&&")]
         setup = next(i for i, s in enumerate(steps) if s == "tools/setup-debian.sh")
         build = next(i for i, s in enumerate(steps) if s.startswith("bazel build"))
@@ -39,13 +75,14 @@ class ContainerRecipeTest(unittest.TestCase):
         self.assertLess(build, stage)
         self.assertIn("//server:exactqd", steps[build])
         self.assertIn("//client:exactq", steps[build])
-        # The README's build command (as tools/demo.sh runs it), extra flags aside.
-        self.assertEqual(steps[build].replace("${BAZEL_FLAGS} ", ""),
+        # The README's build command (as tools/demo.sh runs it), configuration, revision
+        # and extra flags aside.
+        self.assertEqual(re.sub(r"--config=\$\{BAZEL_CONFIG\} --copt=\S+ \$\{BAZEL_FLAGS\} ", "", steps[build]),
                          "bazel build //server:exactqd //client:exactq")
         self.assertTrue(os.access(BUILD_ROOTFS, os.X_OK), f"{BUILD_ROOTFS} is not executable")
 
     def test_runtime_installs_exactly_the_derived_packages(self):
-        runtime = self.stages[1]
+        runtime = self.stages[2]
         copies = dockerfile.all_of(runtime, "COPY")
         self.assertTrue(any(c.startswith("--from=build /staging/runtime-packages.txt") for c in copies),
                         copies)
@@ -67,7 +104,7 @@ class ContainerRecipeTest(unittest.TestCase):
         self.assertIn('"$out/runtime-packages.txt"', script)
 
     def test_non_root_numeric_user(self):
-        runtime = self.stages[1]
+        runtime = self.stages[2]
         users = dockerfile.all_of(runtime, "USER")
         self.assertEqual(len(users), 1, users)
         uid, _, gid = users[0].partition(":")
@@ -82,20 +119,24 @@ class ContainerRecipeTest(unittest.TestCase):
         self.assertGreater(keywords.index("USER"), max(i for i, k in enumerate(keywords) if k == "RUN"))
 
     def test_entrypoint_is_exactqd(self):
-        entrypoints = dockerfile.all_of(self.stages[1], "ENTRYPOINT")
+        entrypoints = dockerfile.all_of(self.stages[2], "ENTRYPOINT")
         self.assertEqual(len(entrypoints), 1)
         self.assertEqual(dockerfile.exec_form(entrypoints[0]), ["/usr/local/bin/exactqd"],
                          "exec form, so that exactqd is PID 1 and receives SIGTERM")
 
     def test_exposed_ports_are_the_server_defaults(self):
-        exposed = " ".join(dockerfile.all_of(self.stages[1], "EXPOSE")).split()
+        exposed = " ".join(dockerfile.all_of(self.stages[2], "EXPOSE")).split()
         expected = {str(port_of(self.flags["listen"])), str(port_of(self.flags["metrics_listen"]))}
         self.assertEqual(set(exposed), expected)
 
     def test_no_gpu_is_granted_by_the_image(self):
-        env = " ".join(dockerfile.all_of(self.stages[1], "ENV"))
+        env = " ".join(dockerfile.all_of(self.stages[2], "ENV"))
         self.assertNotIn("NVIDIA_VISIBLE_DEVICES", env,
                          "the device plugin grants GPUs per pod; the image must not grant all")
+
+    def test_cuda_cache_has_a_path_outside_the_read_only_root(self):
+        env = " ".join(dockerfile.all_of(self.stages[2], "ENV"))
+        self.assertIn("CUDA_CACHE_PATH=/var/cache/exactq/cuda", env)
 
     def test_dockerignore_keeps_build_outputs_out(self):
         with open(DOCKERFILE + ".dockerignore", encoding="utf-8") as f:

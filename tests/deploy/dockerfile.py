@@ -5,6 +5,22 @@ where no container engine runs."""
 import json
 
 
+def global_args(path):
+    """The ARGs before the first FROM, as {name: default} (None without a default)."""
+    args = {}
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            words = line.split()
+            if not words or words[0].startswith("#"):
+                continue
+            if words[0].upper() == "FROM":
+                break
+            if words[0].upper() == "ARG":
+                name, eq, default = words[1].partition("=")
+                args[name] = default if eq else None
+    return args
+
+
 def parse(path):
     stages = []
     logical = ""

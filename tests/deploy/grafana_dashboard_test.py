@@ -75,7 +75,8 @@ class DashboardTest(unittest.TestCase):
         for _, _, e in dashboard.queries(self.board):
             read |= {promql_parts.family(n) for n in promql_parts.metric_names(e)}
         for family in ("exactq_frames_scored_total", "exactq_received_bytes_total",
-                       "exactq_frame_stage_seconds", "exactq_active_streams", "exactq_queue_depth",
+                       "exactq_frame_stage_seconds", "exactq_frame_seconds", "exactq_active_streams",
+                       "exactq_queue_depth",
                        "exactq_fallbacks_total", "exactq_errors_total",
                        "exactq_device_memory_used_bytes", "DCGM_FI_DEV_GPU_UTIL"):
             self.assertIn(family, read)

@@ -33,6 +33,7 @@ EXPECTED_KINDS = {
     ("v1", "Service"): 2,
     ("policy/v1", "PodDisruptionBudget"): 1,
     ("autoscaling/v2", "HorizontalPodAutoscaler"): 1,
+    ("networking.k8s.io/v1", "NetworkPolicy"): 1,
 }
 
 
@@ -184,6 +185,64 @@ class ManifestsTest(unittest.TestCase):
         self.assertTrue(any(t.get("key") == GPU and t.get("effect") == "NoSchedule"
                             for t in v.spec.get("tolerations", [])))
         self.assertEqual(v.pod["metadata"]["labels"].get("exactq.dev/accelerator"), "gpu")
+
+    def test_gpu_variant_schedules_on_gpu_nodes_with_the_nvidia_runtime(self):
+        v = self.variants["gpu"]
+        self.assertEqual(v.spec.get("runtimeClassName"), "nvidia")
+        self.assertEqual(v.spec.get("nodeSelector"), {"nvidia.com/gpu.present": "true"})
+        # The runtime class is its own patch, so that it can be changed or dropped.
+        gpu = load(os.path.join(OVERLAYS["gpu"], "kustomization.yaml"))
+        self.assertIn("runtime-class.yaml", [p["path"] for p in gpu["patchesJson6902"]])
+
+    def test_gpu_variant_has_a_writable_cuda_cache(self):
+        v = self.variants["gpu"]
+        self.assertIs(v.container["securityContext"]["readOnlyRootFilesystem"], True)
+        env = {e["name"]: e.get("value") for e in v.container.get("env", [])}
+        path = env.get("CUDA_CACHE_PATH")
+        image_env = " ".join(dockerfile.all_of(self.stages[-1], "ENV"))
+        self.assertIn(f"CUDA_CACHE_PATH={path}", image_env, "the image and the pod agree")
+        mounts = {m["mountPath"]: m["name"] for m in v.container.get("volumeMounts", [])}
+        self.assertIn(path, mounts, "the CUDA cache path is a mounted volume")
+        volumes = {vol["name"]: vol for vol in v.spec.get("volumes", [])}
+        self.assertIn("emptyDir", volumes[mounts[path]])
+
+    @per_variant
+    def test_network_policy_admits_grpc_and_metrics_only(self, v):
+        policy = one(v.objects, "NetworkPolicy")
+        spec = policy["spec"]
+        self.assertTrue(selects(spec["podSelector"]["matchLabels"], v.pod["metadata"]["labels"]))
+        self.assertEqual(set(spec["policyTypes"]), {"Ingress", "Egress"})
+        self.assertEqual(spec.get("egress"), [], "exactqd opens no connection")
+        ports = {p["port"] for rule in spec["ingress"] for p in rule["ports"]}
+        self.assertEqual(ports, {v.ports["grpc"], v.ports["metrics"]})
+        for rule in spec["ingress"]:
+            self.assertTrue(rule.get("from"), "every port names who may reach it")
+
+    def test_tls_example_renders_and_probes_over_tls(self):
+        copy = os.path.join(tempfile.mkdtemp(dir=os.environ.get("TEST_TMPDIR")), "k8s")
+        shutil.copytree("deploy/k8s", copy, symlinks=False)
+        overlay = os.path.join(copy, "overlays", "gpu")
+        kfile = os.path.join(overlay, "kustomization.yaml")
+        kustomization = load(kfile)
+        kustomization["patchesJson6902"].append(
+            {"target": {"group": "apps", "version": "v1", "kind": "Deployment", "name": "exactqd"},
+             "path": "tls-example.yaml"})
+        with open(kfile, "w", encoding="utf-8") as f:
+            yaml.safe_dump(kustomization, f)
+        v = Variant("gpu-tls", render.render(overlay), self.flags)
+        mount = {m["name"]: m["mountPath"] for m in v.container["volumeMounts"]}["tls"]
+        secret = {vol["name"]: vol for vol in v.spec["volumes"]}["tls"]["secret"]
+        self.assertEqual(secret["secretName"], "exactqd-tls")
+        self.assertEqual(v.spec["securityContext"]["fsGroup"], v.spec["securityContext"]["runAsGroup"])
+        self.assertEqual(v.config["tls_cert_file"], f"{mount}/tls.crt")
+        self.assertEqual(v.config["tls_key_file"], f"{mount}/tls.key")
+        for probe in ("readinessProbe", "livenessProbe"):
+            command = v.container[probe]["exec"]["command"]
+            self.assertEqual(command[:2], ["/usr/local/bin/exactq", "health"])
+            self.assertIn(f"--server=localhost:{v.ports['grpc']}", command)
+            self.assertTrue(any(a.startswith("--tls-ca-file=") for a in command))
+        # The rest of the GPU variant is untouched.
+        self.assertEqual(v.spec["runtimeClassName"], "nvidia")
 
     def test_cpu_variant_has_no_gpu(self):
         v = self.variants["cpu"]

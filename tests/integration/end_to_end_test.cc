@@ -64,7 +64,8 @@ TEST_F(EndToEndTest, ServesHealthReflectionAndMetrics) {
             std::string::npos);
   const std::string page = exactq::testing::HttpGet(server_->metrics_port(), "/metrics");
   EXPECT_NE(page.find("# TYPE exactq_frames_scored_total counter"), std::string::npos) << page;
-  EXPECT_NE(page.find("exactq_build_info{version=\"exactq "), std::string::npos) << page;
+  EXPECT_NE(page.find("exactq_build_info{cuda=\""), std::string::npos) << page;
+  EXPECT_NE(page.find(",version=\"0.1.0\"} 1\n"), std::string::npos) << page;
   EXPECT_NE(page.find("exactq_fallbacks_total{reason=\"no_gpu\"} 0"), std::string::npos) << page;
   // No GPU here: none given, none usable, and health stays SERVING (a CPU server is whole).
   EXPECT_NE(page.find("\nexactq_configured_gpus 0\n"), std::string::npos) << page;
@@ -89,7 +90,7 @@ TEST_F(EndToEndTest, ScoresTheCommittedSample) {
   EXPECT_EQ(doc["job_id"], "samples/sample.ref.y4m vs samples/sample.dist.y4m");
   EXPECT_EQ(doc["totals"]["frames"], 3);
   const std::string page = exactq::testing::HttpGet(server_->metrics_port(), "/metrics");
-  EXPECT_NE(page.find("exactq_frames_scored_total{metric=\"psnr\",backend=\"cpu\"}"), std::string::npos);
+  EXPECT_NE(page.find("exactq_frames_scored_total{backend=\"cpu\",metric=\"psnr\"}"), std::string::npos);
 }
 
 // Expected per-frame and pooled psnr of a case: libvmaf's where it read the file,

@@ -7,12 +7,17 @@
 
 Frames held in memory (bytes in the wire layout, or numpy planes):
     client.score_frames(geometry(1920, 1080, "420", 10), [(ref, dist), ...])
+Results are dataclasses (StreamResult, FrameScores, PooledScore, Totals); numpy planes
+go in (to_wire) and come out (from_wire).
 Streaming, each frame as the server answers it:
     stream = client.stream(geometry, frames)
     for frame in stream: print(frame.index, frame.scores)
     stream.result.pooled
 """
 
-from .client import Client, ExactQError, FrameScores, ScoreStream, StreamResult  # noqa: F401
-from .pictures import geometry, picture_bytes, plane_shapes  # noqa: F401
+from .client import (Client, ExactQError, FrameScores, PooledScore, ScoreStream,  # noqa: F401
+                     StreamResult, Totals, paired_frames, same_geometry)
+from .pictures import from_wire, geometry, picture_bytes, plane_shapes, to_wire  # noqa: F401
 from .y4m import Y4mReader  # noqa: F401
+
+__version__ = "0.1.0"

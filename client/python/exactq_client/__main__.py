@@ -23,13 +23,13 @@ def to_json(result):
         "version": result.server_version,
         "job_id": result.job_id,
         "metric_versions": result.metric_versions,
-        "fps": result.totals["frames_per_second"],
+        "fps": result.totals.frames_per_second,
         "frames": [{"frameNum": f.index, "backend": f.backend,
                     "metrics": {k: _number(v) for k, v in f.scores.items()}}
                    for f in result.frames],
         "pooled_metrics": {name: {k: _number(v) for k, v in stats.items()}
                            for name, stats in result.pooled.items()},
-        "totals": result.totals,
+        "totals": result.totals.to_dict(),
     }
 
 

@@ -2,7 +2,8 @@
 
 import json
 import threading
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
+from typing import Dict, List, Optional
 
 import grpc
 
@@ -25,14 +26,33 @@ class ExactQError(Exception):
         self.details = details
 
 
+class _Mapping:
+    """Dataclasses that also read as the dicts earlier versions returned:
+    result.pooled["psnr_y"]["mean"] == result.pooled["psnr_y"].mean."""
+
+    def __getitem__(self, key):
+        if key not in self.keys():
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def keys(self):
+        return [f.name for f in fields(self) if f.name != "raw"]
+
+    def items(self):
+        return [(k, getattr(self, k)) for k in self.keys()]
+
+    def to_dict(self):
+        return {k: getattr(self, k) for k in self.keys()}
+
+
 @dataclass
-class FrameScores:
+class FrameScores(_Mapping):
     index: int
-    scores: dict            # output name -> float, in the server's order
-    backend: str            # "cpu" or "cuda": what computed the frame
+    scores: Dict[str, float]   # output name -> score, in the server's order
+    backend: str               # "cpu" or "cuda": what computed the frame
     device: str
-    fallback_reason: str    # why auto placement chose the CPU; "" otherwise
-    timing_ns: dict         # stage -> nanoseconds
+    fallback_reason: str       # why auto placement chose the CPU; "" otherwise
+    timing_ns: Dict[str, int]  # stage -> nanoseconds
     raw: object = field(repr=False, default=None)
 
     @classmethod
@@ -45,14 +65,77 @@ class FrameScores:
 
 
 @dataclass
-class StreamResult:
+class PooledScore(_Mapping):
+    """One output's statistics over the frames (proto PooledScore)."""
+    min: float
+    max: float
+    mean: float
+    harmonic_mean: float
+    p1: float
+    p5: float
+    p10: float
+    median: float
+
+
+@dataclass
+class Totals(_Mapping):
+    frames: int
+    frames_cuda: int
+    frames_cpu: int
+    bytes_received: int
+    wall_ns: int
+    frames_per_second: float
+
+
+@dataclass
+class StreamResult(_Mapping):
     job_id: str
-    frames: list            # FrameScores, in frame order
-    pooled: dict            # output name -> {min, max, mean, harmonic_mean, p1, p5, p10, median}
-    totals: dict            # frames, frames_cuda, frames_cpu, bytes_received, wall_ns, frames_per_second
+    frames: List[FrameScores]       # in frame order
+    pooled: Dict[str, PooledScore]  # output name -> statistics
+    totals: Totals
     server_version: str
-    metric_versions: dict   # metric name -> definition version
+    metric_versions: Dict[str, int]  # metric name -> definition version
     raw: object = field(repr=False, default=None)
+
+
+def _normalised_format(geometry):
+    f = pb.PixelFormat()
+    f.CopyFrom(geometry.format)
+    if f.range == pb.COLOR_RANGE_UNSPECIFIED:
+        f.range = pb.COLOR_RANGE_LIMITED  # the proto: unspecified is limited
+    if f.matrix == pb.COLOR_MATRIX_UNSPECIFIED:
+        f.matrix = pb.COLOR_MATRIX_BT709  # the proto: unspecified is BT.709
+    return f
+
+
+def same_geometry(a, b):
+    """Whether two exactq.v1.Geometry describe the same pictures, reading unspecified
+    range as limited and unspecified matrix as BT.709 (the proto's defaults)."""
+    return (a.width, a.height) == (b.width, b.height) and _normalised_format(a) == _normalised_format(b)
+
+
+def describe(geometry):
+    f = _normalised_format(geometry)
+    return (f"{geometry.width}x{geometry.height} {pb.ChromaLayout.Name(f.chroma)} "
+            f"{f.bit_depth}-bit {pb.ColorRange.Name(f.range)}")
+
+
+def paired_frames(reference, distorted):
+    """(reference, distorted) pictures of two iterables; ValueError when one ends first,
+    naming the frame (the C++ client's message)."""
+    ref_iter, dist_iter = iter(reference), iter(distorted)
+    index = 0
+    while True:
+        ref = next(ref_iter, None)
+        dist = next(dist_iter, None)
+        if ref is None and dist is None:
+            return
+        if ref is None or dist is None:
+            shorter, longer = ("reference", "distorted") if ref is None else ("distorted", "reference")
+            raise ValueError(f"the {shorter} file ended at frame {index} but the {longer} file "
+                             "has more frames")
+        yield ref, dist
+        index += 1
 
 
 def metric_requests(metrics):
@@ -116,8 +199,10 @@ class ScoreStream:
                             frame_index=index, picture=picture, offset=offset, data=piece,
                             last=offset + len(piece) == len(data)))
         except Exception as e:  # noqa: BLE001 - given back to the caller's thread
+            # Only whole pictures were sent: ending the requests half-closes the call, so
+            # the server answers every frame sent; then the caller gets this error (as
+            # the C++ client does), with `result` holding what was scored.
             self._send_error = e
-            self._call.cancel()
 
     def __iter__(self):
         frames = []
@@ -143,6 +228,8 @@ class ScoreStream:
             self._finished.set()
             self._call.cancel()  # a no-op after a normal end
         if self._send_error is not None:
+            if summary is not None:
+                self.result = _result(summary, frames)
             raise self._send_error
         if summary is None:
             raise ExactQError(grpc.StatusCode.INTERNAL, "the stream ended without a summary")
@@ -159,10 +246,10 @@ def _result(summary, frames):
     t = summary.totals
     return StreamResult(
         job_id=summary.job_id, frames=frames,
-        pooled={p.name: {k: getattr(p, k) for k in POOLED} for p in summary.pooled},
-        totals={"frames": t.frames, "frames_cuda": t.frames_cuda, "frames_cpu": t.frames_cpu,
-                "bytes_received": t.bytes_received, "wall_ns": t.wall_ns,
-                "frames_per_second": t.frames_per_second},
+        pooled={p.name: PooledScore(**{k: getattr(p, k) for k in POOLED}) for p in summary.pooled},
+        totals=Totals(frames=t.frames, frames_cuda=t.frames_cuda, frames_cpu=t.frames_cpu,
+                      bytes_received=t.bytes_received, wall_ns=t.wall_ns,
+                      frames_per_second=t.frames_per_second),
         server_version=summary.provenance.server_version,
         metric_versions={m.name: m.definition_version for m in summary.provenance.metrics},
         raw=summary)
@@ -219,12 +306,21 @@ class Client:
     def score_files(self, reference_path, distorted_path, metrics=("psnr",), backend="auto",
                     job_id=None, timeout=None):
         """Score two Y4M files frame by frame; the StreamResult. The files must have the
-        same geometry; the shorter one ends the stream (as the C++ client does)."""
+        same geometry (a file without a range tag is limited range, as the proto says
+        of an unspecified range). Files of different lengths raise ValueError naming the
+        frame where the shorter ended, as the C++ client does, after the frames sent
+        before it are answered (the stream's `result` holds them: use `stream()` and
+        `paired_frames()` to keep it)."""
         with Y4mReader(reference_path) as ref, Y4mReader(distorted_path) as dist:
-            if ref.geometry != dist.geometry:
-                raise ValueError(f"{reference_path} and {distorted_path} differ in geometry")
+            if not same_geometry(ref.geometry, dist.geometry):
+                raise ValueError(f"{reference_path} and {distorted_path} differ in geometry: "
+                                 f"{describe(ref.geometry)} against {describe(dist.geometry)}")
             job = job_id if job_id is not None else f"{reference_path} vs {distorted_path}"
-            return self.stream(ref.geometry, zip(ref, dist), metrics=metrics, backend=backend,
+            geometry = pb.Geometry()
+            geometry.CopyFrom(ref.geometry)
+            if geometry.format.range == pb.COLOR_RANGE_UNSPECIFIED:
+                geometry.format.range = dist.geometry.format.range
+            return self.stream(geometry, paired_frames(ref, dist), metrics=metrics, backend=backend,
                                job_id=job, timeout=timeout).wait()
 
     def score_pair(self, geometry, reference, distorted, metrics=("psnr",), backend="auto",

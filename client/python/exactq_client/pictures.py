@@ -75,3 +75,22 @@ def _planes_to_bytes(geom, planes):
             raise ValueError(f"plane {i}: samples outside 0..{(1 << depth) - 1}")
         out.append(np.ascontiguousarray(array, dtype=dtype).tobytes())
     return b"".join(out)
+
+
+def from_wire(geom, data):
+    """The planes (numpy arrays, Y first; uint8 at 8 bits, uint16 above) of a picture in
+    the wire layout: what to_wire takes back."""
+    import numpy as np  # optional: only for pictures held as arrays
+
+    data = bytes(data)
+    expected = picture_bytes(geom)
+    if len(data) != expected:
+        raise ValueError(f"a {geom.width}x{geom.height} picture is {expected} bytes, got {len(data)}")
+    dtype = np.dtype(np.uint8) if geom.format.bit_depth <= 8 else np.dtype("<u2")
+    planes, offset = [], 0
+    for shape in plane_shapes(geom):
+        count = shape[0] * shape[1]
+        plane = np.frombuffer(data, dtype=dtype, count=count, offset=offset).reshape(shape)
+        planes.append(plane.astype(np.uint16) if dtype.itemsize == 2 else plane.copy())
+        offset += count * dtype.itemsize
+    return planes
