@@ -163,6 +163,9 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   limits->set_max_buffered_bytes(l.max_buffered_bytes);
   limits->set_max_device_bytes(GetRuntimeConfig().max_device_bytes);
   limits->set_max_cpu_streams(l.max_cpu_streams);
+  limits->set_max_upload_bytes(config_.decode.max_upload_bytes);
+  limits->set_max_decode_threads(config_.decode.max_decode_threads);
+  limits->set_server_paths(!config_.decode.source_roots.empty());
   return grpc::Status::OK;
 }
 

@@ -15,6 +15,7 @@
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
+#include "server/decoded_stream_session.h"
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
@@ -101,6 +102,15 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   }
   const v1::StreamHeader header = request.header();  // a copy: `request` is reused below
   log.job_id_ = header.job_id();
+  if (UsesDecodedSources(header)) {
+    FrameCounts decoded_counts;
+    const grpc::Status status =
+        RunDecodedStreamSession(config, metrics, resources, context, stream, header, &decoded_counts);
+    log.frames_ = decoded_counts.frames;
+    log.frames_cpu_ = decoded_counts.cpu;
+    log.frames_cuda_ = decoded_counts.cuda;
+    return log.Finish(status);
+  }
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
   // K frames in flight hold K pairs of pictures; under a tight budget a stream takes
