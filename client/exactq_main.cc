@@ -4,8 +4,11 @@
 //                         [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]
 //   exactq capabilities [--server HOST:PORT]
 //
-// REF and DIST are Y4M files, raw planar YUV (with --width/--height/--pixfmt), or "-"
-// for Y4M on stdin (e.g. `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`).
+// REF and DIST are Y4M files, raw planar YUV (with --width/--height/--pixfmt), "-" for
+// Y4M on stdin (e.g. `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`), or
+// encoded files (mkv, mp4, ivf, ts, ...) that go up as bytes for the server to decode
+// (a Y4M beside an encoded file goes up as bytes too). --server_paths sends both as
+// paths for the server to read under its --source_root directories.
 #include <unistd.h>
 
 #include <chrono>
@@ -20,6 +23,8 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "client/decoded_score_client.h"
+#include "client/input_file.h"
 #include "client/picture_source.h"
 #include "client/report.h"
 #include "client/score_client.h"
@@ -36,6 +41,9 @@ ABSL_FLAG(int, height, 0, "height of raw YUV input");
 ABSL_FLAG(std::string, pixfmt, "", "pixel format of raw YUV input, e.g. yuv420p, yuv420p10le");
 ABSL_FLAG(std::string, range, "", "override the colour range: limited or full (default: the file's tag, else limited)");
 ABSL_FLAG(std::string, matrix, "", "override the colour matrix: bt709 or bt601 (default bt709)");
+ABSL_FLAG(bool, server_paths, false,
+          "send REF and DIST as paths for the server to read under its --source_root directories");
+ABSL_FLAG(uint32_t, decode_threads, 0, "decoder threads per side on the server for encoded inputs; 0: its default");
 ABSL_FLAG(std::string, job_id, "", "a job id the server logs and echoes (default: the file names)");
 ABSL_FLAG(bool, quiet, false, "print no table and no progress");
 ABSL_FLAG(int, connect_timeout, 10, "seconds to wait for the server");
@@ -50,6 +58,12 @@ namespace {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "exactq: %s\n", message.c_str());
   return 1;
+}
+
+// A failed call: the status name first (PERMISSION_DENIED: ...), so scripts can tell
+// a refusal from a bad file.
+int FailStatus(const absl::Status& status) {
+  return Fail(absl::StrCat(absl::StatusCodeToString(status.code()), ": ", status.message()));
 }
 
 absl::StatusOr<std::vector<v1::MetricRequest>> ParseMetrics(const std::string& text) {
@@ -136,16 +150,37 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     raw_geometry = g;
   }
   if (ref_path == "-" && dist_path == "-") return Fail("only one of REF and DIST can be stdin");
-  absl::StatusOr<std::unique_ptr<PictureSource>> ref = OpenPictureSource(ref_path, raw_geometry);
-  if (!ref.ok()) return Fail(std::string(ref.status().message()));
-  absl::StatusOr<std::unique_ptr<PictureSource>> dist = OpenPictureSource(dist_path, raw_geometry);
-  if (!dist.ok()) return Fail(std::string(dist.status().message()));
+  // Each input is opened once (a pipe is never read twice) and recognised by its bytes.
+  std::unique_ptr<InputFile> ref_input, dist_input;
+  const bool server_paths = absl::GetFlag(FLAGS_server_paths);
+  if (!server_paths) {
+    absl::StatusOr<std::unique_ptr<InputFile>> r = InputFile::Open(ref_path, raw_geometry.has_value());
+    if (!r.ok()) return FailStatus(r.status());
+    absl::StatusOr<std::unique_ptr<InputFile>> d = InputFile::Open(dist_path, raw_geometry.has_value());
+    if (!d.ok()) return FailStatus(d.status());
+    ref_input = *std::move(r);
+    dist_input = *std::move(d);
+  }
+  const bool decoded_by_server = server_paths || ref_input->kind() == InputFile::kEncoded ||
+                                 dist_input->kind() == InputFile::kEncoded;
+  std::unique_ptr<PictureSource> ref, dist;
+  if (!decoded_by_server) {
+    absl::StatusOr<std::unique_ptr<PictureSource>> r = OpenPictureSource(std::move(ref_input), raw_geometry);
+    if (!r.ok()) return FailStatus(r.status());
+    absl::StatusOr<std::unique_ptr<PictureSource>> d = OpenPictureSource(std::move(dist_input), raw_geometry);
+    if (!d.ok()) return FailStatus(d.status());
+    ref = *std::move(r);
+    dist = *std::move(d);
+  } else if (!server_paths && (ref_input->kind() == InputFile::kRaw || dist_input->kind() == InputFile::kRaw)) {
+    return Fail("raw YUV cannot be scored against an encoded file (the server decodes both sides); convert the raw "
+                "input to Y4M, e.g. ffmpeg -f rawvideo -pix_fmt P -s WxH -i in.yuv -f yuv4mpegpipe -strict -1 in.y4m");
+  }
 
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   const bool progress = !quiet && isatty(STDERR_FILENO);
-  const std::optional<int64_t> total = (*ref)->frame_count();
+  const std::optional<int64_t> total = ref != nullptr ? ref->frame_count() : std::nullopt;
   const auto start = std::chrono::steady_clock::now();
-  absl::StatusOr<ScoringRun> run = ScoreFiles(**ref, **dist, options, [&](const v1::FrameResult& r) {
+  auto on_frame = [&](const v1::FrameResult& r) {
     if (!progress) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double fps = s > 0 ? (r.frame_index() + 1) / s : 0.0;
@@ -155,9 +190,21 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     } else {
       std::fprintf(stderr, "\rframe %llu  %.1f frames/s ", static_cast<unsigned long long>(r.frame_index() + 1), fps);
     }
-  });
+  };
+  absl::StatusOr<ScoringRun> run;
+  if (decoded_by_server) {
+    DecodedInput ref_side, dist_side;
+    ref_side.upload = std::move(ref_input);
+    ref_side.server_path = ref_path;
+    dist_side.upload = std::move(dist_input);
+    dist_side.server_path = dist_path;
+    run = ScoreDecodedInputs(std::move(ref_side), std::move(dist_side), options, absl::GetFlag(FLAGS_decode_threads),
+                             on_frame);
+  } else {
+    run = ScoreFiles(*ref, *dist, options, on_frame);
+  }
   if (progress) std::fprintf(stderr, "\n");
-  if (!run.ok()) return Fail(std::string(run.status().message()));
+  if (!run.ok()) return FailStatus(run.status());
 
   const std::string json_path = absl::GetFlag(FLAGS_json);
   const std::string csv_path = absl::GetFlag(FLAGS_csv);
@@ -176,7 +223,8 @@ int main(int argc, char** argv) {
       "  exactq score REF DIST [--server HOST:PORT] [--metrics psnr,...] [--backend auto|cuda|cpu]\n"
       "                        [--json FILE] [--csv FILE] [--width W --height H --pixfmt NAME]\n"
       "  exactq capabilities [--server HOST:PORT]\n"
-      "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt) or '-' for Y4M on stdin.";
+      "REF/DIST: Y4M files, raw YUV (give --width/--height/--pixfmt), '-' for Y4M on stdin, or encoded files\n"
+      "(mkv, mp4, ivf, ts, ...) decoded by the server; --server_paths: paths the server reads itself.";
   std::vector<char*> args = exactq::ParseCommandLine(argc, argv, usage, "client/exactq_main.cc");
   if (args.size() >= 2 && std::string(args[1]) == "capabilities" && args.size() == 2) {
     return exactq::client::Capabilities();

@@ -1,7 +1,5 @@
 #include "client/picture_source.h"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -16,70 +14,60 @@ namespace {
 
 class Y4mSource final : public PictureSource {
  public:
-  explicit Y4mSource(Y4mReader reader) : reader_(std::move(reader)) {}
+  Y4mSource(std::unique_ptr<InputFile> input, Y4mReader reader)
+      : input_(std::move(input)), reader_(std::move(reader)) {}
   const FrameGeometry& geometry() const override { return reader_.geometry(); }
   std::optional<ColorRange> color_range() const override { return reader_.color_range(); }
   absl::StatusOr<bool> Next(Frame* frame) override { return reader_.ReadFrame(frame); }
 
  private:
+  std::unique_ptr<InputFile> input_;  // the stream the reader borrows
   Y4mReader reader_;
 };
 
 class RawSource final : public PictureSource {
  public:
-  RawSource(RawYuvReader reader, std::optional<int64_t> frames)
-      : reader_(std::move(reader)), frames_(frames) {}
+  RawSource(std::unique_ptr<InputFile> input, RawYuvReader reader, std::optional<int64_t> frames)
+      : input_(std::move(input)), reader_(std::move(reader)), frames_(frames) {}
   const FrameGeometry& geometry() const override { return reader_.geometry(); }
   absl::StatusOr<bool> Next(Frame* frame) override { return reader_.ReadFrame(frame); }
   std::optional<int64_t> frame_count() const override { return frames_; }
 
  private:
+  std::unique_ptr<InputFile> input_;
   RawYuvReader reader_;
   std::optional<int64_t> frames_;
 };
-
-bool HasY4mSignature(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  char magic[9] = {};
-  const size_t n = std::fread(magic, 1, sizeof(magic), f);
-  std::fclose(f);
-  return n == sizeof(magic) && std::memcmp(magic, "YUV4MPEG2", 9) == 0;
-}
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
     const std::string& path, const std::optional<FrameGeometry>& raw_geometry) {
-  if (path == "-") {
-    absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(stdin, "stdin");
+  absl::StatusOr<std::unique_ptr<InputFile>> input = InputFile::Open(path, raw_geometry.has_value());
+  if (!input.ok()) return input.status();
+  return OpenPictureSource(*std::move(input), raw_geometry);
+}
+
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
+    std::unique_ptr<InputFile> input, const std::optional<FrameGeometry>& raw_geometry) {
+  if (input->kind() == InputFile::kY4m) {
+    absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(input->stream(), input->name());
     if (!reader.ok()) return reader.status();
-    return std::make_unique<Y4mSource>(std::move(*reader));
-  }
-  if (HasY4mSignature(path)) {
-    absl::StatusOr<Y4mReader> reader = Y4mReader::Open(path);
-    if (!reader.ok()) return reader.status();
-    return std::make_unique<Y4mSource>(std::move(*reader));
+    return std::make_unique<Y4mSource>(std::move(input), std::move(*reader));
   }
   if (!raw_geometry.has_value()) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) {
-      return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
-    }
-    std::fclose(f);
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
+        input->name(), ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
   }
-  absl::StatusOr<RawYuvReader> reader = RawYuvReader::Open(path, *raw_geometry);
+  absl::StatusOr<RawYuvReader> reader = RawYuvReader::FromStream(input->stream(), input->name(), *raw_geometry);
   if (!reader.ok()) return reader.status();
   // A whole number of frames tells the server how many to expect (progress in its logs).
   std::optional<int64_t> frames;
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-      info.st_size % static_cast<off_t>(raw_geometry->frame_bytes()) == 0) {
-    frames = info.st_size / static_cast<off_t>(raw_geometry->frame_bytes());
+  const int64_t size = input->size_bytes();
+  if (size >= 0 && size % static_cast<int64_t>(raw_geometry->frame_bytes()) == 0) {
+    frames = size / static_cast<int64_t>(raw_geometry->frame_bytes());
   }
-  return std::make_unique<RawSource>(std::move(*reader), frames);
+  return std::make_unique<RawSource>(std::move(input), std::move(*reader), frames);
 }
 
 }  // namespace exactq::client

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 
 #include "absl/strings/match.h"
@@ -127,8 +128,13 @@ std::vector<std::string> RepeatedFlagValues(int argc, char** argv, const std::st
   const std::string with_value = absl::StrCat("--", name, "=");
   const std::string bare = absl::StrCat("--", name);
   for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
+    std::string arg = argv[i];
     if (arg == "--") break;
+    // Flag names may be spelled with dashes (common/command_line.h).
+    const size_t name_end = std::min(arg.find('='), arg.size());
+    for (size_t c = 2; c < name_end; ++c) {
+      if (arg[c] == '-') arg[c] = '_';
+    }
     std::string value;
     if (absl::StartsWith(arg, with_value)) {
       value = arg.substr(with_value.size());
