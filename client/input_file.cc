@@ -8,6 +8,7 @@
 #include <cstring>
 #include <string>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 
 namespace exactq::client {
@@ -86,6 +87,11 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& pa
     input->kind_ = kY4m;
   } else if (raw_geometry_given) {
     input->kind_ = kRaw;
+  } else if (absl::EndsWithIgnoreCase(path, ".yuv") || absl::EndsWithIgnoreCase(path, ".raw")) {
+    // Named as raw pictures, which carry no geometry: say what is missing rather than
+    // have the server fail to find a container.
+    return absl::InvalidArgumentError(
+        absl::StrCat(input->name_, ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
   } else {
     input->kind_ = kEncoded;
   }

@@ -4,7 +4,8 @@
 //
 // Kinds: Y4M (by its "YUV4MPEG2" signature), raw YUV (when the user gave the raw
 // geometry), and otherwise an encoded file (any container the server's FFmpeg reads:
-// mkv, mp4, ivf, ts, Annex B, ...), which goes up as bytes for the server to decode.
+// mkv, mp4, ivf, ts, Annex B, ...), which goes up as bytes for the server to decode. A
+// ".yuv" or ".raw" file without the raw geometry is an error naming the flags.
 //
 //   absl::StatusOr<std::unique_ptr<InputFile>> in = InputFile::Open("dist.mp4", /*raw=*/false);
 //   if ((*in)->kind() == InputFile::kEncoded) ... read (*in)->stream() to the end ...
