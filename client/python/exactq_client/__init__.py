@@ -11,8 +11,11 @@ Streaming, each frame as the server answers it:
     stream = client.stream(geometry, frames)
     for frame in stream: print(frame.index, frame.scores)
     stream.result.pooled
+Encoded files the server decodes (uploaded, or read under its --source_root):
+    client.score_sources(Upload("ref.mkv"), ServerPath("title/dist.mp4"))
 """
 
-from .client import Client, ExactQError, FrameScores, ScoreStream, StreamResult  # noqa: F401
+from .client import (Client, ExactQError, FrameScores, ScoreStream, ServerPath, SourceStream,  # noqa: F401
+                     StreamResult, Upload)
 from .pictures import geometry, picture_bytes, plane_shapes  # noqa: F401
 from .y4m import Y4mReader  # noqa: F401
