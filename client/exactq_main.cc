@@ -43,6 +43,9 @@ ABSL_FLAG(std::string, range, "", "override the colour range: limited or full (d
 ABSL_FLAG(std::string, matrix, "", "override the colour matrix: bt709 or bt601 (default bt709)");
 ABSL_FLAG(bool, server_paths, false,
           "send REF and DIST as paths for the server to read under its --source_root directories");
+ABSL_FLAG(bool, server_path_reference, false,
+          "send REF as a path the server reads under its --source_root (e.g. a mezzanine kept there) and DIST "
+          "as an upload");
 ABSL_FLAG(uint32_t, decode_threads, 0, "decoder threads per side on the server for encoded inputs; 0: its default");
 ABSL_FLAG(std::string, job_id, "", "a job id the server logs and echoes (default: the file names)");
 ABSL_FLAG(bool, quiet, false, "print no table and no progress");
@@ -153,15 +156,18 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   // Each input is opened once (a pipe is never read twice) and recognised by its bytes.
   std::unique_ptr<InputFile> ref_input, dist_input;
   const bool server_paths = absl::GetFlag(FLAGS_server_paths);
-  if (!server_paths) {
+  const bool reference_on_server = server_paths || absl::GetFlag(FLAGS_server_path_reference);
+  if (!reference_on_server) {
     absl::StatusOr<std::unique_ptr<InputFile>> r = InputFile::Open(ref_path, raw_geometry.has_value());
     if (!r.ok()) return FailStatus(r.status());
+    ref_input = *std::move(r);
+  }
+  if (!server_paths) {
     absl::StatusOr<std::unique_ptr<InputFile>> d = InputFile::Open(dist_path, raw_geometry.has_value());
     if (!d.ok()) return FailStatus(d.status());
-    ref_input = *std::move(r);
     dist_input = *std::move(d);
   }
-  const bool decoded_by_server = server_paths || ref_input->kind() == InputFile::kEncoded ||
+  const bool decoded_by_server = reference_on_server || ref_input->kind() == InputFile::kEncoded ||
                                  dist_input->kind() == InputFile::kEncoded;
   std::unique_ptr<PictureSource> ref, dist;
   if (!decoded_by_server) {
@@ -171,7 +177,8 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     if (!d.ok()) return FailStatus(d.status());
     ref = *std::move(r);
     dist = *std::move(d);
-  } else if (!server_paths && (ref_input->kind() == InputFile::kRaw || dist_input->kind() == InputFile::kRaw)) {
+  } else if ((ref_input != nullptr && ref_input->kind() == InputFile::kRaw) ||
+             (dist_input != nullptr && dist_input->kind() == InputFile::kRaw)) {
     return Fail("raw YUV cannot be scored against an encoded file (the server decodes both sides); convert the raw "
                 "input to Y4M, e.g. ffmpeg -f rawvideo -pix_fmt P -s WxH -i in.yuv -f yuv4mpegpipe -strict -1 in.y4m");
   }
