@@ -236,6 +236,17 @@ absl::StatusOr<bool> VideoDecoder::DecodeNext() {
         av_packet_unref(av.packet);
         continue;
       }
+      ++packets_read_;
+      // The demuxer marks a packet cut short by the end of the input, or one with a
+      // continuity error (MPEG-TS), as corrupt; decoding it would score a guess.
+      if ((av.packet->flags & AV_PKT_FLAG_CORRUPT) != 0) {
+        av_packet_unref(av.packet);
+        return absl::InvalidArgumentError(absl::StrCat(source_->name(), ": ", frame_name,
+                                                       ": the container delivered a damaged packet (",
+                                                       av.format->pb->eof_reached ? "the input ends inside it: truncated"
+                                                                                  : "lost or cut data",
+                                                       ")"));
+      }
       e = avcodec_send_packet(av.codec, av.packet);
       av_packet_unref(av.packet);
       if (e < 0 && e != AVERROR(EAGAIN)) return AvError(e, absl::StrCat(frame_name, ": decoding failed"));
@@ -299,12 +310,14 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
     absl::StatusOr<bool> more = DecodeNext();
     if (!more.ok()) return Fail(more.status());
     if (!*more) {
-      // A container that lists its frames (mp4, mov) and ends early was cut short.
+      // A container that lists its samples (mp4, mov) and delivers fewer was cut short.
+      // Packets, not pictures, are counted: an edit list may discard pictures on purpose,
+      // but the demuxer still delivers their packets.
       const AVStream* stream = av_->format->streams[av_->stream_index];
-      if (stream->nb_frames > 0 && frames_read_ < stream->nb_frames) {
-        return Fail(absl::InvalidArgumentError(absl::StrCat(source_->name(), ": frame ", frames_read_,
-                                                            ": the stream ends after ", frames_read_, " of the ",
-                                                            stream->nb_frames, " frames its container lists (truncated)")));
+      if (stream->nb_frames > 0 && packets_read_ < stream->nb_frames) {
+        return Fail(absl::InvalidArgumentError(absl::StrCat(
+            source_->name(), ": frame ", frames_read_, ": the stream ends after ", packets_read_, " of the ",
+            stream->nb_frames, " pictures its container lists (truncated)")));
       }
       return false;
     }

@@ -195,6 +195,26 @@ TEST(VideoDecoderErrorTest, TruncatedMp4NamesTheFrameAndTheCause) {
   EXPECT_NE(s.message().find("truncated"), std::string::npos) << s;
 }
 
+TEST(VideoDecoderErrorTest, TruncatedMovIsCaughtByTheSampleCount) {
+  // The index (first, with faststart) lists six samples; the file stops inside the
+  // last, so at most five whole packets arrive. FFV1 in mov: intra-only.
+  const std::string path = Encode("cut_clean.mov", "-c:v ffv1 -pix_fmt yuv420p -movflags +faststart");
+  std::string bytes = ReadFile(path);
+  WriteFile(path, bytes.substr(0, bytes.size() - 10));
+  absl::Status s = DecodeAll(path);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_NE(s.message().find("truncated"), std::string::npos) << s;
+}
+
+TEST(VideoDecoderTest, EditListThatDropsPicturesIsNotTruncation) {
+  // A stream copy that starts after the first picture keeps it in the file with an edit
+  // list that hides it: fewer pictures than samples, and nothing is wrong.
+  const std::string full = Encode("full.mp4", "-c:v libx264 -preset veryfast -g 100 -pix_fmt yuv420p", "", 12);
+  const std::string trimmed = TempDir() + "/trimmed.mp4";
+  exactq::Run("ffmpeg -nostdin -v error -y -ss 0.2 -i " + full + " -c copy " + trimmed);
+  EXPECT_TRUE(DecodeAll(trimmed).ok()) << DecodeAll(trimmed);
+}
+
 TEST(VideoDecoderErrorTest, CorruptBitstreamNamesTheFrame) {
   const std::string path = Encode("corrupt.h264", "-c:v libx264 -preset veryfast -pix_fmt yuv420p -f h264");
   std::string bytes = ReadFile(path);
