@@ -1,10 +1,12 @@
 #include "engine/decode/video_decoder.h"
 
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "engine/decode/av_frame_conversion.h"
 
 extern "C" {
@@ -42,6 +44,17 @@ int64_t SeekCallback(void* opaque, int64_t offset, int whence);
 // Containers may ask to open other files (HLS and DASH playlists, concat lists, mov
 // references); every source is exactly the bytes it was given.
 int RefuseNestedOpen(AVFormatContext*, AVIOContext**, const char*, int, AVDictionary**) { return AVERROR(EPERM); }
+
+// The video track's own duration from Matroska's per-track "DURATION" tag
+// ("HH:MM:SS.nnnnnnnnn", written by FFmpeg's muxer), in seconds; -1 when absent.
+double TaggedTrackSeconds(const AVStream& stream) {
+  const AVDictionaryEntry* tag = av_dict_get(stream.metadata, "DURATION", nullptr, 0);
+  if (tag == nullptr) return -1;
+  int hours = 0, minutes = 0;
+  double seconds = 0;
+  if (std::sscanf(tag->value, "%d:%d:%lf", &hours, &minutes, &seconds) != 3) return -1;
+  return hours * 3600.0 + minutes * 60.0 + seconds;
+}
 
 }  // namespace
 
@@ -319,10 +332,27 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
             source_->name(), ": frame ", frames_read_, ": the stream ends after ", packets_read_, " of the ",
             stream->nb_frames, " pictures its container lists (truncated)")));
       }
+      // Matroska lists no samples, but FFmpeg's muxer tags each track's duration: a
+      // stream whose last picture ends half a frame or more before it was cut short.
+      const double tagged = TaggedTrackSeconds(*stream);
+      if (tagged > 0 && info_.timing.start_known && info_.timing.rate_known() && last_pts_seconds_ >= 0) {
+        const double frame_seconds =
+            static_cast<double>(info_.timing.rate_den) / static_cast<double>(info_.timing.rate_num);
+        const double last_end = last_pts_seconds_ + frame_seconds;
+        if (last_end + frame_seconds / 2 < tagged) {
+          return Fail(absl::InvalidArgumentError(absl::StrFormat(
+              "%s: frame %d: the stream ends at %.3f s but its track is tagged %.3f s long (truncated)",
+              source_->name(), frames_read_, last_end, tagged)));
+        }
+      }
       return false;
     }
   }
   pending_ = false;
+  if (av_->picture->best_effort_timestamp != AV_NOPTS_VALUE) {
+    last_pts_seconds_ = static_cast<double>(av_->picture->best_effort_timestamp) *
+                        av_q2d(av_->format->streams[av_->stream_index]->time_base);
+  }
   if (absl::Status s = decode_internal::CopyAvFrame(*av_->picture, info_.geometry, frame); !s.ok()) return Fail(s);
   av_frame_unref(av_->picture);
   ++frames_read_;

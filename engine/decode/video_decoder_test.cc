@@ -206,6 +206,18 @@ TEST(VideoDecoderErrorTest, TruncatedMovIsCaughtByTheSampleCount) {
   EXPECT_NE(s.message().find("truncated"), std::string::npos) << s;
 }
 
+TEST(VideoDecoderErrorTest, TruncatedMkvIsCaughtByTheTrackDuration) {
+  // Matroska lists no samples; FFmpeg's muxer tags the track's duration.
+  for (const char* codec : {"-c:v ffv1", "-c:v libx264 -preset veryfast"}) {
+    const std::string path = Encode("cut.mkv", std::string(codec) + " -pix_fmt yuv420p", "", 10);
+    std::string bytes = ReadFile(path);
+    WriteFile(path, bytes.substr(0, bytes.size() * 7 / 10));
+    absl::Status s = DecodeAll(path);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << codec << ": " << s;
+    EXPECT_NE(s.message().find("truncated"), std::string::npos) << codec << ": " << s;
+  }
+}
+
 TEST(VideoDecoderTest, EditListThatDropsPicturesIsNotTruncation) {
   // A stream copy that starts after the first picture keeps it in the file with an edit
   // list that hides it: fewer pictures than samples, and nothing is wrong.
