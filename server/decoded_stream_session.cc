@@ -114,7 +114,10 @@ class DecodedScoring {
     const auto start = Clock::now();
     DecoderOptions options;
     const uint32_t wanted_threads = header_.decode_threads() != 0 ? header_.decode_threads() : config_.decode.decode_threads;
-    options.threads = static_cast<int>(std::clamp<uint32_t>(wanted_threads, 1, std::max<uint32_t>(1, config_.decode.max_decode_threads)));
+    const uint32_t per_side = std::clamp<uint32_t>(wanted_threads, 1, std::max<uint32_t>(1, config_.decode.max_decode_threads));
+    std::optional<DecodeThreadBudget::Grant> threads;
+    if (resources_.decode_threads != nullptr) threads.emplace(resources_.decode_threads->Take(per_side, 2));
+    options.threads = static_cast<int>(threads.has_value() ? threads->per_side() : per_side);
     options.max_width = static_cast<int>(std::min<uint32_t>(config_.limits.max_width, kMaxFrameDimension));
     options.max_height = static_cast<int>(std::min<uint32_t>(config_.limits.max_height, kMaxFrameDimension));
     std::unique_ptr<VideoDecoder> decoders[2];

@@ -89,6 +89,9 @@ ABSL_FLAG(std::string, spool_dir, "", "where uploaded encoded files are spooled 
 ABSL_FLAG(uint64_t, max_upload_bytes, uint64_t{16} << 30, "largest encoded file one stream side may upload, bytes");
 ABSL_FLAG(uint32_t, decode_threads, 4, "decoder threads per decoded side when the client asks for none");
 ABSL_FLAG(uint32_t, max_decode_threads, 16, "decoder threads per decoded side, whatever the client asks");
+ABSL_FLAG(uint32_t, max_decode_threads_total, 0,
+          "decoder threads across all decoded streams; a stream gets what is left, at least one per side; "
+          "0 = twice the hardware threads");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");
 ABSL_FLAG(std::string, tls_client_ca_file, "",
@@ -122,6 +125,7 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("pinned_frame_bytes"), absl::FindCommandLineFlag("source_root"),
         absl::FindCommandLineFlag("spool_dir"), absl::FindCommandLineFlag("max_upload_bytes"),
         absl::FindCommandLineFlag("decode_threads"), absl::FindCommandLineFlag("max_decode_threads"),
+        absl::FindCommandLineFlag("max_decode_threads_total"),
         absl::FindCommandLineFlag("gpu_retry_seconds")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
@@ -202,6 +206,10 @@ ServerConfig ConfigFromFlags() {
   config.decode.max_upload_bytes = absl::GetFlag(FLAGS_max_upload_bytes);
   config.decode.decode_threads = absl::GetFlag(FLAGS_decode_threads);
   config.decode.max_decode_threads = absl::GetFlag(FLAGS_max_decode_threads);
+  config.decode.max_decode_threads_total = absl::GetFlag(FLAGS_max_decode_threads_total);
+  if (config.decode.max_decode_threads_total == 0) {
+    config.decode.max_decode_threads_total = 2 * std::max(1u, std::thread::hardware_concurrency());
+  }
   return config;
 }
 

@@ -25,7 +25,8 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
       metrics_(metrics),
       admission_(config.limits.max_streams, config.limits.max_streams_per_peer),
       memory_budget_(config.limits.max_buffered_bytes),
-      cpu_streams_(config.limits.max_cpu_streams, config.limits.max_cpu_streams, "max_cpu_streams") {}
+      cpu_streams_(config.limits.max_cpu_streams, config.limits.max_cpu_streams, "max_cpu_streams"),
+      decode_threads_(config.decode.max_decode_threads_total) {}
 
 grpc::Status ScorerService::Fail(const grpc::Status& status) {
   if (!status.ok()) {
@@ -48,7 +49,7 @@ grpc::Status ScorerService::ScoreStream(
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail(ToGrpc(ticket.status()));
-  return Fail(RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, stream));
+  return Fail(RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_}, context, stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,

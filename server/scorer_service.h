@@ -6,6 +6,7 @@
 #include <atomic>
 
 #include "exactq/v1/exactq.grpc.pb.h"
+#include "server/decode_thread_budget.h"
 #include "server/memory_budget.h"
 #include "server/server_config.h"
 #include "server/server_metrics.h"
@@ -36,6 +37,7 @@ class ScorerService final : public v1::Scorer::Service {
   StreamAdmission admission_;
   MemoryBudget memory_budget_;
   StreamAdmission cpu_streams_;
+  DecodeThreadBudget decode_threads_;
   std::atomic<bool> draining_{false};
 };
 

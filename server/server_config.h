@@ -17,6 +17,7 @@ struct DecodeConfig {
   uint64_t max_upload_bytes = 16ull << 30;  // one spooled upload
   uint32_t decode_threads = 4;       // per decoded side, when the header asks for 0
   uint32_t max_decode_threads = 16;  // per decoded side, whatever the header asks
+  uint32_t max_decode_threads_total = 64;  // all decoded streams; beyond, one per side
 };
 
 struct ServerLimits {
