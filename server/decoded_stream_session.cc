@@ -32,8 +32,6 @@ using Stream = grpc::ServerReaderWriter<v1::ScoreResponse, v1::ScoreRequest>;
 // Pictures each side decodes ahead of the pipeline.
 constexpr int kDecodeAheadFrames = 2;
 
-grpc::Status Invalid(const std::string& message) { return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message); }
-
 bool IsDecoded(const v1::Source& source) {
   return source.kind_case() == v1::Source::kUpload || source.kind_case() == v1::Source::kServerPath;
 }
@@ -68,7 +66,7 @@ struct Side {
   bool upload_ended = false;
 };
 
-absl::Status OpenSide(const DecodeConfig& config, const ServerLimits& limits, const v1::Source& source, Side* side) {
+absl::Status OpenSide(const DecodeConfig& config, const v1::Source& source, Side* side) {
   const std::string field = absl::StrCat("header.", side->name, "_source");
   if (source.kind_case() == v1::Source::kServerPath) {
     const std::string& path = source.server_path().path();
@@ -87,7 +85,6 @@ absl::Status OpenSide(const DecodeConfig& config, const ServerLimits& limits, co
   }
   // The client's name, bounded: it only decorates messages.
   side->label = absl::StrCat(side->name, " upload", upload.name().empty() ? "" : " ", upload.name().substr(0, 200));
-  (void)limits;
   absl::StatusOr<std::shared_ptr<SpoolFile>> spool =
       SpoolFile::Create(SpoolDirectory(config), config.max_upload_bytes, side->label);
   if (!spool.ok()) return spool.status();
@@ -319,7 +316,7 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
   // Paths are checked (and opened) before anything else: a refusal ends the call now.
   for (auto [source, side] : {std::pair{&header.reference_source(), &reference},
                               std::pair{&header.distorted_source(), &distorted}}) {
-    if (absl::Status s = OpenSide(config.decode, config.limits, *source, side); !s.ok()) {
+    if (absl::Status s = OpenSide(config.decode, *source, side); !s.ok()) {
       if (s.code() == absl::StatusCode::kPermissionDenied || s.code() == absl::StatusCode::kNotFound) {
         spdlog::warn("job_id={} peer={} refused {}", header.job_id(), context->peer(), std::string(s.message()));
       }

@@ -49,7 +49,9 @@ class DecodedProtocolTest : public ::testing::Test {
   static void TearDownTestSuite() {
     delete server_;
     delete no_roots_;
+    delete dir_;
     server_ = no_roots_ = nullptr;
+    dir_ = nullptr;
   }
 
   void TearDown() override {

@@ -62,7 +62,10 @@ class EncodedSourcesTest : public ::testing::Test {
   }
   static void TearDownTestSuite() {
     delete server_;
+    delete root_;
+    delete outside_;
     server_ = nullptr;
+    root_ = outside_ = nullptr;
   }
 
   // Encodes the 8- or 10-bit reference into `name` and decodes it back to Y4M with the
