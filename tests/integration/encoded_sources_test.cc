@@ -189,6 +189,10 @@ TEST_F(EncodedSourcesTest, TenBitPipeRecipeScoresAsTheFile) {
             0)
       << output;
   ExpectSameScores(file, nlohmann::json::parse(ReadFile(json_path), nullptr, false), "ffmpeg pipe");
+  // Two Y4M named pipes (process substitution): each signature is read once, replayed.
+  const nlohmann::json pipes = Score("<(cat ref10.y4m) <(cat pipe10.mkv.y4m)", &code, &output);
+  ASSERT_EQ(code, 0) << output;
+  ExpectSameScores(file, pipes, "Y4M pipes");
 }
 
 TEST_F(EncodedSourcesTest, PathsOutsideTheRootsAreRefused) {
