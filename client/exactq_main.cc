@@ -9,8 +9,11 @@
 //   exactq verify [--server HOST:PORT]      the golden pairs through the server; exit 1 on a difference
 //
 // REF and DIST are Y4M files, named pipes or process substitutions carrying Y4M, raw
-// planar YUV (with --width/--height/--pixfmt), or "-" for Y4M on stdin (e.g.
-// `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`).
+// planar YUV (with --width/--height/--pixfmt), "-" for Y4M on stdin (e.g.
+// `ffmpeg -i x.mp4 -f yuv4mpegpipe - | exactq score ref.y4m -`), or encoded files (mkv,
+// mp4, ivf, ts, ...) that go up as bytes for the server to decode (a Y4M beside an
+// encoded file goes up as bytes too). --server_paths sends both as paths for the server
+// to read under its --source_root directories.
 //
 // The console shows progress (frames done of the total when known, frames/s, ETA) and
 // then the pooled scores. The files are written as frames arrive: a failure, SIGINT or
@@ -33,8 +36,11 @@
 #include "absl/flags/usage_config.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
+#include "client/decoded_score_client.h"
+#include "client/input_file.h"
 #include "client/picture_source.h"
 #include "client/report.h"
 #include "client/report_files.h"
@@ -68,6 +74,12 @@ ABSL_FLAG(std::string, matrix, "", "override the colour matrix: bt709 or bt601 (
 ABSL_FLAG(std::string, job_id, "", "a job id the server logs and echoes (default: the file names)");
 ABSL_FLAG(bool, quiet, false, "print no summary and no progress");
 ABSL_FLAG(int, connect_timeout, 10, "seconds to wait for the server");
+ABSL_FLAG(bool, server_paths, false,
+          "send REF and DIST as paths for the server to read under its --source_root directories");
+ABSL_FLAG(bool, server_path_reference, false,
+          "send REF as a path the server reads under its --source_root (e.g. a mezzanine kept there) and DIST "
+          "as an upload");
+ABSL_FLAG(uint32_t, decode_threads, 0, "decoder threads per side on the server for encoded inputs; 0: its default");
 ABSL_FLAG(std::string, tls_ca_file, "", "PEM CA that signed the server's certificate (turns on TLS)");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM client certificate for mutual TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM key of --tls_cert_file");
@@ -79,6 +91,12 @@ namespace {
 int Fail(const std::string& message) {
   std::fprintf(stderr, "exactq: %s\n", message.c_str());
   return 1;
+}
+
+// A failed call: the status name first (PERMISSION_DENIED: ...), so scripts can tell
+// a refusal from a bad file.
+int FailStatus(const absl::Status& status) {
+  return Fail(absl::StrCat(absl::StatusCodeToString(status.code()), ": ", status.message()));
 }
 
 absl::StatusOr<std::vector<v1::MetricRequest>> ParseMetrics(const std::string& text) {
@@ -275,10 +293,37 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     raw_geometry = g;
   }
   if (ref_path == "-" && dist_path == "-") return Fail("only one of REF and DIST can be stdin");
-  absl::StatusOr<std::unique_ptr<PictureSource>> ref = OpenPictureSource(ref_path, raw_geometry);
-  if (!ref.ok()) return Fail(std::string(ref.status().message()));
-  absl::StatusOr<std::unique_ptr<PictureSource>> dist = OpenPictureSource(dist_path, raw_geometry);
-  if (!dist.ok()) return Fail(std::string(dist.status().message()));
+  // Each input is opened once (a pipe is never read twice) and recognised by its bytes.
+  std::unique_ptr<InputFile> ref_input, dist_input;
+  const bool server_paths = absl::GetFlag(FLAGS_server_paths);
+  const bool reference_on_server = server_paths || absl::GetFlag(FLAGS_server_path_reference);
+  if (!reference_on_server) {
+    absl::StatusOr<std::unique_ptr<InputFile>> r = InputFile::Open(ref_path, raw_geometry.has_value());
+    if (!r.ok()) return FailStatus(r.status());
+    ref_input = *std::move(r);
+  }
+  if (!server_paths) {
+    absl::StatusOr<std::unique_ptr<InputFile>> d = InputFile::Open(dist_path, raw_geometry.has_value());
+    if (!d.ok()) return FailStatus(d.status());
+    dist_input = *std::move(d);
+  }
+  const bool decoded_by_server = reference_on_server || ref_input->kind() == InputFile::kEncoded ||
+                                 dist_input->kind() == InputFile::kEncoded;
+  std::unique_ptr<PictureSource> ref, dist;
+  if (!decoded_by_server) {
+    absl::StatusOr<std::unique_ptr<PictureSource>> r = OpenPictureSource(std::move(ref_input), raw_geometry);
+    if (!r.ok()) return FailStatus(r.status());
+    absl::StatusOr<std::unique_ptr<PictureSource>> d = OpenPictureSource(std::move(dist_input), raw_geometry);
+    if (!d.ok()) return FailStatus(d.status());
+    ref = *std::move(r);
+    dist = *std::move(d);
+  } else if ((ref_input != nullptr && ref_input->kind() == InputFile::kRaw) ||
+             (dist_input != nullptr && dist_input->kind() == InputFile::kRaw)) {
+    return Fail("raw YUV cannot be scored against an encoded file (the server decodes both sides); convert the raw "
+                "input to Y4M, e.g. ffmpeg -f rawvideo -pix_fmt P -s WxH -i in.yuv -f yuv4mpegpipe -strict -1 in.y4m");
+  } else if (options.first_frame != 0 || options.end_frame.has_value() || options.subsample != 1) {
+    return Fail("--frames and --subsample apply to Y4M and raw inputs; the server decodes encoded inputs whole");
+  }
 
   ReportPaths paths{absl::GetFlag(FLAGS_json), absl::GetFlag(FLAGS_csv), absl::GetFlag(FLAGS_xml)};
   if (const std::string o = absl::GetFlag(FLAGS_output); !o.empty()) {
@@ -288,7 +333,8 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   }
   const int to_stdout = (paths.json == "-") + (paths.csv == "-") + (paths.xml == "-");
   if (to_stdout > 1) return Fail("only one of --json, --csv and --xml can be '-' (stdout)");
-  const FrameGeometry& geometry = (*ref)->geometry();
+  // Decoded inputs: the geometry is the server's to find (0 x 0 in the files' header).
+  const FrameGeometry geometry = ref != nullptr ? ref->geometry() : FrameGeometry{};
   absl::StatusOr<std::unique_ptr<ReportFiles>> opened =
       ReportFiles::Open(paths, options.job_id, FrameSize{static_cast<uint32_t>(geometry.width), static_cast<uint32_t>(geometry.height)});
   if (!opened.ok()) return Fail(std::string(opened.status().message()));
@@ -302,16 +348,28 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   // A file on stdout keeps the console quiet there; the summary then goes to stderr.
   const bool quiet = absl::GetFlag(FLAGS_quiet);
   std::optional<uint64_t> total;
-  if (std::optional<int64_t> n = (*ref)->frame_count(); n.has_value()) {
+  if (std::optional<int64_t> n = ref != nullptr ? ref->frame_count() : std::nullopt; n.has_value()) {
     total = SelectedFrames(static_cast<uint64_t>(*n), options);
   }
   Progress progress(!quiet, total);
   options.on_accepted = [&](const v1::StreamAccepted& accepted) { report->Accepted(accepted); };
   uint64_t done = 0;
-  absl::StatusOr<ScoringRun> run = ScoreFiles(**ref, **dist, options, [&](const v1::FrameResult& r) {
+  const auto on_frame = [&](const v1::FrameResult& r) {
     report->Frame(r);
     progress.Frame(++done);
-  });
+  };
+  absl::StatusOr<ScoringRun> run;
+  if (decoded_by_server) {
+    DecodedInput ref_side, dist_side;
+    ref_side.upload = std::move(ref_input);
+    ref_side.server_path = ref_path;
+    dist_side.upload = std::move(dist_input);
+    dist_side.server_path = dist_path;
+    run = ScoreDecodedInputs(std::move(ref_side), std::move(dist_side), options, absl::GetFlag(FLAGS_decode_threads),
+                             on_frame);
+  } else {
+    run = ScoreFiles(*ref, *dist, options, on_frame);
+  }
   progress.End();
   if (!run.ok()) {
     report->Abort(std::string(run.status().message()));
@@ -319,7 +377,7 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
       std::fprintf(stderr, "exactq: %llu frames scored before the error are in the files\n",
                    static_cast<unsigned long long>(done));
     }
-    return Fail(std::string(run.status().message()));
+    return FailStatus(run.status());
   }
   const bool written = report->Finish(*run);
   if (!written) return Fail("cannot write the output files (disk full or closed pipe?)");
@@ -348,7 +406,8 @@ int main(int argc, char** argv) {
       "  exactq verify [--server HOST:PORT]        (the golden pairs through the server: exit 1 on any\n"
       "                                             bit that differs from the committed golden values)\n"
       "REF/DIST: Y4M files, named pipes or <(process substitution) carrying Y4M, raw YUV\n"
-      "(give --width/--height/--pixfmt) or '-' for Y4M on stdin. Files are written as frames\n"
+      "(give --width/--height/--pixfmt), '-' for Y4M on stdin, or encoded files (mkv, mp4, ivf,\n"
+      "ts, ...) decoded by the server; --server_paths: paths the server reads itself. Files are written as frames\n"
       "arrive; after an error, SIGINT or SIGTERM they hold what was scored (\"complete\": false).";
   command_line.main_file = "client/exactq_main.cc";
   command_line.version = "exactq 0.1.0";

@@ -1,7 +1,5 @@
 #include "client/picture_source.h"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -14,29 +12,10 @@ namespace exactq::client {
 
 namespace {
 
-class Y4mSource final : public PictureSource {
- public:
-  Y4mSource(Y4mReader reader, std::optional<int64_t> frames = std::nullopt, std::FILE* owned = nullptr)
-      : reader_(std::move(reader)), frames_(frames), owned_(owned) {}
-  ~Y4mSource() override {
-    if (owned_ != nullptr) std::fclose(owned_);
-  }
-  const FrameGeometry& geometry() const override { return reader_.geometry(); }
-  std::optional<ColorRange> color_range() const override { return reader_.color_range(); }
-  absl::StatusOr<bool> Next(Frame* frame) override { return reader_.ReadFrame(frame); }
-  std::optional<int64_t> frame_count() const override { return frames_; }
-
- private:
-  Y4mReader reader_;
-  std::optional<int64_t> frames_;
-  std::FILE* owned_;
-};
-
-// Frames in a regular Y4M file whose FRAME lines carry no parameters (what ffmpeg
-// writes): (size - header) / (6 + picture bytes) when that divides evenly.
-std::optional<int64_t> Y4mFrameCount(const std::string& path, const FrameGeometry& geometry) {
-  struct stat info;
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return std::nullopt;
+// The frames of a regular Y4M file whose frames all have the header's size (no
+// per-frame parameters): the total the console's progress counts to.
+std::optional<int64_t> Y4mFrameCount(const std::string& path, int64_t size, const FrameGeometry& geometry) {
+  if (size < 0) return std::nullopt;  // a pipe
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (f == nullptr) return std::nullopt;
   int64_t header = 0;
@@ -46,86 +25,70 @@ std::optional<int64_t> Y4mFrameCount(const std::string& path, const FrameGeometr
   }
   std::fclose(f);
   const int64_t per_frame = 6 + static_cast<int64_t>(geometry.frame_bytes());
-  const int64_t body = static_cast<int64_t>(info.st_size) - header;
+  const int64_t body = size - header;
   if (body < 0 || body % per_frame != 0) return std::nullopt;
   return body / per_frame;
 }
 
+class Y4mSource final : public PictureSource {
+ public:
+  Y4mSource(std::unique_ptr<InputFile> input, Y4mReader reader, std::optional<int64_t> frames)
+      : input_(std::move(input)), reader_(std::move(reader)), frames_(frames) {}
+  const FrameGeometry& geometry() const override { return reader_.geometry(); }
+  std::optional<ColorRange> color_range() const override { return reader_.color_range(); }
+  absl::StatusOr<bool> Next(Frame* frame) override { return reader_.ReadFrame(frame); }
+  std::optional<int64_t> frame_count() const override { return frames_; }
+
+ private:
+  std::unique_ptr<InputFile> input_;  // the stream the reader borrows
+  Y4mReader reader_;
+  std::optional<int64_t> frames_;
+};
+
 class RawSource final : public PictureSource {
  public:
-  RawSource(RawYuvReader reader, std::optional<int64_t> frames)
-      : reader_(std::move(reader)), frames_(frames) {}
+  RawSource(std::unique_ptr<InputFile> input, RawYuvReader reader, std::optional<int64_t> frames)
+      : input_(std::move(input)), reader_(std::move(reader)), frames_(frames) {}
   const FrameGeometry& geometry() const override { return reader_.geometry(); }
   absl::StatusOr<bool> Next(Frame* frame) override { return reader_.ReadFrame(frame); }
   std::optional<int64_t> frame_count() const override { return frames_; }
 
  private:
+  std::unique_ptr<InputFile> input_;
   RawYuvReader reader_;
   std::optional<int64_t> frames_;
 };
-
-bool HasY4mSignature(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return false;
-  char magic[9] = {};
-  const size_t n = std::fread(magic, 1, sizeof(magic), f);
-  std::fclose(f);
-  return n == sizeof(magic) && std::memcmp(magic, "YUV4MPEG2", 9) == 0;
-}
 
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
     const std::string& path, const std::optional<FrameGeometry>& raw_geometry) {
-  if (path == "-") {
-    absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(stdin, "stdin");
+  absl::StatusOr<std::unique_ptr<InputFile>> input = InputFile::Open(path, raw_geometry.has_value());
+  if (!input.ok()) return input.status();
+  return OpenPictureSource(*std::move(input), raw_geometry);
+}
+
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
+    std::unique_ptr<InputFile> input, const std::optional<FrameGeometry>& raw_geometry) {
+  if (input->kind() == InputFile::kY4m) {
+    absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(input->stream(), input->name());
     if (!reader.ok()) return reader.status();
-    return std::make_unique<Y4mSource>(std::move(*reader));
-  }
-  struct stat info;
-  if (::stat(path.c_str(), &info) == 0) {
-    if (S_ISDIR(info.st_mode)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, " is a directory; give a Y4M or raw YUV file (or '-' for Y4M on stdin)"));
-    }
-    // A named pipe or process substitution (<(ffmpeg ...)): read once, as a Y4M
-    // stream, so that peeking at the signature loses nothing.
-    // With --width/--height/--pixfmt a pipe is read as raw YUV below.
-    if ((S_ISFIFO(info.st_mode) || S_ISCHR(info.st_mode) || S_ISSOCK(info.st_mode)) && !raw_geometry.has_value()) {
-      std::FILE* f = std::fopen(path.c_str(), "rb");
-      if (f == nullptr) return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
-      absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(f, path);
-      if (!reader.ok()) {
-        std::fclose(f);
-        return reader.status();
-      }
-      return std::make_unique<Y4mSource>(std::move(*reader), std::nullopt, f);
-    }
-  }
-  if (HasY4mSignature(path)) {
-    absl::StatusOr<Y4mReader> reader = Y4mReader::Open(path);
-    if (!reader.ok()) return reader.status();
-    const std::optional<int64_t> frames = Y4mFrameCount(path, reader->geometry());
-    return std::make_unique<Y4mSource>(std::move(*reader), frames);
+    const std::optional<int64_t> frames = Y4mFrameCount(input->name(), input->size_bytes(), reader->geometry());
+    return std::make_unique<Y4mSource>(std::move(input), std::move(*reader), frames);
   }
   if (!raw_geometry.has_value()) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
-    if (f == nullptr) {
-      return absl::NotFoundError(absl::StrCat(path, ": ", std::strerror(errno)));
-    }
-    std::fclose(f);
     return absl::InvalidArgumentError(absl::StrCat(
-        path, ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
+        input->name(), ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
   }
-  absl::StatusOr<RawYuvReader> reader = RawYuvReader::Open(path, *raw_geometry);
+  absl::StatusOr<RawYuvReader> reader = RawYuvReader::FromStream(input->stream(), input->name(), *raw_geometry);
   if (!reader.ok()) return reader.status();
   // A whole number of frames tells the server how many to expect (progress in its logs).
   std::optional<int64_t> frames;
-  if (::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
-      info.st_size % static_cast<off_t>(raw_geometry->frame_bytes()) == 0) {
-    frames = info.st_size / static_cast<off_t>(raw_geometry->frame_bytes());
+  const int64_t size = input->size_bytes();
+  if (size >= 0 && size % static_cast<int64_t>(raw_geometry->frame_bytes()) == 0) {
+    frames = size / static_cast<int64_t>(raw_geometry->frame_bytes());
   }
-  return std::make_unique<RawSource>(std::move(*reader), frames);
+  return std::make_unique<RawSource>(std::move(input), std::move(*reader), frames);
 }
 
 }  // namespace exactq::client

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "client/input_file.h"
 #include "engine/format/color.h"
 #include "engine/format/frame.h"
 
@@ -25,10 +26,15 @@ class PictureSource {
   virtual std::optional<int64_t> frame_count() const { return std::nullopt; }
 };
 
-// Y4M when the path is "-" or has a Y4M header; raw when `raw_geometry` is given
-// (required for files that are not Y4M).
+// Y4M when the input has a Y4M header; raw when `raw_geometry` is given (required for
+// files that are not Y4M). The input is opened once (pipes and process substitution
+// work; see InputFile).
 absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
     const std::string& path, const std::optional<FrameGeometry>& raw_geometry);
+
+// The same for an input already opened; the source keeps it.
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
+    std::unique_ptr<InputFile> input, const std::optional<FrameGeometry>& raw_geometry);
 
 }  // namespace exactq::client
 

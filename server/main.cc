@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "absl/flags/flag.h"
 #include "common/command_line.h"
@@ -21,6 +22,7 @@
 #include "absl/strings/match.h"
 #include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
@@ -97,6 +99,16 @@ ABSL_FLAG(bool, self_check, true,
           "at start, before health turns SERVING: score the golden pairs on the CPU and on every "
           "GPU and compare each output's bits with the committed golden values; a GPU that "
           "differs is taken out of the pool (logged), a CPU that differs stops the server");
+ABSL_FLAG(std::vector<std::string>, source_root, {},
+          "directory under which clients may name files for the server to read (repeatable, or comma-separated); "
+          "none: every server path is refused with PERMISSION_DENIED");
+ABSL_FLAG(std::string, spool_dir, "", "where uploaded encoded files are spooled (unlinked at once); empty: $TMPDIR or /tmp");
+ABSL_FLAG(uint64_t, max_upload_bytes, uint64_t{16} << 30, "largest encoded file one stream side may upload, bytes");
+ABSL_FLAG(uint32_t, decode_threads, 4, "decoder threads per decoded side when the client asks for none");
+ABSL_FLAG(uint32_t, max_decode_threads, 16, "decoder threads per decoded side, whatever the client asks");
+ABSL_FLAG(uint32_t, max_decode_threads_total, 0,
+          "decoder threads across all decoded streams; a stream gets what is left, at least one per side; "
+          "0 = twice the hardware threads");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");
 ABSL_FLAG(std::string, tls_client_ca_file, "",
@@ -127,7 +139,10 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
         absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
         absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams"),
-        absl::FindCommandLineFlag("pinned_frame_bytes"),
+        absl::FindCommandLineFlag("pinned_frame_bytes"), absl::FindCommandLineFlag("source_root"),
+        absl::FindCommandLineFlag("spool_dir"), absl::FindCommandLineFlag("max_upload_bytes"),
+        absl::FindCommandLineFlag("decode_threads"), absl::FindCommandLineFlag("max_decode_threads"),
+        absl::FindCommandLineFlag("max_decode_threads_total"),
         absl::FindCommandLineFlag("gpu_retry_seconds"), absl::FindCommandLineFlag("stream_idle_seconds"),
         absl::FindCommandLineFlag("max_streams_per_connection"), absl::FindCommandLineFlag("max_server_threads")}) {
     if (flag == nullptr) continue;
@@ -208,7 +223,30 @@ ServerConfig ConfigFromFlags() {
   config.tls_cert_file = absl::GetFlag(FLAGS_tls_cert_file);
   config.tls_key_file = absl::GetFlag(FLAGS_tls_key_file);
   config.tls_client_ca_file = absl::GetFlag(FLAGS_tls_client_ca_file);
+  config.decode.spool_dir = absl::GetFlag(FLAGS_spool_dir);
+  config.decode.max_upload_bytes = absl::GetFlag(FLAGS_max_upload_bytes);
+  config.decode.decode_threads = absl::GetFlag(FLAGS_decode_threads);
+  config.decode.max_decode_threads = absl::GetFlag(FLAGS_max_decode_threads);
+  config.decode.max_decode_threads_total = absl::GetFlag(FLAGS_max_decode_threads_total);
+  if (config.decode.max_decode_threads_total == 0) {
+    config.decode.max_decode_threads_total = 2 * std::max(1u, std::thread::hardware_concurrency());
+  }
   return config;
+}
+
+// --source_root may be given more than once (absl keeps only the last occurrence).
+absl::Status ConfigureSourceRoots(int argc, char** argv, ServerConfig* config) {
+  std::vector<std::string> roots = RepeatedFlagValues(argc, argv, "source_root");
+  if (roots.empty()) roots = absl::GetFlag(FLAGS_source_root);  // EXACTQ_SOURCE_ROOT
+  absl::StatusOr<SourceRoots> resolved = SourceRoots::Create(roots);
+  if (!resolved.ok()) return resolved.status();
+  config->decode.source_roots = *std::move(resolved);
+  if (config->decode.source_roots.empty()) {
+    spdlog::info("no --source_root: server paths are refused");
+  } else {
+    spdlog::info("server paths are read under {}", absl::StrJoin(config->decode.source_roots.roots(), ", "));
+  }
+  return absl::OkStatus();
 }
 
 absl::Status ConfigureRuntime() {
@@ -346,5 +384,10 @@ int main(int argc, char** argv) {
   }
   signal(SIGINT, exactq::server::OnSignal);
   signal(SIGTERM, exactq::server::OnSignal);
-  return exactq::server::Serve(exactq::server::ConfigFromFlags());
+  exactq::server::ServerConfig config = exactq::server::ConfigFromFlags();
+  if (absl::Status s = exactq::server::ConfigureSourceRoots(argc, argv, &config); !s.ok()) {
+    std::fprintf(stderr, "exactqd: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
+  return exactq::server::Serve(config);
 }

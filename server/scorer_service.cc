@@ -33,7 +33,8 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
       admission_(config.limits.max_streams, config.limits.max_streams_per_peer),
       memory_budget_(config.limits.max_buffered_bytes),
       cpu_streams_(config.limits.max_cpu_streams, config.limits.max_cpu_streams, "max_cpu_streams"),
-      idle_monitor_(static_cast<int>(config.limits.stream_idle_seconds)) {
+      idle_monitor_(static_cast<int>(config.limits.stream_idle_seconds)),
+      decode_threads_(config.decode.max_decode_threads_total) {
   constexpr int kScoreStreamMethod = 0;  // the first method of exactq.v1.Scorer
   MarkMethodStreamed(kScoreStreamMethod,
                      new grpc::internal::BidiStreamingHandler<ScorerService, grpc::ByteBuffer, v1::ScoreResponse>(
@@ -64,7 +65,7 @@ grpc::Status ScorerService::ScoreRawStream(grpc::ServerContext* context, Request
   if (!ticket.ok()) return Fail("ScoreStream", ToGrpc(ticket.status()));
   std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
   RequestStream stream(raw, idle.get(), &drain_);
-  return Fail("ScoreStream", RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_}, context, &stream));
+  return Fail("ScoreStream", RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_}, context, &stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
@@ -179,6 +180,9 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   limits->set_max_buffered_bytes(l.max_buffered_bytes);
   limits->set_max_device_bytes(GetRuntimeConfig().max_device_bytes);
   limits->set_max_cpu_streams(l.max_cpu_streams);
+  limits->set_max_upload_bytes(config_.decode.max_upload_bytes);
+  limits->set_max_decode_threads(config_.decode.max_decode_threads);
+  limits->set_server_paths(!config_.decode.source_roots.empty());
   return grpc::Status::OK;
 }
 

@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "exactq/v1/exactq.grpc.pb.h"
+#include "server/decode_thread_budget.h"
 #include "server/drain_state.h"
 #include "server/memory_budget.h"
 #include "server/request_stream.h"
@@ -46,6 +47,7 @@ class ScorerService final : public v1::Scorer::Service {
   StreamAdmission cpu_streams_;
   DrainState drain_;
   StreamIdleMonitor idle_monitor_;
+  DecodeThreadBudget decode_threads_;
 };
 
 // absl::Status -> grpc::Status with the same code and message.

@@ -17,6 +17,7 @@
 #include "engine/runtime/pinned_frame_memory.h"
 #include "server/client_text.h"
 #include "server/cpu_slot.h"
+#include "server/decoded_stream_session.h"
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
@@ -96,6 +97,22 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   }
   const v1::StreamHeader header = request.header();  // a copy: `request` is reused below
   log.job_id_ = ClientText(header.job_id());
+  if (UsesDecodedSources(header)) {
+    // The server decodes and scores while the client may send nothing (server paths):
+    // that time is the server's, not idleness.
+    if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
+    FrameCounts decoded_counts;
+    const grpc::Status status =
+        RunDecodedStreamSession(config, metrics, resources, context, stream, header, &decoded_counts);
+    if (stream->idle() != nullptr) {
+      stream->idle()->FrameScored();
+      stream->idle()->FrameAnswered();
+    }
+    log.frames_ = decoded_counts.frames;
+    log.frames_cpu_ = decoded_counts.cpu;
+    log.frames_cuda_ = decoded_counts.cuda;
+    return log.Finish(status);
+  }
   absl::StatusOr<ScoringRequest> wanted = FromWire(header, config.limits);
   if (!wanted.ok()) return log.Finish(ToGrpc(wanted.status()));
   // Each frame reserves its pair of pictures when its first chunk arrives (below); a

@@ -13,6 +13,7 @@
 #define EXACTQ_SERVER_STREAM_SESSION_H_
 
 #include "exactq/v1/exactq.grpc.pb.h"
+#include "server/decode_thread_budget.h"
 #include "server/memory_budget.h"
 #include "server/request_stream.h"
 #include "server/server_config.h"
@@ -21,10 +22,12 @@
 
 namespace exactq::server {
 
-// What sessions share: the host-memory budget and the CPU pool's stream slots.
+// What sessions share: the host-memory budget, the CPU pool's stream slots and the
+// decoder threads.
 struct SessionResources {
   MemoryBudget* memory_budget;
   StreamAdmission* cpu_streams;
+  DecodeThreadBudget* decode_threads = nullptr;  // decoded sources only
 };
 
 // A CPU slot for a stream placed on the CPU, or UNAVAILABLE with a retry hint (also in

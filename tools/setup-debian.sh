@@ -11,6 +11,10 @@ packages=(
   # Libraries (README "Dependencies" says what each is for).
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev libabsl-dev libspdlog-dev libfmt-dev
   prometheus-cpp-dev libgtest-dev libbenchmark-dev nlohmann-json3-dev
+  # Encoded sources: FFmpeg's demuxers and decoders (engine/decode).
+  libavformat-dev libavcodec-dev libavutil-dev
+  # Tests: the ffmpeg CLI makes tiny encodes and decodes them for comparison.
+  ffmpeg
   # Tests: python3 runs the deploy, Python-client and fuzz-seed scripts; openssl makes the
   # TLS tests' certificates (minimal Debian images have neither).
   python3 openssl

@@ -13,3 +13,5 @@ echo "test: EXACTQ_CORPUS=${EXACTQ_CORPUS:-(unset: corpus tests will skip)}"
 bazel test "$@" //...
 # The request decoding and frame assembly under libFuzzer, ASan and UBSan, for a fixed time.
 tests/fuzz/run_fuzzer.sh "${EXACTQ_FUZZ_SECONDS:-60}"
+# Uploaded encoded bytes through the spool, the demux callbacks and FFmpeg's decoders.
+tests/fuzz/run_decode_fuzzer.sh "${EXACTQ_FUZZ_SECONDS:-60}"

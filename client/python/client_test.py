@@ -73,6 +73,15 @@ class ClientTest(unittest.TestCase):
             cls.cpp = json.load(f)
         cls.client = Client(cls.server.address)
         cls.client.wait_ready(10)
+        # The sample's distorted side as lossless FFV1 (the same pixels), under a source root.
+        cls.root = os.path.join(cls.work, "root")
+        os.mkdir(cls.root)
+        cls.dist_mkv = os.path.join(cls.root, "dist.mkv")
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-i", DIST, "-c:v", "ffv1", cls.dist_mkv],
+                       check=True, timeout=60)
+        with open(REF, "rb") as src, open(os.path.join(cls.root, "ref.y4m"), "wb") as dst:
+            dst.write(src.read())
+        cls.with_root = cls._start("with_root", f"--source-root={cls.root}")
 
     @classmethod
     def _start(cls, name, *args):
@@ -111,6 +120,27 @@ class ClientTest(unittest.TestCase):
         self.assertSameAsCpp(result)
         self.assertEqual(result.job_id, f"{REF} vs {DIST}")
         self.assertEqual(result.totals["frames"], len(self.cpp["frames"]))
+
+    def test_encoded_upload_scores_as_the_y4m(self):
+        from exactq_client import Upload
+        stream = self.client.stream_sources(Upload(REF), self.dist_mkv)
+        result = stream.wait()
+        self.assertSameAsCpp(result)
+        with Y4mReader(REF) as ref:  # the geometry the server decoded is the file's
+            self.assertEqual(stream.accepted.geometry.width, ref.geometry.width)
+            self.assertEqual(stream.accepted.geometry.height, ref.geometry.height)
+        self.assertIn("ffv1", stream.accepted.distorted_decoder)
+
+    def test_server_paths_score_as_the_y4m_and_stay_under_the_root(self):
+        from exactq_client import ServerPath
+        with Client(self.with_root.address) as client:
+            self.assertSameAsCpp(client.score_sources(ServerPath("ref.y4m"), ServerPath("dist.mkv")))
+            with self.assertRaises(ExactQError) as refused:
+                client.score_sources(ServerPath("ref.y4m"), ServerPath(os.path.abspath(DIST)))
+            self.assertEqual(refused.exception.code, grpc.StatusCode.PERMISSION_DENIED)
+            with self.assertRaises(ExactQError) as missing:
+                client.score_sources(ServerPath("ref.y4m"), ServerPath("missing.mkv"))
+            self.assertEqual(missing.exception.code, grpc.StatusCode.NOT_FOUND)
 
     def test_bytes_in_memory(self):
         geom, frames = self.frames_in_memory()

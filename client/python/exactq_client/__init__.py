@@ -13,10 +13,12 @@ Streaming, each frame as the server answers it:
     stream = client.stream(geometry, frames)
     for frame in stream: print(frame.index, frame.scores)
     stream.result.pooled
+Encoded files the server decodes (uploaded, or read under its --source_root):
+    client.score_sources(Upload("ref.mkv"), ServerPath("title/dist.mp4"))
 """
 
-from .client import (Client, ExactQError, FrameScores, PooledScore, ScoreStream,  # noqa: F401
-                     StreamResult, Totals, paired_frames, same_geometry)
+from .client import (Client, ExactQError, FrameScores, PooledScore, ScoreStream, ServerPath,  # noqa: F401
+                     SourceStream, StreamResult, Totals, Upload, paired_frames, same_geometry)
 from .pictures import from_wire, geometry, picture_bytes, plane_shapes, to_wire  # noqa: F401
 from .y4m import Y4mReader  # noqa: F401
 

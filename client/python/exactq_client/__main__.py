@@ -5,11 +5,12 @@
 import argparse
 import json
 import math
+import os
 import sys
 
 from google.protobuf import text_format
 
-from .client import Client, ExactQError
+from .client import Client, ExactQError, ServerPath, Upload
 
 
 def _number(x):
@@ -33,6 +34,14 @@ def to_json(result):
     }
 
 
+def _is_y4m(path):
+    """By the signature; a pipe is not looked into (it would lose the bytes read)."""
+    if not os.path.isfile(path):
+        return True
+    with open(path, "rb") as f:
+        return f.read(9) == b"YUV4MPEG2"
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="exactq_client", description="ExactQ's Python client.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -45,6 +54,8 @@ def main(argv=None):
     score.add_argument("--json", help="write libvmaf-shaped JSON here ('-' for stdout)")
     score.add_argument("--job-id")
     score.add_argument("--quiet", action="store_true", help="print no table")
+    score.add_argument("--server-paths", action="store_true",
+                       help="send both as paths for the server to read under its --source_root")
     caps = commands.add_parser("capabilities", help="what the server can do")
     for p in (score, caps):
         p.add_argument("--server", default="localhost:50051")
@@ -61,10 +72,18 @@ def main(argv=None):
             if args.command == "capabilities":
                 print(text_format.MessageToString(client.capabilities()), end="")
                 return 0
-            result = client.score_files(args.reference, args.distorted, metrics=args.metrics,
-                                        backend=args.backend, job_id=args.job_id)
+            if args.server_paths:
+                result = client.score_sources(ServerPath(args.reference), ServerPath(args.distorted),
+                                              metrics=args.metrics, backend=args.backend, job_id=args.job_id)
+            elif not (_is_y4m(args.reference) and _is_y4m(args.distorted)):
+                # Encoded files (mkv, mp4, ...): the server decodes both, a Y4M beside one too.
+                result = client.score_sources(Upload(args.reference), Upload(args.distorted),
+                                              metrics=args.metrics, backend=args.backend, job_id=args.job_id)
+            else:
+                result = client.score_files(args.reference, args.distorted, metrics=args.metrics,
+                                            backend=args.backend, job_id=args.job_id)
         except ExactQError as e:
-            print(f"exactq_client: server: {e}", file=sys.stderr)
+            print(f"exactq_client: {e.code.name}: server: {e.details}", file=sys.stderr)
             return 1
         except (OSError, ValueError) as e:
             print(f"exactq_client: {e}", file=sys.stderr)

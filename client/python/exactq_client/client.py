@@ -1,6 +1,7 @@
 """The gRPC side: a Client for exactq.v1.Scorer (stream, unary, capabilities)."""
 
 import json
+import os
 import threading
 from dataclasses import asdict, dataclass, field, fields
 from typing import Dict, List, Optional
@@ -242,6 +243,76 @@ class ScoreStream:
         return self.result
 
 
+# Encoded uploads go in pieces well under every server's max_chunk_bytes default (1 MiB).
+UPLOAD_CHUNK_BYTES = 256 << 10
+
+
+class Upload:
+    """A side the server decodes from the bytes sent: an encoded file (mkv, mp4, ivf,
+    ts, Y4M, ...) by path, or a binary file object (a pipe works: it is read once)."""
+
+    def __init__(self, source, name=None):
+        self.source = source
+        self.name = name if name is not None else (source if isinstance(source, str) else "upload")
+
+
+class ServerPath:
+    """A side the server reads itself, under one of its --source_root directories."""
+
+    def __init__(self, path):
+        self.path = path
+
+
+def _source_proto(source):
+    if isinstance(source, ServerPath):
+        return pb.Source(server_path=pb.ServerPath(path=source.path))
+    size = 0
+    if isinstance(source.source, str):
+        try:
+            size = os.path.getsize(source.source)
+        except OSError:
+            size = 0
+    return pb.Source(upload=pb.EncodedUpload(name=source.name, size_bytes=size))
+
+
+class SourceStream(ScoreStream):
+    """A ScoreStream whose sides the server decodes (uploads or server paths). The
+    uploads' bytes go up at once, alternating between the two files, while the server
+    decodes; iterate as over a ScoreStream."""
+
+    def __init__(self, stub, header, uploads, timeout=None):
+        self._uploads = uploads  # [(picture, Upload)]
+        super().__init__(stub, header, (), timeout)
+
+    def _requests(self):
+        yield pb.ScoreRequest(header=self._header)
+        opened = []
+        try:
+            for picture, upload in self._uploads:
+                f = open(upload.source, "rb") if isinstance(upload.source, str) else upload.source
+                opened.append([picture, f, 0, isinstance(upload.source, str)])
+            pending = list(opened)
+            while pending:
+                for entry in list(pending):
+                    picture, f, offset, _ = entry
+                    if self._finished.is_set():
+                        return
+                    data = f.read(UPLOAD_CHUNK_BYTES)
+                    done = len(data) < UPLOAD_CHUNK_BYTES
+                    yield pb.ScoreRequest(encoded_chunk=pb.EncodedChunk(
+                        picture=picture, offset=offset, data=data, last=done))
+                    entry[2] = offset + len(data)
+                    if done:
+                        pending.remove(entry)
+        except Exception as e:  # noqa: BLE001 - given back to the caller's thread
+            self._send_error = e
+            self._call.cancel()
+        finally:
+            for _, f, _, owned in opened:
+                if owned:
+                    f.close()
+
+
 def _result(summary, frames):
     t = summary.totals
     return StreamResult(
@@ -322,6 +393,31 @@ class Client:
                 geometry.format.range = dist.geometry.format.range
             return self.stream(geometry, paired_frames(ref, dist), metrics=metrics, backend=backend,
                                job_id=job, timeout=timeout).wait()
+
+    def score_sources(self, reference, distorted, metrics=("psnr",), backend="auto", job_id=None,
+                      decode_threads=0, timeout=None):
+        """Score two sides the server decodes: each an Upload (an encoded file's bytes;
+        a plain path string means an upload of that file) or a ServerPath (read by the
+        server under its --source_root). Geometry and format come from the bitstream
+        (`stream.accepted.geometry`); the StreamResult."""
+        return self.stream_sources(reference, distorted, metrics=metrics, backend=backend, job_id=job_id,
+                                   decode_threads=decode_threads, timeout=timeout).wait()
+
+    def stream_sources(self, reference, distorted, metrics=("psnr",), backend="auto", job_id=None,
+                       decode_threads=0, timeout=None):
+        """As score_sources, streaming: iterate for each frame as the server answers."""
+        reference = Upload(reference) if isinstance(reference, str) else reference
+        distorted = Upload(distorted) if isinstance(distorted, str) else distorted
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
+        names = [s.path if isinstance(s, ServerPath) else s.name for s in (reference, distorted)]
+        header = pb.StreamHeader(
+            job_id=job_id if job_id is not None else f"{names[0]} vs {names[1]}",
+            metrics=metric_requests(metrics), backend=BACKENDS[backend], decode_threads=decode_threads,
+            reference_source=_source_proto(reference), distorted_source=_source_proto(distorted))
+        uploads = [(picture, s) for picture, s in ((pb.PICTURE_REFERENCE, reference),
+                                                   (pb.PICTURE_DISTORTED, distorted)) if isinstance(s, Upload)]
+        return SourceStream(self._stub, header, uploads, timeout)
 
     def score_pair(self, geometry, reference, distorted, metrics=("psnr",), backend="auto",
                    job_id="", timeout=60):

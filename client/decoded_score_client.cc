@@ -1,0 +1,122 @@
+#include "client/decoded_score_client.h"
+
+#include <grpcpp/grpcpp.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace exactq::client {
+namespace {
+
+void SetSource(const DecodedInput& input, v1::Source* source) {
+  if (input.upload != nullptr) {
+    v1::EncodedUpload* upload = source->mutable_upload();
+    upload->set_name(input.upload->name());
+    if (input.upload->size_bytes() >= 0) upload->set_size_bytes(static_cast<uint64_t>(input.upload->size_bytes()));
+  } else {
+    source->mutable_server_path()->set_path(input.server_path);
+  }
+}
+
+// One upload being sent: its stream and how far it got.
+struct Upload {
+  InputFile* input = nullptr;
+  v1::Picture picture = v1::PICTURE_UNSPECIFIED;
+  uint64_t offset = 0;
+  bool done = false;
+};
+
+}  // namespace
+
+absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInput distorted,
+                                              const ScoreOptions& options, uint32_t decode_threads,
+                                              const std::function<void(const v1::FrameResult&)>& on_frame) {
+  absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(options.connection);
+  if (!channel.ok()) return channel.status();
+  std::unique_ptr<v1::Scorer::Stub> stub = v1::Scorer::NewStub(*channel);
+  grpc::ClientContext context;
+  auto stream = stub->ScoreStream(&context);
+
+  v1::ScoreRequest request;
+  v1::StreamHeader* header = request.mutable_header();
+  header->set_job_id(options.job_id);
+  // Geometry comes from the bitstream; the user's colour overrides win over its tags.
+  if (options.range.has_value()) header->mutable_geometry()->mutable_format()->set_range(*options.range);
+  if (options.matrix.has_value()) header->mutable_geometry()->mutable_format()->set_matrix(*options.matrix);
+  for (const v1::MetricRequest& m : options.metrics) *header->add_metrics() = m;
+  header->set_backend(options.backend);
+  header->set_decode_threads(decode_threads);
+  SetSource(reference, header->mutable_reference_source());
+  SetSource(distorted, header->mutable_distorted_source());
+
+  std::mutex error_mutex;
+  absl::Status local_error;
+  std::thread writer([&] {
+    if (!stream->Write(request)) return;
+    std::vector<Upload> uploads;
+    if (reference.upload != nullptr) uploads.push_back({reference.upload.get(), v1::PICTURE_REFERENCE});
+    if (distorted.upload != nullptr) uploads.push_back({distorted.upload.get(), v1::PICTURE_DISTORTED});
+    std::string buffer(kUploadChunkBytes, '\0');
+    v1::ScoreRequest chunk_request;
+    bool any_left = !uploads.empty();
+    while (any_left) {
+      any_left = false;
+      for (Upload& upload : uploads) {
+        if (upload.done) continue;
+        const size_t n = std::fread(buffer.data(), 1, buffer.size(), upload.input->stream());
+        if (n < buffer.size() && std::ferror(upload.input->stream())) {
+          std::lock_guard<std::mutex> lock(error_mutex);
+          local_error = absl::InvalidArgumentError(
+              absl::StrCat(upload.input->name(), ": read failed: ", std::strerror(errno)));
+          context.TryCancel();
+          return;
+        }
+        upload.done = n < buffer.size();  // a short read: the end of the input
+        v1::EncodedChunk* chunk = chunk_request.mutable_encoded_chunk();
+        chunk->set_picture(upload.picture);
+        chunk->set_offset(upload.offset);
+        chunk->set_data(buffer.data(), n);
+        chunk->set_last(upload.done);
+        upload.offset += n;
+        if (!stream->Write(chunk_request)) return;  // the server ended the call
+        any_left = any_left || !upload.done;
+      }
+    }
+    stream->WritesDone();
+  });
+
+  ScoringRun run;
+  v1::ScoreResponse response;
+  while (stream->Read(&response)) {
+    switch (response.kind_case()) {
+      case v1::ScoreResponse::kAccepted: run.accepted = response.accepted(); break;
+      case v1::ScoreResponse::kFrame:
+        run.frames.push_back(response.frame());
+        if (on_frame) on_frame(run.frames.back());
+        break;
+      case v1::ScoreResponse::kSummary: run.summary = response.summary(); break;
+      default: break;
+    }
+  }
+  // A server that ends the call early (a refused path, a corrupt file) fails the
+  // writer's next Write, so it stops on its own.
+  writer.join();
+  const grpc::Status status = stream->Finish();
+  {
+    std::lock_guard<std::mutex> lock(error_mutex);
+    if (!local_error.ok()) return local_error;
+  }
+  if (!status.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
+                        absl::StrCat("server ", options.connection.server, ": ", status.error_message()));
+  }
+  return run;
+}
+
+}  // namespace exactq::client

@@ -1,0 +1,134 @@
+#include "engine/decode/av_frame_conversion.h"
+
+#include <cstring>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+
+extern "C" {
+#include <libavutil/pixdesc.h>
+}
+
+namespace exactq::decode_internal {
+namespace {
+
+std::string FormatName(AVPixelFormat format) {
+  const char* name = av_get_pix_fmt_name(format);
+  return name != nullptr ? name : absl::StrCat("pixel format ", static_cast<int>(format));
+}
+
+bool IsJpegRangeFormat(AVPixelFormat format) {
+  switch (format) {
+    case AV_PIX_FMT_YUVJ420P:
+    case AV_PIX_FMT_YUVJ422P:
+    case AV_PIX_FMT_YUVJ444P:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+absl::StatusOr<PixelFormat> PixelFormatFromAv(AVPixelFormat format) {
+  const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(format);
+  const auto refuse = [&](const char* why) {
+    return absl::UnimplementedError(
+        absl::StrCat("decoded pixel format ", FormatName(format), " is not supported (", why,
+                     "); ExactQ scores planar YUV or gray, 8 to 16 bits, little-endian"));
+  };
+  if (desc == nullptr) return refuse("unknown");
+  if (desc->flags & (AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_PAL)) {
+    return refuse("not a plain picture");
+  }
+  if (desc->flags & AV_PIX_FMT_FLAG_RGB) return refuse("RGB");
+  if (desc->flags & AV_PIX_FMT_FLAG_ALPHA) return refuse("alpha plane");
+  if (desc->flags & AV_PIX_FMT_FLAG_FLOAT) return refuse("floating point");
+  if (desc->flags & AV_PIX_FMT_FLAG_BE) return refuse("big-endian");
+  if (desc->nb_components != 1 && desc->nb_components != 3) return refuse("component count");
+  const int depth = desc->comp[0].depth;
+  if (depth < kMinBitDepth || depth > kMaxBitDepth) return refuse("bit depth");
+  const int step = depth > 8 ? 2 : 1;
+  for (int c = 0; c < desc->nb_components; ++c) {
+    const AVComponentDescriptor& comp = desc->comp[c];
+    if (comp.plane != c || comp.step != step || comp.offset != 0 || comp.shift != 0 || comp.depth != depth) {
+      return refuse("not planar with one sample per word");
+    }
+  }
+  PixelFormat result;
+  result.bit_depth = depth;
+  if (desc->nb_components == 1) {
+    result.layout = ChromaLayout::k400;
+  } else if (desc->log2_chroma_w == 1 && desc->log2_chroma_h == 1) {
+    result.layout = ChromaLayout::k420;
+  } else if (desc->log2_chroma_w == 1 && desc->log2_chroma_h == 0) {
+    result.layout = ChromaLayout::k422;
+  } else if (desc->log2_chroma_w == 0 && desc->log2_chroma_h == 0) {
+    result.layout = ChromaLayout::k444;
+  } else {
+    return refuse("chroma subsampling");
+  }
+  return result;
+}
+
+absl::StatusOr<AvColour> ColourFromAv(const AVFrame& picture) {
+  const auto refuse = [](const char* what, const char* name) {
+    return absl::UnimplementedError(absl::StrCat("the bitstream's colour ", what, " is ", name != nullptr ? name : "?",
+                                                 ", which the metrics do not define (BT.709 and BT.601 only)"));
+  };
+  switch (picture.color_primaries) {
+    case AVCOL_PRI_BT2020:
+    case AVCOL_PRI_SMPTE428:
+    case AVCOL_PRI_SMPTE431:
+    case AVCOL_PRI_SMPTE432:
+      return refuse("primaries", av_color_primaries_name(picture.color_primaries));
+    default:
+      break;
+  }
+  switch (picture.color_trc) {
+    case AVCOL_TRC_SMPTE2084:
+    case AVCOL_TRC_ARIB_STD_B67:
+    case AVCOL_TRC_BT2020_10:
+    case AVCOL_TRC_BT2020_12:
+    case AVCOL_TRC_SMPTE428:
+      return refuse("transfer", av_color_transfer_name(picture.color_trc));
+    default:
+      break;
+  }
+  AvColour colour;
+  switch (picture.colorspace) {
+    case AVCOL_SPC_UNSPECIFIED:
+    case AVCOL_SPC_RESERVED:
+      break;
+    case AVCOL_SPC_BT709:
+      colour.matrix = ColorMatrix::kBt709;
+      break;
+    case AVCOL_SPC_BT470BG:
+    case AVCOL_SPC_SMPTE170M:
+      colour.matrix = ColorMatrix::kBt601;
+      break;
+    default:
+      return refuse("matrix", av_color_space_name(picture.colorspace));
+  }
+  if (picture.color_range == AVCOL_RANGE_JPEG || IsJpegRangeFormat(static_cast<AVPixelFormat>(picture.format))) {
+    colour.range = ColorRange::kFull;
+  } else if (picture.color_range == AVCOL_RANGE_MPEG) {
+    colour.range = ColorRange::kLimited;
+  }
+  return colour;
+}
+
+absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, Frame* frame) {
+  if (absl::Status s = frame->Reset(geometry); !s.ok()) return s;
+  for (int p = 0; p < geometry.plane_count(); ++p) {
+    const size_t row_bytes = static_cast<size_t>(geometry.plane_width(p)) * geometry.bytes_per_sample();
+    const uint8_t* src = picture.data[p];
+    uint8_t* dst = frame->mutable_plane_bytes(p);
+    for (int y = 0; y < geometry.plane_height(p); ++y) {
+      std::memcpy(dst + y * row_bytes, src + static_cast<ptrdiff_t>(y) * picture.linesize[p], row_bytes);
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace exactq::decode_internal

@@ -1,0 +1,48 @@
+// Translation of FFmpeg's decoded pictures into engine Frames: pixel format, colour
+// description and the planes, copied row by row into the wire layout.
+//
+// Only formats that are already planar YUV (or gray) with one sample per byte or per
+// little-endian 16-bit word are taken; anything else (semi-planar, packed, RGB,
+// big-endian, alpha, 4:1:1, 4:4:0) is refused by name rather than converted, so a
+// decoded picture reaches the metrics with the decoder's exact samples. Colour that no
+// metric defines (BT.2020 primaries or matrix, PQ, HLG) is refused the same way.
+// Internal to engine/decode: the only header here that names FFmpeg types.
+
+#ifndef EXACTQ_ENGINE_DECODE_AV_FRAME_CONVERSION_H_
+#define EXACTQ_ENGINE_DECODE_AV_FRAME_CONVERSION_H_
+
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/format/color.h"
+#include "engine/format/frame.h"
+#include "engine/format/pixel_format.h"
+
+extern "C" {
+#include <libavutil/frame.h>
+#include <libavutil/pixfmt.h>
+}
+
+namespace exactq::decode_internal {
+
+// Unimplemented naming FFmpeg's format ("nv12", "p010le", "rgb24") when ExactQ cannot
+// take its samples as they are.
+absl::StatusOr<PixelFormat> PixelFormatFromAv(AVPixelFormat format);
+
+struct AvColour {
+  std::optional<ColorRange> range;    // unset: the bitstream does not say
+  std::optional<ColorMatrix> matrix;  // unset: the bitstream does not say
+};
+
+// The picture's range and matrix; Unimplemented naming the primaries, transfer or
+// matrix when the metrics do not define it (BT.2020, PQ, HLG, SMPTE 240M, ...).
+// `format` decides the range of the "yuvj" formats.
+absl::StatusOr<AvColour> ColourFromAv(const AVFrame& picture);
+
+// Copies the planes of `picture` (whose format maps to `geometry`) into *frame.
+absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, Frame* frame);
+
+}  // namespace exactq::decode_internal
+
+#endif  // EXACTQ_ENGINE_DECODE_AV_FRAME_CONVERSION_H_

@@ -1,0 +1,106 @@
+// VideoDecoder: the pictures of an encoded file (any container and codec Debian 12's
+// FFmpeg libraries read), as engine Frames in presentation order.
+//
+// Bytes come from a ByteSource through a custom AVIOContext, so FFmpeg never opens a
+// file or URL itself (nested opens by playlists or references are refused). Geometry,
+// pixel format and colour come from the bitstream: Open decodes the first picture, so
+// info() describes what ReadFrame returns, and a later picture that changes size or
+// format ends the stream with an error naming it. Decoding is bit-exact (FFmpeg's
+// decoders are), so a rendition decoded here equals `ffmpeg -f yuv4mpegpipe` of it.
+//
+// Errors name the source, the frame and the cause, with a status code the server
+// passes on: InvalidArgument for corrupt, truncated or unreadable input, Unimplemented
+// for what ExactQ cannot score right (a pixel format or colour it does not take),
+// ResourceExhausted for pictures above the limits. The decoder treats any picture the
+// codec reports as damaged (concealed errors included) as an error: a score of a
+// concealed picture would be a score of the decoder's guess.
+//
+//   absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder =
+//       VideoDecoder::Open(*FileByteSource::Open("dist.mp4"), DecoderOptions{.threads = 4});
+//   Frame frame;
+//   while (true) {
+//     absl::StatusOr<bool> more = (*decoder)->ReadFrame(&frame);
+//     if (!more.ok()) return more.status();
+//     if (!*more) break;
+//     ... score frame ...
+//   }
+
+#ifndef EXACTQ_ENGINE_DECODE_VIDEO_DECODER_H_
+#define EXACTQ_ENGINE_DECODE_VIDEO_DECODER_H_
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "engine/decode/byte_source.h"
+#include "engine/decode/source_timing.h"
+#include "engine/format/color.h"
+#include "engine/format/frame.h"
+
+namespace exactq {
+
+struct DecoderOptions {
+  // Decoder threads (frame and slice threads); 0 lets FFmpeg pick (one per core).
+  int threads = 1;
+  // Pictures larger than this are refused before any is decoded.
+  int max_width = kMaxFrameDimension;
+  int max_height = kMaxFrameDimension;
+};
+
+struct DecodedStreamInfo {
+  FrameGeometry geometry;
+  std::optional<ColorRange> color_range;    // unset: the bitstream does not say
+  std::optional<ColorMatrix> color_matrix;  // unset: the bitstream does not say
+  SourceTiming timing;
+  std::string container;  // FFmpeg's demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  std::string codec;      // the decoder, e.g. "h264", "libdav1d"
+};
+
+class VideoDecoder {
+ public:
+  static absl::StatusOr<std::unique_ptr<VideoDecoder>> Open(std::unique_ptr<ByteSource> source,
+                                                            const DecoderOptions& options);
+  ~VideoDecoder();
+  VideoDecoder(const VideoDecoder&) = delete;
+  VideoDecoder& operator=(const VideoDecoder&) = delete;
+
+  const DecodedStreamInfo& info() const { return info_; }
+
+  // The next picture in presentation order into *frame (its buffer reused when large
+  // enough). true: a frame; false: the clean end. Errors are sticky.
+  absl::StatusOr<bool> ReadFrame(Frame* frame);
+
+  // Frames returned so far; also the index of the next.
+  int64_t frames_read() const { return frames_read_; }
+
+ private:
+  struct Av;
+  VideoDecoder(std::unique_ptr<ByteSource> source, const DecoderOptions& options);
+  absl::Status OpenStreams();
+  // Decodes the next picture into av's frame; false at the end.
+  absl::StatusOr<bool> DecodeNext();
+  absl::Status CheckPicture();
+  absl::Status Fail(absl::Status status);
+  // Maps an FFmpeg error to a status naming `what`; prefers the byte source's own error.
+  absl::Status AvError(int error, const std::string& what);
+
+  std::unique_ptr<ByteSource> source_;
+  DecoderOptions options_;
+  std::unique_ptr<Av> av_;
+  DecodedStreamInfo info_;
+  bool pending_ = false;  // av's frame holds a picture not yet returned
+  int64_t frames_read_ = 0;
+  int64_t packets_read_ = 0;  // of the video stream, discarded ones included
+  double last_pts_seconds_ = -1;  // the last picture returned
+  absl::Status io_error_;  // the byte source's error, seen by the AVIOContext callbacks
+  std::pair<ByteSource*, absl::Status*> io_opaque_{nullptr, nullptr};
+  absl::Status error_;     // sticky
+};
+
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_DECODE_VIDEO_DECODER_H_
