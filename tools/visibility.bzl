@@ -26,10 +26,11 @@ CLIENT_USERS = [
     "//tests:__subpackages__",
 ]
 
-# The runtime places frames on backends; only the server (and benchmarks and tests)
-# drive it. Metrics and engine/exact cannot see it.
+# The runtime places frames on backends; only the server, the self-check's golden set
+# (and benchmarks and tests) drive it. Metrics and engine/exact cannot see it.
 RUNTIME_USERS = [
     "//bench:__subpackages__",
+    "//engine/golden:__subpackages__",
     "//engine/runtime:__subpackages__",
     "//server:__subpackages__",
     "//tests:__subpackages__",
@@ -47,6 +48,7 @@ PLATFORM_USERS = [
 METRICS_USERS = [
     "//bench:__subpackages__",
     "//client:__subpackages__",
+    "//engine/golden:__subpackages__",
     "//engine/metrics:__subpackages__",
     "//engine/runtime:__subpackages__",
     "//server:__subpackages__",
