@@ -28,7 +28,9 @@ absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& 
   if (prev_ref != nullptr && !(prev_ref->geometry() == ref.geometry())) {
     return absl::InvalidArgumentError("vmaf: previous reference geometry differs");
   }
+  static const bool use_avx512 = VmafAvx512Supported();
   static const bool use_avx2 = VmafAvx2Supported();
+  if (use_avx512) return avx512::ComputeFeatures(ref, dis, prev_ref, parallel);
   if (use_avx2) return avx2::ComputeFeatures(ref, dis, prev_ref, parallel);
   return generic::ComputeFeatures(ref, dis, prev_ref, parallel);
 }

@@ -117,7 +117,7 @@ TEST(VmafFeaturesTest, FirstFrameHasNoMotionAndMotionIsTheReferencesOnly) {
   EXPECT_EQ(Bits(a->motion), Bits(b->motion));
 }
 
-TEST(VmafFeaturesTest, Avx2KernelsEqualTheGenericOnesBitForBit) {
+TEST(VmafFeaturesTest, SimdKernelsEqualTheGenericOnesBitForBit) {
   if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
   for (auto [w, h] : {std::pair{17, 17}, {17, 33}, {33, 17}, {641, 359}, {99, 41}, {1280, 720}}) {
     for (int depth : {8, 10, 12, 16}) {
@@ -128,11 +128,17 @@ TEST(VmafFeaturesTest, Avx2KernelsEqualTheGenericOnesBitForBit) {
       const Frame ref = MakeFrame(g, 3, 0);
       for (int distortion : {0, 2, 7}) {
         const Frame dis = MakeFrame(g, 3, distortion);
-        ExpectSameBits(avx2::ComputeFeatures(ref, dis, &prev, {}),
-                       generic::ComputeFeatures(ref, dis, &prev, {}));
+        const VmafFeatures reference = generic::ComputeFeatures(ref, dis, &prev, {});
+        ExpectSameBits(avx2::ComputeFeatures(ref, dis, &prev, {}), reference);
+        if (VmafAvx512Supported()) {
+          ExpectSameBits(avx512::ComputeFeatures(ref, dis, &prev, {}), reference);
+        }
       }
-      ExpectSameBits(avx2::ComputeFeatures(ref, prev, nullptr, {}),
-                     generic::ComputeFeatures(ref, prev, nullptr, {}));
+      const VmafFeatures first = generic::ComputeFeatures(ref, prev, nullptr, {});
+      ExpectSameBits(avx2::ComputeFeatures(ref, prev, nullptr, {}), first);
+      if (VmafAvx512Supported()) {
+        ExpectSameBits(avx512::ComputeFeatures(ref, prev, nullptr, {}), first);
+      }
     }
   }
 }
