@@ -72,7 +72,8 @@ def timed(cmd):
 def load():
     return " ".join(open("/proc/loadavg").read().split()[:3])
 
-report = {"benchmark": "vmaf_cpu_side_by_side", "cpu": cpu_model, "logical_cpus": os.cpu_count(),
+report = {"benchmark": "vmaf_cpu_side_by_side", "device": cpu_model, "commit": ours_commit,
+          "results": [], "cpu": cpu_model, "logical_cpus": os.cpu_count(),
           "peer": {"binary": a.peer, "version": peer_version, "simd": peer_simd,
                    "command": "vmaf -r REF -d DIS --threads 1 --model version=vmaf_v0.6.1 --json -o OUT"},
           "ours": {"binary": a.ours, "commit": ours_commit}, "load_start": load(), "sizes": {}}
@@ -126,6 +127,11 @@ with tempfile.TemporaryDirectory() as tmp:
             res[f"{name}_frames_per_s_per_thread_median"] = round(med[name], 3)
             res[f"{name}_cpu_ms_per_frame_median"] = round(1000 * cpu_med / frames[name], 2)
         res["ratio_ours_over_libvmaf"] = round(med["ours"] / med["libvmaf"], 3)
+        for name in order:
+            report["results"].append({"name": f"{size}_{name}_frames_per_s_per_thread",
+                                      "value": round(med[name], 3), "unit": "frames/s"})
+        report["results"].append({"name": f"{size}_ours_over_libvmaf",
+                                  "value": res["ratio_ours_over_libvmaf"], "unit": "ratio"})
         agree = abs(means["ours"] - means["libvmaf"]) < 5e-7
         res["mean_vmaf_agrees"] = agree
         report["sizes"][size] = res
