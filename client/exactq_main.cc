@@ -93,6 +93,20 @@ int Fail(const std::string& message) {
   return 1;
 }
 
+// "REF vs DIST" within the server's job_id limit (256 bytes): the paths, else their
+// file names, else cut at a character boundary.
+std::string DefaultJobId(const std::string& ref, const std::string& dist) {
+  constexpr size_t kLimit = 256;
+  std::string id = ref + " vs " + dist;
+  if (id.size() <= kLimit) return id;
+  const auto base = [](const std::string& p) { return p.substr(p.find_last_of('/') + 1); };
+  id = base(ref) + " vs " + base(dist);
+  if (id.size() <= kLimit) return id;
+  size_t cut = kLimit;
+  while (cut > 0 && (static_cast<unsigned char>(id[cut]) & 0xC0) == 0x80) --cut;  // not inside a UTF-8 character
+  return id.substr(0, cut);
+}
+
 // A failed call: the status name first (PERMISSION_DENIED: ...), so scripts can tell
 // a refusal from a bad file.
 int FailStatus(const absl::Status& status) {
@@ -271,7 +285,7 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   else if (matrix == "bt601") options.matrix = v1::COLOR_MATRIX_BT601;
   else if (!matrix.empty()) return Fail("--matrix must be bt709 or bt601, got " + matrix);
   options.job_id = absl::GetFlag(FLAGS_job_id);
-  if (options.job_id.empty()) options.job_id = ref_path + " vs " + dist_path;
+  if (options.job_id.empty()) options.job_id = DefaultJobId(ref_path, dist_path);
   if (absl::Status s = ParseFrames(absl::GetFlag(FLAGS_frames), &options); !s.ok()) {
     return Fail(std::string(s.message()));
   }

@@ -247,6 +247,16 @@ class ScoreStream:
 UPLOAD_CHUNK_BYTES = 256 << 10
 
 
+def default_job_id(reference, distorted, limit=256):
+    """"REF vs DIST" within the server's job_id limit: the paths, else their file names,
+    else cut at a character boundary."""
+    job = f"{reference} vs {distorted}"
+    if len(job.encode()) <= limit:
+        return job
+    job = f"{os.path.basename(reference)} vs {os.path.basename(distorted)}"
+    return job.encode()[:limit].decode(errors="ignore")
+
+
 class Upload:
     """A side the server decodes from the bytes sent: an encoded file (mkv, mp4, ivf,
     ts, Y4M, ...) by path, or a binary file object (a pipe works: it is read once)."""
@@ -386,7 +396,7 @@ class Client:
             if not same_geometry(ref.geometry, dist.geometry):
                 raise ValueError(f"{reference_path} and {distorted_path} differ in geometry: "
                                  f"{describe(ref.geometry)} against {describe(dist.geometry)}")
-            job = job_id if job_id is not None else f"{reference_path} vs {distorted_path}"
+            job = job_id if job_id is not None else default_job_id(reference_path, distorted_path)
             geometry = pb.Geometry()
             geometry.CopyFrom(ref.geometry)
             if geometry.format.range == pb.COLOR_RANGE_UNSPECIFIED:
@@ -412,7 +422,7 @@ class Client:
             raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
         names = [s.path if isinstance(s, ServerPath) else s.name for s in (reference, distorted)]
         header = pb.StreamHeader(
-            job_id=job_id if job_id is not None else f"{names[0]} vs {names[1]}",
+            job_id=job_id if job_id is not None else default_job_id(names[0], names[1]),
             metrics=metric_requests(metrics), backend=BACKENDS[backend], decode_threads=decode_threads,
             reference_source=_source_proto(reference), distorted_source=_source_proto(distorted))
         uploads = [(picture, s) for picture, s in ((pb.PICTURE_REFERENCE, reference),

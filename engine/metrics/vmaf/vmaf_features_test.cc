@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/metrics/vmaf/vmaf_features_kernels.h"
 #include "engine/metrics/vmaf/vmaf_test_frames.h"
 #include "gtest/gtest.h"
 
@@ -114,6 +115,32 @@ TEST(VmafFeaturesTest, FirstFrameHasNoMotionAndMotionIsTheReferencesOnly) {
   ASSERT_TRUE(b.ok());
   EXPECT_GT(a->motion, 0.0);
   EXPECT_EQ(Bits(a->motion), Bits(b->motion));
+}
+
+TEST(VmafFeaturesTest, SimdKernelsEqualTheGenericOnesBitForBit) {
+  if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  for (auto [w, h] : {std::pair{17, 17}, {17, 33}, {33, 17}, {641, 359}, {99, 41}, {1280, 720}}) {
+    for (int depth : {8, 10, 12, 16}) {
+      if (w * h > 100000 && depth != 8 && depth != 10) continue;
+      SCOPED_TRACE(testing::Message() << w << "x" << h << " " << depth << " bit");
+      const FrameGeometry g = Geometry(w, h, depth);
+      const Frame prev = MakeFrame(g, 1, 0);
+      const Frame ref = MakeFrame(g, 3, 0);
+      for (int distortion : {0, 2, 7}) {
+        const Frame dis = MakeFrame(g, 3, distortion);
+        const VmafFeatures reference = generic::ComputeFeatures(ref, dis, &prev, {});
+        ExpectSameBits(avx2::ComputeFeatures(ref, dis, &prev, {}), reference);
+        if (VmafAvx512Supported()) {
+          ExpectSameBits(avx512::ComputeFeatures(ref, dis, &prev, {}), reference);
+        }
+      }
+      const VmafFeatures first = generic::ComputeFeatures(ref, prev, nullptr, {});
+      ExpectSameBits(avx2::ComputeFeatures(ref, prev, nullptr, {}), first);
+      if (VmafAvx512Supported()) {
+        ExpectSameBits(avx512::ComputeFeatures(ref, prev, nullptr, {}), first);
+      }
+    }
+  }
 }
 
 }  // namespace

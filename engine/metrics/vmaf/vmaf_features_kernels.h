@@ -1,0 +1,40 @@
+// The per-frame features compiled once per instruction set from vmaf_features_kernels.inc:
+// generic (the build's baseline), avx2 (-mavx2, no FMA) and avx512 (AVX-512 F/BW/VL/DQ,
+// 512-bit vectors preferred, no FMA). Same source, same integer arithmetic, the same IEEE
+// operations per pixel in the same order (contraction off, no fast-math), so the same
+// bits; ComputeVmafFeatures picks the widest the CPU has.
+// Callers have checked the input (CheckVmafInput, prev_ref's geometry).
+
+#ifndef EXACTQ_ENGINE_METRICS_VMAF_VMAF_FEATURES_KERNELS_H_
+#define EXACTQ_ENGINE_METRICS_VMAF_VMAF_FEATURES_KERNELS_H_
+
+#include "engine/format/frame.h"
+#include "engine/metrics/vmaf/vmaf_features.h"
+
+namespace exactq {
+namespace vmaf {
+
+namespace generic {
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
+                             const Parallel& parallel);
+}  // namespace generic
+
+namespace avx2 {
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
+                             const Parallel& parallel);
+}  // namespace avx2
+
+namespace avx512 {
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
+                             const Parallel& parallel);
+}  // namespace avx512
+
+// Whether this CPU runs the avx2 / avx512 kernels (checked in the generic translation
+// unit, which no wider instruction reaches).
+bool VmafAvx2Supported();
+bool VmafAvx512Supported();
+
+}  // namespace vmaf
+}  // namespace exactq
+
+#endif  // EXACTQ_ENGINE_METRICS_VMAF_VMAF_FEATURES_KERNELS_H_
