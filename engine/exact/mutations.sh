@@ -11,8 +11,10 @@ set -u
 cd "$(dirname "$0")/../.."
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/src/engine/exact"
+mkdir -p "$WORK/src/engine/exact" "$WORK/src/engine/platform"
 cp engine/exact/*.h engine/exact/*.cc engine/exact/*.inc "$WORK/src/engine/exact/"
+# The host/device macros and the worker pool the sum's threads run on.
+cp engine/platform/host_device.h engine/platform/worker_pool.h engine/platform/worker_pool.cc "$WORK/src/engine/platform/"
 cp engine/exact/ordered_sum_algebra.h "$WORK/original_algebra.h"
 cp engine/exact/ordered_sum_fast.h "$WORK/original_fast.h"
 cp engine/exact/ordered_sum_cpu_kernels.inc "$WORK/original_kernels.inc"
@@ -86,15 +88,16 @@ EOF
     exit 2
   fi
   E=$WORK/src/engine/exact
+  POOL=$WORK/src/engine/platform/worker_pool.cc
   KERNELS="$WORK/kernels_avx2.o $WORK/kernels_generic.o"
   if ! $CXX $E/ordered_sum_algebra_test.cc -o "$WORK/algebra_test" -lgtest -lgtest_main -pthread ||
      ! $CXX $E/ordered_sum_fast_test.cc -o "$WORK/fast_test" -lgtest -lgtest_main -pthread ||
      ! $CXX -mavx2 -mno-fma -Wno-psabi -c $E/ordered_sum_cpu_kernels_avx2.cc -o "$WORK/kernels_avx2.o" ||
      ! $CXX -Wno-psabi -c $E/ordered_sum_cpu_kernels_generic.cc -o "$WORK/kernels_generic.o" ||
-     ! $CXX $E/ordered_sum_cpu_kernels_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $KERNELS \
+     ! $CXX $E/ordered_sum_cpu_kernels_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $POOL $KERNELS \
          -o "$WORK/kernels_test" -lgtest -lgtest_main -pthread $ABSL ||
      ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $E/ordered_sum_device_model.cc \
-         $KERNELS -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
+         $POOL $KERNELS -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
     echo "MUTATION $name: does not compile"
     exit 2
   fi

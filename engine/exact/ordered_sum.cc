@@ -7,8 +7,6 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -125,26 +123,11 @@ class PlanChain {
   std::condition_variable cv_;
 };
 
-// Runs fn() on the calling thread and on up to extra_threads more, and waits for all.
-// If a thread cannot be started, fewer run: fn takes its work from a shared counter, so
-// the result does not depend on who computes which block.
-template <class Fn>
-void RunOnThreads(int64_t extra_threads, const Fn& fn) {
-  std::vector<std::thread> threads;
-  threads.reserve(static_cast<size_t>(std::max<int64_t>(0, extra_threads)));
-  try {
-    for (int64_t t = 0; t < extra_threads; ++t) threads.emplace_back([&fn] { fn(); });
-  } catch (const std::system_error&) {
-    // Fewer threads.
-  }
-  fn();
-  for (std::thread& t : threads) t.join();
-}
 
 }  // namespace
 
-OrderedSumThreads::OrderedSumThreads(int num_threads, OrderedSumOptions options)
-    : num_threads_(std::max(1, num_threads)), options_(options) {}
+OrderedSumThreads::OrderedSumThreads(int num_threads, OrderedSumOptions options, WorkerPool* pool)
+    : num_threads_(std::max(1, num_threads)), options_(options), pool_(pool) {}
 
 const char* OrderedSumThreads::kernels() const {
   const cpu::ChunkKernels* k = KernelsFor(options_.host_kernels, options_.chunk_terms);
@@ -230,7 +213,18 @@ absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, Ord
       b = next;
     }
   };
-  RunOnThreads(std::min<int64_t>(num_threads_, num_blocks) - 1, work);
+  // Each task takes blocks from the shared counter until none is left, so the result
+  // does not depend on which thread computes which block, nor on how many run.
+  const int tasks = static_cast<int>(std::min<int64_t>(num_threads_, num_blocks));
+  if (tasks <= 1) {
+    work();
+  } else {
+    if (pool_ == nullptr) {
+      if (own_pool_ == nullptr) own_pool_ = std::make_unique<WorkerPool>(num_threads_);
+      pool_ = own_pool_.get();
+    }
+    pool_->Run(tasks, [&work](int, int) { work(); });
+  }
 
   // 4. The checked walk. One step per chunk on the host: cheap next to the summaries.
   OrderedSumStats stats;

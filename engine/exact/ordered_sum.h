@@ -30,9 +30,11 @@
 #define EXACTQ_ENGINE_EXACT_ORDERED_SUM_H_
 
 #include <cstddef>
+#include <memory>
 #include <cstdint>
 
 #include "absl/status/statusor.h"
+#include "engine/platform/worker_pool.h"
 #include "engine/exact/ordered_sum_algebra.h"
 
 namespace exactq {
@@ -165,7 +167,10 @@ class OrderedSumReference final : public OrderedSum {
 // calling thread.
 class OrderedSumThreads final : public OrderedSum {
  public:
-  explicit OrderedSumThreads(int num_threads, OrderedSumOptions options = {});
+  // `pool` (not owned, optional): the threads to run on, shared with the caller's other
+  // work (one Sum at a time); without one the sum starts its own pool at its first Sum
+  // that needs threads and keeps it.
+  explicit OrderedSumThreads(int num_threads, OrderedSumOptions options = {}, WorkerPool* pool = nullptr);
 
   absl::StatusOr<double> Sum(const double* terms, size_t n, OrderedSumStats* stats) override;
   const char* name() const override { return "threads"; }
@@ -178,6 +183,8 @@ class OrderedSumThreads final : public OrderedSum {
  private:
   int num_threads_;
   OrderedSumOptions options_;
+  WorkerPool* pool_;
+  std::unique_ptr<WorkerPool> own_pool_;
 };
 
 // The building blocks, shared with tests and with host code that walks summaries it

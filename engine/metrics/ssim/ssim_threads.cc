@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "engine/metrics/ssim/ssim_math.h"
@@ -215,21 +213,6 @@ void RunBandIsa(SsimIsa isa, const BandJob<Sample>& job) {
   }
 }
 
-// Runs fn(i) for i in [0, n) with i = 0 on the calling thread. If a thread cannot be
-// started its job runs here afterwards: who computes a band never changes a bit.
-template <class Fn>
-void RunParallel(int n, const Fn& fn) {
-  std::vector<std::thread> threads;
-  int started = 1;
-  try {
-    for (; started < n; ++started) threads.emplace_back(fn, started);
-  } catch (const std::system_error&) {
-  }
-  fn(0);
-  for (int i = started; i < n; ++i) fn(i);
-  for (std::thread& t : threads) t.join();
-}
-
 }  // namespace
 
 const char* SsimIsaName(SsimIsa isa) {
@@ -247,6 +230,7 @@ const char* SsimFrameSumName(SsimFrameSum frame_sum) {
 
 SsimThreads::SsimThreads(int num_threads, SsimFrameSum frame_sum, SsimIsa isa)
     : num_threads_(std::max(1, num_threads)),
+      pool_(num_threads_ > 1 ? std::make_unique<WorkerPool>(num_threads_) : nullptr),
       frame_sum_(frame_sum),
       isa_(isa == SsimIsa::kSse2 || !CpuHasAvx() ? SsimIsa::kSse2 : SsimIsa::kAvx) {}
 
@@ -256,6 +240,7 @@ struct ThreadedConfig {
   int num_threads;
   SsimFrameSum frame_sum;
   SsimIsa isa;
+  WorkerPool* pool;  // num_threads threads, the caller included; null for one thread
 };
 
 template <class Sample>
@@ -286,7 +271,7 @@ absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int 
   const bool loop = config.frame_sum == SsimFrameSum::kRasterLoop || workers == 1;
   const size_t stored_from = loop ? static_cast<size_t>(band_begin(1)) * width : 0;
   terms.resize(static_cast<size_t>(width) * height - stored_from);
-  RunParallel(workers, [&](int i) {
+  const auto band = [&](int i) {
     const int begin = band_begin(i);
     BandJob<Sample> job{ref, dis, width, height, st, begin, band_begin(i + 1), &scratch[i],
                         nullptr, nullptr};
@@ -296,7 +281,13 @@ absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int 
       job.terms = terms.data() + (static_cast<size_t>(begin) * width - stored_from);
     }
     RunBandIsa(config.isa, job);
-  });
+  };
+  // Who computes a band never changes a bit: each band writes its own terms.
+  if (workers == 1 || config.pool == nullptr) {
+    for (int i = 0; i < workers; ++i) band(i);
+  } else {
+    config.pool->Run(workers, [&band](int task, int) { band(task); });
+  }
   if (loop) {
     // The reference's loop, continued from band 0's prefix over the later bands.
     double s = sums.term_sum;
@@ -304,7 +295,7 @@ absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int 
     sums.term_sum = s;
     return sums;
   }
-  exact::OrderedSumThreads sum(config.num_threads);
+  exact::OrderedSumThreads sum(config.num_threads, {}, config.pool);
   absl::StatusOr<double> total = sum.Sum(terms.data(), terms.size(), &stats);
   if (!total.ok()) return total.status();
   sums.term_sum = *total;
@@ -316,7 +307,7 @@ absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int 
 absl::StatusOr<SsimSums> SsimThreads::Sums(const Frame& ref, const Frame& dis) {
   const FrameGeometry& g = ref.geometry();
   if (absl::Status s = CheckSsimInput(g, dis.geometry()); !s.ok()) return s;
-  const ThreadedConfig config{num_threads_, frame_sum_, isa_};
+  const ThreadedConfig config{num_threads_, frame_sum_, isa_, pool_.get()};
   if (g.bytes_per_sample() == 1) {
     return ThreadedSums(ref.plane8(0), dis.plane8(0), g.width, g.height, g.format.bit_depth,
                         config, terms_, last_sum_stats_);

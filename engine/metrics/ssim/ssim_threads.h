@@ -33,10 +33,12 @@
 #ifndef EXACTQ_ENGINE_METRICS_SSIM_SSIM_THREADS_H_
 #define EXACTQ_ENGINE_METRICS_SSIM_SSIM_THREADS_H_
 
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "engine/exact/ordered_sum.h"
+#include "engine/platform/worker_pool.h"
 #include "engine/format/frame.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/ssim/ssim_score.h"
@@ -75,6 +77,7 @@ class SsimThreads {
 
  private:
   int num_threads_;
+  std::unique_ptr<WorkerPool> pool_;  // the bands and the frame sum, when num_threads_ > 1
   SsimFrameSum frame_sum_;
   SsimIsa isa_;
   std::vector<double> terms_;  // the stored bands' terms, raster order

@@ -42,7 +42,7 @@
 #include "engine/metrics/ssimulacra2/ssimulacra2_kernels.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_math.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
-#include "engine/metrics/ssimulacra2/worker_pool.h"
+#include "engine/platform/worker_pool.h"
 
 namespace exactq {
 namespace ssimulacra2 {

@@ -14,7 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
-#include "engine/metrics/ssimulacra2/worker_pool.h"
+#include "engine/platform/worker_pool.h"
 #include "gtest/gtest.h"
 
 namespace exactq {

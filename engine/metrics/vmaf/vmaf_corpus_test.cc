@@ -18,7 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
-#include "engine/metrics/ssimulacra2/worker_pool.h"
+#include "engine/platform/worker_pool.h"
 #include "engine/metrics/vmaf/vmaf_sequence.h"
 #include "engine/pooling/pooling.h"
 #include "gtest/gtest.h"
@@ -41,7 +41,7 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
   absl::StatusOr<nlohmann::json> peers = corpus::LoadPeerScores(*dir);
   ASSERT_TRUE(peers.ok()) << peers.status();
 
-  ssimulacra2::WorkerPool pool(3);
+  WorkerPool pool(3);
   int frames_compared = 0;
   int cases_skipped = 0;
   for (const corpus::CorpusCase& c : *cases) {

@@ -27,9 +27,7 @@
 #include "engine/format/frame_geometry.h"
 
 namespace exactq {
-namespace ssimulacra2 {
 class WorkerPool;
-}  // namespace ssimulacra2
 
 namespace vmaf {
 
@@ -60,7 +58,7 @@ absl::Status CheckVmafInput(const FrameGeometry& ref, const FrameGeometry& dis);
 // How rows are split: bands == 1 or pool == nullptr is the plain reference; otherwise
 // each stage's rows go in `bands` pieces over the pool.
 struct Parallel {
-  ssimulacra2::WorkerPool* pool = nullptr;
+  WorkerPool* pool = nullptr;
   int bands = 1;
 };
 

@@ -10,7 +10,7 @@ constexpr int kBandsPerThread = 4;
 }  // namespace
 
 VmafThreads::VmafThreads(int num_threads)
-    : pool_(std::make_unique<ssimulacra2::WorkerPool>(num_threads)) {}
+    : pool_(std::make_unique<WorkerPool>(num_threads)) {}
 
 Parallel VmafThreads::parallel() const {
   if (pool_->num_threads() <= 1) return Parallel{};

@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
-#include "engine/metrics/ssimulacra2/worker_pool.h"
+#include "engine/platform/worker_pool.h"
 #include "engine/metrics/vmaf/vmaf_features.h"
 
 namespace exactq {
@@ -38,7 +38,7 @@ class VmafThreads {
   Parallel parallel() const;
 
  private:
-  std::unique_ptr<ssimulacra2::WorkerPool> pool_;
+  std::unique_ptr<WorkerPool> pool_;
 };
 
 }  // namespace vmaf

@@ -1,7 +1,6 @@
-#include "engine/metrics/ssimulacra2/worker_pool.h"
+#include "engine/platform/worker_pool.h"
 
 namespace exactq {
-namespace ssimulacra2 {
 
 WorkerPool::WorkerPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
   for (int worker = 1; worker < num_threads_; ++worker) {
@@ -62,5 +61,4 @@ void WorkerPool::Run(int num_tasks, const std::function<void(int task, int worke
   task_ = nullptr;
 }
 
-}  // namespace ssimulacra2
 }  // namespace exactq

@@ -1,5 +1,5 @@
-// WorkerPool: a fixed set of threads that run numbered tasks, for ssimulacra2's CPU
-// path (internal).
+// WorkerPool: a fixed set of threads that run numbered tasks, for the CPU paths whose
+// results are the same for every thread count (ssim, ssimulacra2, vmaf, the exact sum).
 //
 // Run() hands out tasks 0, 1, 2, ... in increasing order to whichever thread is free
 // (the caller works too) and returns when all are done. Which thread runs a task must
@@ -9,8 +9,8 @@
 //   WorkerPool pool(4);
 //   pool.Run(num_bands, [&](int task, int worker) { Band(task, scratch[worker]); });
 
-#ifndef EXACTQ_ENGINE_METRICS_SSIMULACRA2_WORKER_POOL_H_
-#define EXACTQ_ENGINE_METRICS_SSIMULACRA2_WORKER_POOL_H_
+#ifndef EXACTQ_ENGINE_PLATFORM_WORKER_POOL_H_
+#define EXACTQ_ENGINE_PLATFORM_WORKER_POOL_H_
 
 #include <atomic>
 #include <condition_variable>
@@ -21,7 +21,6 @@
 #include <vector>
 
 namespace exactq {
-namespace ssimulacra2 {
 
 class WorkerPool {
  public:
@@ -57,7 +56,6 @@ class WorkerPool {
   std::atomic<int> next_task_{0};
 };
 
-}  // namespace ssimulacra2
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_SSIMULACRA2_WORKER_POOL_H_
+#endif  // EXACTQ_ENGINE_PLATFORM_WORKER_POOL_H_
