@@ -198,10 +198,13 @@ void FramePipeline::DeliverReady(std::unique_lock<std::mutex>& lock) {
       ++next_to_take_;
       Take(std::move(f));
     }
-    // Frames that wait only for later frames no longer hold a slot (else K = 1 would
-    // wait for itself); the others stay counted until their `done` has returned.
+    // Frames that wait only for later frames, and the frames behind them, no longer
+    // hold a slot (else K = 1 would wait for itself); the frames that go now stay
+    // counted until their `done` has returned.
+    bool blocked = false;
     for (Held& held : held_) {
-      if (held.counted && !MayGo(held)) {
+      blocked = blocked || !MayGo(held);
+      if (blocked && held.counted) {
         held.counted = false;
         --in_flight_;
         slot_free_.notify_all();
