@@ -24,6 +24,6 @@ ref=${1:-samples/sample.ref.y4m}
 dist=${2:-samples/sample.dist.y4m}
 shift $(( $# >= 2 ? 2 : $# ))
 "$bin/client/exactq" score "$ref" "$dist" --server "127.0.0.1:$grpc_port" \
-  --metrics psnr,ssim,ssimulacra2 --json "$work/scores.json" "$@"
+  --metrics psnr,ssim,ssimulacra2,vmaf --json "$work/scores.json" "$@"
 echo "demo: libvmaf-shaped JSON:"
 cat "$work/scores.json"
