@@ -55,12 +55,12 @@ const MetricInfo& VmafMetricInfo() {
   static const MetricInfo* const info = new MetricInfo{
       "vmaf",
       kDefinitionVersion,
-      "VMAF, Netflix libvmaf 3.2.0's CPU result with model vmaf_v0.6.1 or vmaf_4k_v0.6.1 (integer VIF, ADM2, "
+      "VMAF, Netflix libvmaf 3.2.0's CPU result with model vmaf_v0.6.1, vmaf_4k_v0.6.1 or vmaf_v0.6.1neg (integer VIF, ADM2, "
       "motion2; no score transform): 0..100, higher is better; luma of any layout, 8..16 bits, >= 17x17; "
       "frame i is answered once frame i + 1 is known",
       {"vmaf", "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
        "integer_adm2", "integer_motion2"},
-      {{"model", "vmaf_v0.6.1", "the VMAF model: vmaf_v0.6.1 or vmaf_4k_v0.6.1"}},
+      {{"model", "vmaf_v0.6.1", "the VMAF model: vmaf_v0.6.1, vmaf_4k_v0.6.1 or vmaf_v0.6.1neg"}},
   };
   return *info;
 }
@@ -93,13 +93,13 @@ std::unique_ptr<SequenceStage> VmafMetric::CreateSequenceStage() const { return 
 
 absl::StatusOr<FrameScores> VmafMetric::ScoreFrameInStream(const Frame& ref, const Frame& dist,
                                                            const Frame* previous_reference) {
-  absl::StatusOr<vmaf::VmafFeatures> features = threads_.ComputeFeatures(ref, dist, previous_reference);
+  absl::StatusOr<vmaf::VmafFeatures> features = threads_.ComputeFeatures(ref, dist, previous_reference, model_);
   if (!features.ok()) return features.status();
   return FeatureScores(*features);
 }
 
 absl::StatusOr<FrameScores> VmafMetric::ScoreFrame(const Frame& ref, const Frame& dist) {
-  absl::StatusOr<vmaf::VmafFeatures> features = threads_.ComputeFeatures(ref, dist, nullptr);
+  absl::StatusOr<vmaf::VmafFeatures> features = threads_.ComputeFeatures(ref, dist, nullptr, model_);
   if (!features.ok()) return features.status();
   vmaf::VmafFinisher finisher(model_);
   finisher.Push(*features);  // frame 0 of a one-frame stream: nothing to answer yet

@@ -9,9 +9,11 @@
 // and engine/pooling's min, max, mean and harmonic mean of our per-frame values with the
 // pooled values libvmaf printed (its vmaf_feature_score_pooled: the same loop).
 //
-// The other models (vmaf_4k_v0.6.1): testdata/peer_vmaf_models.json, libvmaf's per-frame
-// values for every corpus case, made by testdata/make_peer_vmaf_models.sh (the same CLI,
-// --model version=MODEL, %.17g), compared the same way, frame by frame.
+// The other models (vmaf_4k_v0.6.1, vmaf_v0.6.1neg): testdata/peer_vmaf_models.json,
+// libvmaf's per-frame values for every corpus case, made by
+// testdata/make_peer_vmaf_models.sh (the same CLI, --model version=MODEL, %.17g; neg's
+// "_egl_1" feature names stored under the plain names), compared the same way, frame by
+// frame, on the reference and the threaded path.
 
 #include <cstdint>
 #include <cstdio>
@@ -69,7 +71,7 @@ TEST(VmafCorpusTest, OtherModelsEqualLibvmafBitForBitOnEveryFrame) {
   const nlohmann::json peers = nlohmann::json::parse(in);
 
   WorkerPool pool(3);
-  for (const char* model_name : {"vmaf_4k_v0.6.1"}) {
+  for (const char* model_name : {"vmaf_4k_v0.6.1", "vmaf_v0.6.1neg"}) {
     SCOPED_TRACE(model_name);
     const std::optional<VmafModelId> model = FindVmafModel(model_name);
     ASSERT_TRUE(model.has_value());

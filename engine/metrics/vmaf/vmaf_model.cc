@@ -40,6 +40,11 @@ constexpr ModelData kModels[] = {
     {"vmaf_4k_v0.6.1", v4k_0_6_1::kModelGamma, v4k_0_6_1::kModelRho, v4k_0_6_1::kModelSupportVectors,
      v4k_0_6_1::kModelSv, v4k_0_6_1::kModelSlopes, v4k_0_6_1::kModelIntercepts, false, 0., 0., 0.,
      v4k_0_6_1::kModelClipMin, v4k_0_6_1::kModelClipMax},
+    // vmaf_v0.6.1neg.json: the same numbers as vmaf_v0.6.1.json (its extractor options are
+    // the features' business, VmafModelLimitsGainToOne).
+    {"vmaf_v0.6.1neg", v0_6_1::kModelGamma, v0_6_1::kModelRho, v0_6_1::kModelSupportVectors, v0_6_1::kModelSv,
+     v0_6_1::kModelSlopes, v0_6_1::kModelIntercepts, true, v0_6_1::kModelTransformP0,
+     v0_6_1::kModelTransformP1, v0_6_1::kModelTransformP2, v0_6_1::kModelClipMin, v0_6_1::kModelClipMax},
 };
 
 const ModelData& Data(VmafModelId model) { return kModels[static_cast<int>(model)]; }
@@ -47,6 +52,8 @@ const ModelData& Data(VmafModelId model) { return kModels[static_cast<int>(model
 }  // namespace
 
 const char* VmafModelName(VmafModelId model) { return Data(model).name; }
+
+bool VmafModelLimitsGainToOne(VmafModelId model) { return model == VmafModelId::kV0_6_1Neg; }
 
 std::optional<VmafModelId> FindVmafModel(std::string_view name) {
   for (int i = 0; i < static_cast<int>(sizeof(kModels) / sizeof(kModels[0])); ++i) {

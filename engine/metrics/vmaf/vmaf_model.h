@@ -3,7 +3,10 @@
 // rescaled back, and the clip to [0, 100]. The models' numbers are in
 // vmaf_v0_6_1_model.inc (vmaf_v0.6.1, 211 support vectors) and vmaf_4k_v0_6_1_model.inc
 // (vmaf_4k_v0.6.1, 262). Both read the same six features, computed with the same
-// extractor options, so only this step differs between them.
+// extractor options, so only this step differs between them. vmaf_v0.6.1neg's file has
+// vmaf_v0.6.1's SVM, normalisation, transform and clip unchanged (the same "model" text and
+// numbers); it differs only in its extractor options (vif_enhn_gain_limit and
+// adm_enhn_gain_limit 1.0), which vmaf_features.h applies.
 //
 // vmaf_v0.6.1's file also carries a score transform (polynomial, out_gte_in), but without
 // "enabled": true libvmaf applies it only when asked (VMAF_MODEL_FLAG_ENABLE_TRANSFORM,
@@ -29,10 +32,15 @@ namespace vmaf {
 enum class VmafModelId {
   kV0_6_1,    // "vmaf_v0.6.1", the default
   k4kV0_6_1,  // "vmaf_4k_v0.6.1"
+  kV0_6_1Neg,  // "vmaf_v0.6.1neg": vmaf_v0.6.1's SVM, features with gain limits 1
 };
 
-// libvmaf's name of the model ("vmaf_v0.6.1", "vmaf_4k_v0.6.1").
+// libvmaf's name of the model ("vmaf_v0.6.1", "vmaf_4k_v0.6.1", "vmaf_v0.6.1neg").
 const char* VmafModelName(VmafModelId model);
+
+// Whether the model's features use VIF's and ADM's enhancement gain limit 1 instead of
+// libvmaf's default 100 (vmaf_v0.6.1neg's feature_opts_dicts).
+bool VmafModelLimitsGainToOne(VmafModelId model);
 
 // The model of that name; nullopt for any other string.
 std::optional<VmafModelId> FindVmafModel(std::string_view name);

@@ -69,7 +69,7 @@ absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Fram
   VmafFinisher finisher(model);
   for (size_t i = 0; i < refs.size(); ++i) {
     absl::StatusOr<VmafFeatures> features =
-        ComputeVmafFeatures(refs[i], dists[i], i == 0 ? nullptr : &refs[i - 1], parallel);
+        ComputeVmafFeatures(refs[i], dists[i], i == 0 ? nullptr : &refs[i - 1], parallel, model);
     if (!features.ok()) return features.status();
     if (std::optional<FrameScores> scores = finisher.Push(*features)) {
       out.push_back(std::move(*scores));

@@ -14,7 +14,7 @@
 set -euo pipefail
 vmaf=${1:?usage: $0 VMAF_BINARY [CORPUS_DIR]}
 corpus=${2:-${EXACTQ_CORPUS:-/work/shared/corpus}}
-models="vmaf_4k_v0.6.1"
+models="vmaf_4k_v0.6.1 vmaf_v0.6.1neg"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -54,7 +54,10 @@ for m in models:
             continue
         frames = []
         for f in j["frames"]:
-            frames.append({k: f["metrics"][k] for k in
+            # vmaf_v0.6.1neg's VIF and ADM run with vif/adm_enhn_gain_limit=1, which libvmaf
+            # appends to their names ("integer_adm2_egl_1"); ExactQ keeps the plain names.
+            metrics = {k.replace("_egl_1", ""): v for k, v in f["metrics"].items()}
+            frames.append({k: metrics[k] for k in
                            ["vmaf", "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
                             "integer_vif_scale3", "integer_adm2", "integer_motion2"]})
         per_case[id] = {"frames": frames}
