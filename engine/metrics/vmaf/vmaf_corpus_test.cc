@@ -13,7 +13,8 @@
 // libvmaf's per-frame values for every corpus case, made by
 // testdata/make_peer_vmaf_models.sh (the same CLI, --model version=MODEL, %.17g; neg's
 // "_egl_1" feature names stored under the plain names), compared the same way, frame by
-// frame, on the reference and the threaded path.
+// frame, on the reference and the threaded path, and through the Metric that
+// CreateVmafMetric makes for model=MODEL (its per-frame step and sequence stage).
 
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
 #include "engine/platform/worker_pool.h"
+#include "engine/metrics/vmaf/vmaf.h"
 #include "engine/metrics/vmaf/vmaf_model.h"
 #include "engine/metrics/vmaf/vmaf_sequence.h"
 #include "engine/pooling/pooling.h"
@@ -97,9 +99,28 @@ TEST(VmafCorpusTest, OtherModelsEqualLibvmafBitForBitOnEveryFrame) {
       absl::StatusOr<std::vector<FrameScores>> threaded =
           ScoreVmafSequence(refs, dists, Parallel{&pool, 5}, *model);
       ASSERT_TRUE(threaded.ok()) << threaded.status();
+      // The Metric the registry makes for model=MODEL: per-frame step, then its stage.
+      absl::StatusOr<std::unique_ptr<Metric>> metric = CreateVmafMetric({{"model", model_name}});
+      ASSERT_TRUE(metric.ok()) << metric.status();
+      std::unique_ptr<SequenceStage> stage = (*metric)->CreateSequenceStage();
+      std::vector<FrameScores> streamed;
+      for (size_t i = 0; i < refs.size(); ++i) {
+        absl::StatusOr<FrameScores> per_frame =
+            (*metric)->ScoreInStream(refs[i], dists[i], i == 0 ? nullptr : &refs[i - 1]);
+        ASSERT_TRUE(per_frame.ok()) << per_frame.status();
+        for (FrameScores& done : stage->Push(std::move(*per_frame))) streamed.push_back(std::move(done));
+      }
+      for (FrameScores& done : stage->Finish()) streamed.push_back(std::move(done));
+      ASSERT_EQ(streamed.size(), refs.size());
       for (size_t i = 0; i < refs.size(); ++i) {
         const FrameScores& scores = (*got)[i];
         ASSERT_EQ(scores.size(), VmafOutputNames().size());
+        ASSERT_EQ(streamed[i].size(), scores.size());
+        for (size_t k = 0; k < scores.size(); ++k) {
+          EXPECT_EQ(streamed[i][k].name, scores[k].name);
+          EXPECT_EQ(Bits(streamed[i][k].value), Bits(scores[k].value))
+              << absl::StrFormat("metric path, %s frame %d %s", c.id, static_cast<int>(i), scores[k].name);
+        }
         for (size_t k = 0; k < scores.size(); ++k) {
           const std::string& name = scores[k].name;
           ASSERT_TRUE(peer["frames"][i].contains(name)) << name;
