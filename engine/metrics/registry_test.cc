@@ -61,5 +61,15 @@ TEST(RegistryTest, UnknownMetricOrOptionIsInvalidArgument) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST(RegistryTest, VmafModelOption) {
+  for (const char* model : {"vmaf_v0.6.1", "vmaf_4k_v0.6.1", "vmaf_v0.6.1neg"}) {
+    EXPECT_TRUE(CreateMetric("vmaf", {{"model", model}}).ok()) << model;
+  }
+  absl::StatusOr<std::unique_ptr<Metric>> bad = CreateMetric("vmaf", {{"model", "vmaf_b_v0.6.3"}});
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("vmaf_v0.6.1, vmaf_4k_v0.6.1, vmaf_v0.6.1neg"), absl::string_view::npos)
+      << bad.status();
+}
+
 }  // namespace
 }  // namespace exactq

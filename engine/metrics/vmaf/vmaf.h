@@ -1,11 +1,18 @@
-// vmaf: Netflix libvmaf 3.2.0's VMAF with model vmaf_v0.6.1, as a Metric: the integer
-// VIF (four scales), ADM2 and motion extractors, the model's normalisation, nu-SVR and
-// clipping (README.md has the definition and the decisions, vmaf_features.h the
-// per-frame step, vmaf_sequence.h the frame-order rules).
+// vmaf: Netflix libvmaf 3.2.0's VMAF with model vmaf_v0.6.1, vmaf_4k_v0.6.1 or
+// vmaf_v0.6.1neg, as a Metric: the integer VIF (four scales), ADM2 and motion extractors,
+// the model's normalisation, nu-SVR and clipping (README.md has the definition and the
+// decisions, vmaf_features.h the per-frame step, vmaf_sequence.h the frame-order rules,
+// vmaf_model.h the models).
 //
 // Input: any layout at 8..16 bits (luma is read), at least 17x17; smaller frames are
 // refused (InvalidArgument). Outputs, libvmaf's names: vmaf, integer_vif_scale0..3,
-// integer_adm2, integer_motion2. Option: model=vmaf_v0.6.1 (the only model so far).
+// integer_adm2, integer_motion2. Option `model`:
+//   vmaf_v0.6.1     (default) libvmaf's default extractor options;
+//   vmaf_4k_v0.6.1  the same features, its own SVM and normalisation (only vmaf differs);
+//   vmaf_v0.6.1neg  vmaf_v0.6.1's SVM; VIF and ADM with enhancement gain limits 1 instead
+//                   of 100, so integer_vif_scale0..3 and integer_adm2 differ too (libvmaf
+//                   names those with an "_egl_1" suffix; the names here stay plain).
+// Any other model is refused (InvalidArgument listing the valid names).
 //
 // State across frames: motion reads the previous frame's reference, and frame i's
 // integer_motion2 needs frame i + 1's motion. In a stream the per-frame step
@@ -23,13 +30,17 @@
 
 #include "absl/status/statusor.h"
 #include "engine/metrics/metric.h"
+#include "engine/metrics/vmaf/vmaf_model.h"
 #include "engine/metrics/vmaf/vmaf_threads.h"
 
 namespace exactq {
 
 class VmafMetric : public Metric {
  public:
-  explicit VmafMetric(int num_threads = 1) : threads_(num_threads) {}
+  explicit VmafMetric(int num_threads = 1, vmaf::VmafModelId model = vmaf::VmafModelId::kV0_6_1)
+      : threads_(num_threads), model_(model) {}
+
+  vmaf::VmafModelId model() const { return model_; }
 
   const MetricInfo& info() const override;
   absl::Status CheckInput(const FrameGeometry& geometry) const override;
@@ -44,6 +55,7 @@ class VmafMetric : public Metric {
 
  private:
   vmaf::VmafThreads threads_;
+  vmaf::VmafModelId model_;
 };
 
 // For the registry.

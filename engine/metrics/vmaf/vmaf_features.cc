@@ -23,13 +23,19 @@ absl::Status CheckVmafInput(const FrameGeometry& ref, const FrameGeometry& dis) 
 }
 
 absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis,
-                                                 const Frame* prev_ref, const Parallel& parallel) {
+                                                 const Frame* prev_ref, const Parallel& parallel,
+                                                 VmafModelId model) {
   if (absl::Status s = CheckVmafInput(ref.geometry(), dis.geometry()); !s.ok()) return s;
   if (prev_ref != nullptr && !(prev_ref->geometry() == ref.geometry())) {
     return absl::InvalidArgumentError("vmaf: previous reference geometry differs");
   }
   static const bool use_avx512 = VmafAvx512Supported();
   static const bool use_avx2 = VmafAvx2Supported();
+  if (VmafModelLimitsGainToOne(model)) {
+    if (use_avx512) return avx512_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
+    if (use_avx2) return avx2_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
+    return generic_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
+  }
   if (use_avx512) return avx512::ComputeFeatures(ref, dis, prev_ref, parallel);
   if (use_avx2) return avx2::ComputeFeatures(ref, dis, prev_ref, parallel);
   return generic::ComputeFeatures(ref, dis, prev_ref, parallel);

@@ -25,6 +25,7 @@
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
+#include "engine/metrics/vmaf/vmaf_model.h"
 
 namespace exactq {
 class WorkerPool;
@@ -63,10 +64,13 @@ struct Parallel {
 };
 
 // The frame's features. prev_ref is the previous frame's reference (same geometry), or
-// nullptr for the first frame. InvalidArgument from CheckVmafInput.
+// nullptr for the first frame. InvalidArgument from CheckVmafInput. The features are
+// computed with `model`'s extractor options: vmaf_v0.6.1 and vmaf_4k_v0.6.1 use libvmaf's
+// defaults; vmaf_v0.6.1neg sets VIF's and ADM's enhancement gain limits to 1 (default 100).
 absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis,
                                                  const Frame* prev_ref,
-                                                 const Parallel& parallel = {});
+                                                 const Parallel& parallel = {},
+                                                 VmafModelId model = VmafModelId::kV0_6_1);
 
 }  // namespace vmaf
 }  // namespace exactq

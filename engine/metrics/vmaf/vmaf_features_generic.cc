@@ -2,6 +2,12 @@
 
 #define EXACTQ_VMAF_KERNEL_NS generic
 #include "engine/metrics/vmaf/vmaf_features_kernels.inc"
+#undef EXACTQ_VMAF_KERNEL_NS
+// The same kernels with vmaf_v0.6.1neg's extractor options (enhancement gain limits 1).
+#define EXACTQ_VMAF_KERNEL_NS generic_neg
+#define EXACTQ_VMAF_ENHN_GAIN_LIMIT 1
+#include "engine/metrics/vmaf/vmaf_features_kernels.inc"
+#undef EXACTQ_VMAF_KERNEL_NS
 
 namespace exactq {
 namespace vmaf {

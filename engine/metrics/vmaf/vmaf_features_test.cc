@@ -117,8 +117,10 @@ TEST(VmafFeaturesTest, FirstFrameHasNoMotionAndMotionIsTheReferencesOnly) {
   EXPECT_EQ(Bits(a->motion), Bits(b->motion));
 }
 
-TEST(VmafFeaturesTest, SimdKernelsEqualTheGenericOnesBitForBit) {
-  if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+using Kernel = VmafFeatures (*)(const Frame&, const Frame&, const Frame*, const Parallel&);
+
+// The AVX2 and AVX-512 builds against the generic one, for one set of extractor options.
+void ExpectSimdEqualsGeneric(Kernel generic_kernel, Kernel avx2_kernel, Kernel avx512_kernel) {
   for (auto [w, h] : {std::pair{17, 17}, {17, 33}, {33, 17}, {641, 359}, {99, 41}, {1280, 720}}) {
     for (int depth : {8, 10, 12, 16}) {
       if (w * h > 100000 && depth != 8 && depth != 10) continue;
@@ -128,19 +130,55 @@ TEST(VmafFeaturesTest, SimdKernelsEqualTheGenericOnesBitForBit) {
       const Frame ref = MakeFrame(g, 3, 0);
       for (int distortion : {0, 2, 7}) {
         const Frame dis = MakeFrame(g, 3, distortion);
-        const VmafFeatures reference = generic::ComputeFeatures(ref, dis, &prev, {});
-        ExpectSameBits(avx2::ComputeFeatures(ref, dis, &prev, {}), reference);
+        const VmafFeatures reference = generic_kernel(ref, dis, &prev, {});
+        ExpectSameBits(avx2_kernel(ref, dis, &prev, {}), reference);
         if (VmafAvx512Supported()) {
-          ExpectSameBits(avx512::ComputeFeatures(ref, dis, &prev, {}), reference);
+          ExpectSameBits(avx512_kernel(ref, dis, &prev, {}), reference);
         }
       }
-      const VmafFeatures first = generic::ComputeFeatures(ref, prev, nullptr, {});
-      ExpectSameBits(avx2::ComputeFeatures(ref, prev, nullptr, {}), first);
+      const VmafFeatures first = generic_kernel(ref, prev, nullptr, {});
+      ExpectSameBits(avx2_kernel(ref, prev, nullptr, {}), first);
       if (VmafAvx512Supported()) {
-        ExpectSameBits(avx512::ComputeFeatures(ref, prev, nullptr, {}), first);
+        ExpectSameBits(avx512_kernel(ref, prev, nullptr, {}), first);
       }
     }
   }
+}
+
+TEST(VmafFeaturesTest, SimdKernelsEqualTheGenericOnesBitForBit) {
+  if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  ExpectSimdEqualsGeneric(&generic::ComputeFeatures, &avx2::ComputeFeatures, &avx512::ComputeFeatures);
+}
+
+// vmaf_v0.6.1neg's builds (enhancement gain limits 1).
+TEST(VmafFeaturesTest, NegSimdKernelsEqualTheGenericOnesBitForBit) {
+  if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  ExpectSimdEqualsGeneric(&generic_neg::ComputeFeatures, &avx2_neg::ComputeFeatures,
+                          &avx512_neg::ComputeFeatures);
+}
+
+TEST(VmafFeaturesTest, NegModelLimitsTheGainOfAnEnhancedFrame) {
+  // A sharpened distortion (gain above 1) scores lower with the limit 1; the default
+  // options are those of vmaf_v0.6.1 and vmaf_4k_v0.6.1 alike.
+  const FrameGeometry g = Geometry(96, 64, 8);
+  const Frame ref = MakeFrame(g, 3, 0);
+  Frame dis = MakeFrame(g, 3, 0);
+  // Contrast stretch around 128: an enhancement VIF and ADM see as gain > 1.
+  for (int y = 0; y < 64; ++y) {
+    for (int x = 0; x < 96; ++x) {
+      const int v = static_cast<int>(ref.sample(0, x, y));
+      const int stretched = 128 + (v - 128) * 3 / 2;
+      dis.set_sample(0, x, y, static_cast<uint32_t>(stretched < 0 ? 0 : (stretched > 255 ? 255 : stretched)));
+    }
+  }
+  absl::StatusOr<VmafFeatures> plain = ComputeVmafFeatures(ref, dis, nullptr, {}, VmafModelId::kV0_6_1);
+  absl::StatusOr<VmafFeatures> four_k = ComputeVmafFeatures(ref, dis, nullptr, {}, VmafModelId::k4kV0_6_1);
+  absl::StatusOr<VmafFeatures> neg = ComputeVmafFeatures(ref, dis, nullptr, {}, VmafModelId::kV0_6_1Neg);
+  ASSERT_TRUE(plain.ok() && four_k.ok() && neg.ok());
+  ExpectSameBits(*four_k, *plain);
+  EXPECT_LT(neg->vif[0], plain->vif[0]);
+  EXPECT_LE(neg->vif[0], 1.0);
+  EXPECT_LE(neg->adm2, plain->adm2);
 }
 
 }  // namespace

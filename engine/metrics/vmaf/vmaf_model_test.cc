@@ -65,6 +65,35 @@ TEST(VmafModelTest, ClipsToZeroAndHundred) {
   EXPECT_EQ(PredictVmaf(low), 0.0);  // unclipped -11.37995930045406
 }
 
+TEST(VmafModelTest, NamesRoundTrip) {
+  for (VmafModelId m : {VmafModelId::kV0_6_1, VmafModelId::k4kV0_6_1, VmafModelId::kV0_6_1Neg}) {
+    EXPECT_EQ(FindVmafModel(VmafModelName(m)), m) << VmafModelName(m);
+  }
+  EXPECT_EQ(FindVmafModel("vmaf_v0.6.1"), VmafModelId::kV0_6_1);
+  EXPECT_EQ(FindVmafModel("vmaf_4k_v0.6.1"), VmafModelId::k4kV0_6_1);
+  EXPECT_EQ(FindVmafModel("vmaf_v0.6.1neg"), VmafModelId::kV0_6_1Neg);
+  EXPECT_EQ(FindVmafModel("vmaf_b_v0.6.3"), std::nullopt);
+  EXPECT_EQ(VmafModelNames(), "vmaf_v0.6.1, vmaf_4k_v0.6.1, vmaf_v0.6.1neg");
+  EXPECT_FALSE(VmafModelLimitsGainToOne(VmafModelId::kV0_6_1));
+  EXPECT_FALSE(VmafModelLimitsGainToOne(VmafModelId::k4kV0_6_1));
+  EXPECT_TRUE(VmafModelLimitsGainToOne(VmafModelId::kV0_6_1Neg));
+}
+
+TEST(VmafModelTest, FourKPredictionEqualsLibvmaf) {
+  // libvmaf 3.2.0's vmaf with --model version=vmaf_4k_v0.6.1 on p4k_x265_crf26 frame 0
+  // (testdata/peer_vmaf_models.json); the file has no transform, so the flag changes nothing.
+  EXPECT_EQ(PredictVmaf(P4kFrame0(), false, VmafModelId::k4kV0_6_1), 92.93244734879316);
+  EXPECT_EQ(PredictVmaf(P4kFrame0(), true, VmafModelId::k4kV0_6_1), 92.93244734879316);
+}
+
+TEST(VmafModelTest, NegSvmIsVmafV061s) {
+  // Same numbers; only the features' extractor options differ.
+  for (bool transform : {false, true}) {
+    EXPECT_EQ(PredictVmaf(P4kFrame0(), transform, VmafModelId::kV0_6_1Neg),
+              PredictVmaf(P4kFrame0(), transform, VmafModelId::kV0_6_1));
+  }
+}
+
 }  // namespace
 }  // namespace vmaf
 }  // namespace exactq

@@ -16,13 +16,13 @@ const std::vector<std::string>& VmafOutputNames() {
   return *names;
 }
 
-FrameScores VmafOutputs(const VmafFeatures& features, double motion2) {
+FrameScores VmafOutputs(const VmafFeatures& features, double motion2, VmafModelId model) {
   VmafModelInput input;
   input.adm2 = features.adm2;
   input.motion2 = motion2;
   for (int s = 0; s < 4; ++s) input.vif[s] = features.vif[s];
   const std::vector<std::string>& names = VmafOutputNames();
-  const double values[7] = {PredictVmaf(input), features.vif[0], features.vif[1], features.vif[2],
+  const double values[7] = {PredictVmaf(input, false, model), features.vif[0], features.vif[1], features.vif[2],
                             features.vif[3],    features.adm2,   motion2};
   FrameScores scores;
   scores.reserve(7);
@@ -41,7 +41,7 @@ std::optional<FrameScores> VmafFinisher::Push(const VmafFeatures& features) {
       const double hi = features.motion;
       motion2 = lo < hi ? lo : hi;
     }
-    out = VmafOutputs(*pending_, motion2);
+    out = VmafOutputs(*pending_, motion2, model_);
   }
   pending_ = features;
   ++frames_pushed_;
@@ -52,7 +52,7 @@ std::optional<FrameScores> VmafFinisher::Finish() {
   std::optional<FrameScores> out;
   if (pending_.has_value()) {
     const int index = frames_pushed_ - 1;
-    out = VmafOutputs(*pending_, index >= 1 ? pending_->motion : 0.);
+    out = VmafOutputs(*pending_, index >= 1 ? pending_->motion : 0., model_);
   }
   pending_.reset();
   frames_pushed_ = 0;
@@ -61,15 +61,15 @@ std::optional<FrameScores> VmafFinisher::Finish() {
 
 absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Frame> refs,
                                                            absl::Span<const Frame> dists,
-                                                           const Parallel& parallel) {
+                                                           const Parallel& parallel, VmafModelId model) {
   if (refs.size() != dists.size()) {
     return absl::InvalidArgumentError("vmaf: reference and distorted frame counts differ");
   }
   std::vector<FrameScores> out;
-  VmafFinisher finisher;
+  VmafFinisher finisher(model);
   for (size_t i = 0; i < refs.size(); ++i) {
     absl::StatusOr<VmafFeatures> features =
-        ComputeVmafFeatures(refs[i], dists[i], i == 0 ? nullptr : &refs[i - 1], parallel);
+        ComputeVmafFeatures(refs[i], dists[i], i == 0 ? nullptr : &refs[i - 1], parallel, model);
     if (!features.ok()) return features.status();
     if (std::optional<FrameScores> scores = finisher.Push(*features)) {
       out.push_back(std::move(*scores));

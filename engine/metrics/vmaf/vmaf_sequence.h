@@ -15,6 +15,7 @@
 //   if (std::optional<FrameScores> out = finisher.Finish()) Emit(*out);
 //
 // Outputs, in this order: vmaf, integer_vif_scale0..3, integer_adm2, integer_motion2.
+// The model (vmaf_model.h) only changes vmaf; the features are the same for every model.
 
 #ifndef EXACTQ_ENGINE_METRICS_VMAF_VMAF_SEQUENCE_H_
 #define EXACTQ_ENGINE_METRICS_VMAF_VMAF_SEQUENCE_H_
@@ -28,6 +29,7 @@
 #include "engine/format/frame.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/vmaf/vmaf_features.h"
+#include "engine/metrics/vmaf/vmaf_model.h"
 
 namespace exactq {
 namespace vmaf {
@@ -35,11 +37,14 @@ namespace vmaf {
 // The output names, in order.
 const std::vector<std::string>& VmafOutputNames();
 
-// A frame's outputs from its features and its integer_motion2.
-FrameScores VmafOutputs(const VmafFeatures& features, double motion2);
+// A frame's outputs from its features and its integer_motion2, vmaf by `model`.
+FrameScores VmafOutputs(const VmafFeatures& features, double motion2,
+                        VmafModelId model = VmafModelId::kV0_6_1);
 
 class VmafFinisher {
  public:
+  explicit VmafFinisher(VmafModelId model = VmafModelId::kV0_6_1) : model_(model) {}
+
   // Feeds frame n's features (n = frames pushed so far); returns frame n - 1's outputs
   // when n >= 1.
   std::optional<FrameScores> Push(const VmafFeatures& features);
@@ -50,6 +55,7 @@ class VmafFinisher {
   int frames_pushed() const { return frames_pushed_; }
 
  private:
+  VmafModelId model_;
   int frames_pushed_ = 0;
   std::optional<VmafFeatures> pending_;  // the frame not yet answered
 };
@@ -57,7 +63,8 @@ class VmafFinisher {
 // Scores a whole sequence of pairs in order (reference path, or bands over a pool).
 absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Frame> refs,
                                                            absl::Span<const Frame> dists,
-                                                           const Parallel& parallel = {});
+                                                           const Parallel& parallel = {},
+                                                           VmafModelId model = VmafModelId::kV0_6_1);
 
 }  // namespace vmaf
 }  // namespace exactq

@@ -18,8 +18,8 @@ Parallel VmafThreads::parallel() const {
 }
 
 absl::StatusOr<VmafFeatures> VmafThreads::ComputeFeatures(const Frame& ref, const Frame& dis,
-                                                          const Frame* prev_ref) {
-  return ComputeVmafFeatures(ref, dis, prev_ref, parallel());
+                                                          const Frame* prev_ref, VmafModelId model) {
+  return ComputeVmafFeatures(ref, dis, prev_ref, parallel(), model);
 }
 
 }  // namespace vmaf

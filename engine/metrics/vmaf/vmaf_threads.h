@@ -31,8 +31,10 @@ class VmafThreads {
 
   int num_threads() const { return pool_->num_threads(); }
 
+  // With `model`'s extractor options (ComputeVmafFeatures).
   absl::StatusOr<VmafFeatures> ComputeFeatures(const Frame& ref, const Frame& dis,
-                                               const Frame* prev_ref);
+                                               const Frame* prev_ref,
+                                               VmafModelId model = VmafModelId::kV0_6_1);
 
   // The split it uses, for ScoreVmafSequence.
   Parallel parallel() const;
