@@ -31,7 +31,10 @@ done
 # OrderedSumThreads' AVX2 kernels, as engine/exact/BUILD.bazel builds them.
 "${CXX[@]}" -mavx2 -mno-fma -Wno-psabi -c engine/exact/ordered_sum_cpu_kernels_avx2.cc \
   -o "$OUT/ordered_sum_cpu_kernels_avx2.o"
-HOST_SUM=("$OUT/ordered_sum.o" "$OUT/ordered_sum_cpu_kernels_generic.o" "$OUT/ordered_sum_cpu_kernels_avx2.o")
+# OrderedSumThreads runs on the engine's one worker pool.
+"${CXX[@]}" -c engine/platform/worker_pool.cc -o "$OUT/worker_pool.o"
+HOST_SUM=("$OUT/ordered_sum.o" "$OUT/ordered_sum_cpu_kernels_generic.o" "$OUT/ordered_sum_cpu_kernels_avx2.o"
+          "$OUT/worker_pool.o")
 
 g++ -o "$OUT/ordered_sum_cuda_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered_sum_cuda_testing.o" \
   "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_device_model.o" "$OUT/ordered_sum_fixtures.o" "${HOST_SUM[@]}" \
