@@ -11,13 +11,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "engine/decode/byte_source.h"
 #include "engine/decode/decoded_pair.h"
-#include "engine/decode/spool_file.h"
 #include "engine/decode/video_decoder.h"
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
+#include "server/encoded_source.h"
 #include "server/scorer_service.h"
 #include "server/stream_summary.h"
 #include "server/version.h"
@@ -31,67 +30,6 @@ using Stream = RequestStream;
 
 // Pictures each side decodes ahead of the pipeline.
 constexpr int kDecodeAheadFrames = 2;
-
-bool IsDecoded(const v1::Source& source) {
-  return source.kind_case() == v1::Source::kUpload || source.kind_case() == v1::Source::kServerPath;
-}
-
-std::string SpoolDirectory(const DecodeConfig& config) {
-  if (!config.spool_dir.empty()) return config.spool_dir;
-  const char* tmp = std::getenv("TMPDIR");
-  return tmp != nullptr && tmp[0] != '\0' ? tmp : "/tmp";
-}
-
-absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
-  return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
-}
-
-v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
-  switch (layout) {
-    case ChromaLayout::k400: return v1::CHROMA_400;
-    case ChromaLayout::k420: return v1::CHROMA_420;
-    case ChromaLayout::k422: return v1::CHROMA_422;
-    case ChromaLayout::k444: return v1::CHROMA_444;
-  }
-  return v1::CHROMA_LAYOUT_UNSPECIFIED;
-}
-
-// One side of the stream: where its encoded bytes come from.
-struct Side {
-  const char* name = "";  // "reference" or "distorted"
-  std::string label;      // in messages: "reference upload ref.mkv", "distorted dist.mp4"
-  std::shared_ptr<SpoolFile> spool;  // uploads only
-  std::unique_ptr<ByteSource> bytes;
-  uint64_t next_offset = 0;
-  bool upload_ended = false;
-};
-
-absl::Status OpenSide(const DecodeConfig& config, const v1::Source& source, Side* side) {
-  const std::string field = absl::StrCat("header.", side->name, "_source");
-  if (source.kind_case() == v1::Source::kServerPath) {
-    const std::string& path = source.server_path().path();
-    absl::StatusOr<int> fd = config.source_roots.Open(path);
-    if (!fd.ok()) return Prefixed(fd.status(), field + ".server_path: ");
-    side->label = absl::StrCat(side->name, " ", path);
-    absl::StatusOr<std::unique_ptr<ByteSource>> file = FileByteSource::FromDescriptor(*fd, side->label);
-    if (!file.ok()) return Prefixed(file.status(), field + ".server_path: ");
-    side->bytes = *std::move(file);
-    return absl::OkStatus();
-  }
-  const v1::EncodedUpload& upload = source.upload();
-  if (upload.size_bytes() > config.max_upload_bytes) {
-    return absl::ResourceExhaustedError(absl::StrCat(field, ".upload.size_bytes: ", upload.size_bytes(),
-                                                     " exceeds the limit max_upload_bytes=", config.max_upload_bytes));
-  }
-  // The client's name, bounded: it only decorates messages.
-  side->label = absl::StrCat(side->name, " upload", upload.name().empty() ? "" : " ", upload.name().substr(0, 200));
-  absl::StatusOr<std::shared_ptr<SpoolFile>> spool =
-      SpoolFile::Create(SpoolDirectory(config), config.max_upload_bytes, side->label);
-  if (!spool.ok()) return spool.status();
-  side->spool = *spool;
-  side->bytes = side->spool->OpenReader();
-  return absl::OkStatus();
-}
 
 // The scoring thread's work: decoders, scorer, answers, summary.
 class DecodedScoring {
@@ -107,7 +45,7 @@ class DecodedScoring {
         counts_(counts) {}
 
   // Runs until both sides end or fail; bytes_received is read at the end.
-  grpc::Status Run(Side* reference, Side* distorted, const std::atomic<uint64_t>* bytes_received) {
+  grpc::Status Run(EncodedSource* reference, EncodedSource* distorted, const std::atomic<uint64_t>* bytes_received) {
     const auto start = Clock::now();
     DecoderOptions options;
     const uint32_t wanted_threads = header_.decode_threads() != 0 ? header_.decode_threads() : config_.decode.decode_threads;
@@ -118,7 +56,7 @@ class DecodedScoring {
     options.max_width = static_cast<int>(std::min<uint32_t>(config_.limits.max_width, kMaxFrameDimension));
     options.max_height = static_cast<int>(std::min<uint32_t>(config_.limits.max_height, kMaxFrameDimension));
     std::unique_ptr<VideoDecoder> decoders[2];
-    Side* sides[2] = {reference, distorted};
+    EncodedSource* sides[2] = {reference, distorted};
     for (int i = 0; i < 2; ++i) {
       absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(std::move(sides[i]->bytes), options);
       if (!decoder.ok()) return ToGrpc(decoder.status());
@@ -130,19 +68,7 @@ class DecodedScoring {
     // The header as if the client had named the decoded geometry; its own range and
     // matrix (when given) win over the bitstream's.
     v1::StreamHeader scoring_header = header_;
-    v1::Geometry* g = scoring_header.mutable_geometry();
-    g->set_width(static_cast<uint32_t>(ref_info.geometry.width));
-    g->set_height(static_cast<uint32_t>(ref_info.geometry.height));
-    g->mutable_format()->set_chroma(LayoutToWire(ref_info.geometry.format.layout));
-    g->mutable_format()->set_bit_depth(static_cast<uint32_t>(ref_info.geometry.format.bit_depth));
-    if (g->format().range() == v1::COLOR_RANGE_UNSPECIFIED && ref_info.color_range.has_value()) {
-      g->mutable_format()->set_range(*ref_info.color_range == ColorRange::kFull ? v1::COLOR_RANGE_FULL
-                                                                               : v1::COLOR_RANGE_LIMITED);
-    }
-    if (g->format().matrix() == v1::COLOR_MATRIX_UNSPECIFIED && ref_info.color_matrix.has_value()) {
-      g->mutable_format()->set_matrix(*ref_info.color_matrix == ColorMatrix::kBt601 ? v1::COLOR_MATRIX_BT601
-                                                                                    : v1::COLOR_MATRIX_BT709);
-    }
+    *scoring_header.mutable_geometry() = DecodedGeometry(ref_info, header_.geometry().format());
     absl::StatusOr<ScoringRequest> wanted = FromWire(scoring_header, config_.limits);
     if (!wanted.ok()) return ToGrpc(wanted.status());
     const FrameGeometry geometry = wanted->geometry;
@@ -176,7 +102,7 @@ class DecodedScoring {
 
     std::vector<std::string> metric_names;
     for (const MetricSpec& m : wanted->metrics) metric_names.push_back(m.name);
-    FrameAnswerer answerer(metrics_, stream_, header_.job_id(), metric_names, (*scorer)->output_names().size(),
+    FrameAnswerer answerer(metrics_, FrameAnswerer::StreamWriter(stream_), header_.job_id(), metric_names, (*scorer)->output_names().size(),
                            geometry.frame_bytes(), counts_);
     FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
     spdlog::info(
@@ -263,36 +189,16 @@ class DecodedScoring {
   FrameCounts* counts_;
 };
 
-// Validates one EncodedChunk against its side's upload and appends it.
-absl::Status AcceptChunk(const v1::EncodedChunk& chunk, uint64_t max_chunk_bytes, Side* reference, Side* distorted) {
-  Side* side = chunk.picture() == v1::PICTURE_REFERENCE   ? reference
-               : chunk.picture() == v1::PICTURE_DISTORTED ? distorted
-                                                          : nullptr;
+// Routes one EncodedChunk to its side's upload.
+absl::Status AcceptChunk(const v1::EncodedChunk& chunk, uint64_t max_chunk_bytes, EncodedSource* reference,
+                         EncodedSource* distorted) {
+  EncodedSource* side = chunk.picture() == v1::PICTURE_REFERENCE   ? reference
+                        : chunk.picture() == v1::PICTURE_DISTORTED ? distorted
+                                                                   : nullptr;
   if (side == nullptr) {
     return absl::InvalidArgumentError("encoded_chunk.picture: must be PICTURE_REFERENCE or PICTURE_DISTORTED");
   }
-  if (side->spool == nullptr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("encoded_chunk.picture: the ", side->name, " source is not an upload"));
-  }
-  if (side->upload_ended) {
-    return absl::InvalidArgumentError(absl::StrCat("encoded_chunk: bytes after the last chunk of the ", side->label));
-  }
-  if (chunk.offset() != side->next_offset) {
-    return absl::InvalidArgumentError(absl::StrCat("encoded_chunk.offset: ", chunk.offset(), " for the ", side->label,
-                                                   ", expected ", side->next_offset));
-  }
-  if (chunk.data().size() > max_chunk_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("encoded_chunk.data: ", chunk.data().size(),
-                                                   " bytes exceed max_chunk_bytes=", max_chunk_bytes));
-  }
-  if (absl::Status s = side->spool->Append(chunk.data().data(), chunk.data().size()); !s.ok()) return s;
-  side->next_offset += chunk.data().size();
-  if (chunk.last()) {
-    side->upload_ended = true;
-    side->spool->Finish();
-  }
-  return absl::OkStatus();
+  return AppendUploadChunk(chunk, max_chunk_bytes, side);
 }
 
 }  // namespace
@@ -310,13 +216,15 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
                                      "_source: a raw side with a decoded side is not supported; send both sides as "
                                      "uploads or server paths (a Y4M file is an upload too)"));
   }
-  Side reference, distorted;
+  EncodedSource reference, distorted;
   reference.name = "reference";
+  reference.field = "header.reference_source";
   distorted.name = "distorted";
+  distorted.field = "header.distorted_source";
   // Paths are checked (and opened) before anything else: a refusal ends the call now.
   for (auto [source, side] : {std::pair{&header.reference_source(), &reference},
                               std::pair{&header.distorted_source(), &distorted}}) {
-    if (absl::Status s = OpenSide(config.decode, *source, side); !s.ok()) {
+    if (absl::Status s = OpenEncodedSource(config.decode, *source, side); !s.ok()) {
       if (s.code() == absl::StatusCode::kPermissionDenied || s.code() == absl::StatusCode::kNotFound) {
         spdlog::warn("job_id={} peer={} refused {}", header.job_id(), context->peer(), std::string(s.message()));
       }
@@ -331,9 +239,7 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
     scoring_status = scoring.Run(&reference, &distorted, &bytes_received);
     // The decoders are done: later uploads go nowhere.
     scoring_done = true;
-    for (Side* side : {&reference, &distorted}) {
-      if (side->spool != nullptr) side->spool->Abort(absl::CancelledError("the stream ended"));
-    }
+    for (EncodedSource* side : {&reference, &distorted}) EndUpload(side, absl::CancelledError("the stream ended"));
   });
 
   // This thread receives: uploads go to their spools as they arrive.
@@ -356,26 +262,19 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
     }
     if (!s.ok() && !scoring_done) {
       reader_status = ToGrpc(s);
-      for (Side* side : {&reference, &distorted}) {
-        if (side->spool != nullptr) side->spool->Abort(s);
-      }
+      for (EncodedSource* side : {&reference, &distorted}) EndUpload(side, s);
     }
   }
   // A malformed message or the idle limit ended the reads: the stream ends with it.
   if (!stream->error().ok() && reader_status.ok()) {
     reader_status = stream->error();
-    for (Side* side : {&reference, &distorted}) {
-      if (side->spool != nullptr) side->spool->Abort(absl::CancelledError(stream->error().error_message()));
+    for (EncodedSource* side : {&reference, &distorted}) {
+      EndUpload(side, absl::CancelledError(stream->error().error_message()));
     }
   }
   // Half-close (or cancellation): an upload without a `last` chunk ends here.
-  for (Side* side : {&reference, &distorted}) {
-    if (side->spool == nullptr) continue;
-    if (context->IsCancelled()) {
-      side->spool->Abort(absl::CancelledError("cancelled by the client"));
-    } else {
-      side->spool->Finish();
-    }
+  for (EncodedSource* side : {&reference, &distorted}) {
+    EndUpload(side, context->IsCancelled() ? absl::CancelledError("cancelled by the client") : absl::OkStatus());
   }
   scorer_thread.join();
   // A protocol error the reader saw explains the decoders' failure that followed it;

@@ -37,11 +37,19 @@ void ObserveStages(const v1::FrameTiming& t, ServerMetrics* metrics) {
 
 }  // namespace
 
-FrameAnswerer::FrameAnswerer(ServerMetrics* metrics, Stream* stream, std::string job_id,
+FrameAnswerer::Writer FrameAnswerer::StreamWriter(Stream* stream) {
+  return [stream](v1::FrameResult&& frame) {
+    v1::ScoreResponse response;
+    *response.mutable_frame() = std::move(frame);
+    return stream->Write(response);
+  };
+}
+
+FrameAnswerer::FrameAnswerer(ServerMetrics* metrics, Writer writer, std::string job_id,
                              std::vector<std::string> metric_names, size_t output_count, uint64_t frame_bytes,
                              FrameCounts* counts)
     : metrics_(metrics),
-      stream_(stream),
+      writer_(std::move(writer)),
       job_id_(std::move(job_id)),
       metric_names_(std::move(metric_names)),
       frame_bytes_(frame_bytes),
@@ -70,11 +78,10 @@ void FrameAnswerer::Answer(AssembledFrame frame, FramePipeline::Result result) {
   if (!result.scored.ok()) return Fail(ToGrpc(result.scored.status()));
   const ScoredFrame& scored = *result.scored;
 
-  v1::ScoreResponse response;
-  v1::FrameResult* answer = response.mutable_frame();
-  answer->set_frame_index(frame.index);
-  ToWire(scored, answer);
-  v1::FrameTiming* timing = answer->mutable_timing();
+  v1::FrameResult answer;
+  answer.set_frame_index(frame.index);
+  ToWire(scored, &answer);
+  v1::FrameTiming* timing = answer.mutable_timing();
   timing->set_received_ns(Nanos(frame.last_chunk - frame.first_chunk));
   timing->set_queued_ns(Nanos(result.started - frame.last_chunk));
   timing->set_total_ns(Nanos(result.done - frame.first_chunk));
@@ -96,7 +103,7 @@ void FrameAnswerer::Answer(AssembledFrame frame, FramePipeline::Result result) {
   }
   ++counts_->frames;
   (scored.backend == Backend::kCuda ? counts_->cuda : counts_->cpu)++;
-  if (!stream_->Write(response)) return Fail(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"));
+  if (!writer_(std::move(answer))) return Fail(grpc::Status(grpc::StatusCode::CANCELLED, "client went away"));
   std::lock_guard<std::mutex> lock(mutex_);
   spare_.emplace(std::move(frame));
 }

@@ -11,6 +11,7 @@
 #define EXACTQ_SERVER_FRAME_ANSWERER_H_
 
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -31,8 +32,13 @@ struct FrameCounts {
 class FrameAnswerer {
  public:
   using Stream = grpc::ServerReaderWriterInterface<v1::ScoreResponse, v1::ScoreRequest>;
+  // Sends one answer; false when the client did not take it.
+  using Writer = std::function<bool(v1::FrameResult&&)>;
 
-  FrameAnswerer(ServerMetrics* metrics, Stream* stream, std::string job_id, std::vector<std::string> metric_names,
+  // A ScoreStream's answers: each FrameResult in a ScoreResponse.
+  static Writer StreamWriter(Stream* stream);
+
+  FrameAnswerer(ServerMetrics* metrics, Writer writer, std::string job_id, std::vector<std::string> metric_names,
                 size_t output_count, uint64_t frame_bytes, FrameCounts* counts);
 
   // Answers `frame` (or records its error); its buffers are kept for TakeSpare.
@@ -51,7 +57,7 @@ class FrameAnswerer {
 
  private:
   ServerMetrics* metrics_;
-  Stream* stream_;
+  Writer writer_;
   const std::string job_id_;
   const std::vector<std::string> metric_names_;
   const uint64_t frame_bytes_;

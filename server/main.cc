@@ -58,6 +58,7 @@ ABSL_FLAG(uint32_t, max_height, 4320, "largest frame height accepted");
 ABSL_FLAG(uint32_t, max_streams, 64, "concurrent streams and unary calls, all peers");
 ABSL_FLAG(uint32_t, max_streams_per_peer, 16, "concurrent streams and unary calls per peer host");
 ABSL_FLAG(uint64_t, max_frames_per_stream, 0, "frames one stream may send; 0 = unlimited");
+ABSL_FLAG(uint32_t, max_renditions, 16, "renditions in one ScoreLadder call");
 ABSL_FLAG(uint32_t, frames_in_flight, 2,
           "frames of one stream scored at once (each with its own GPU buffers); answers stay in frame "
           "order; 1 = one frame at a time");
@@ -131,7 +132,8 @@ void ApplyEnvironmentDefaults() {
         absl::FindCommandLineFlag("max_unary_picture_bytes"), absl::FindCommandLineFlag("max_width"),
         absl::FindCommandLineFlag("max_height"), absl::FindCommandLineFlag("max_streams"),
         absl::FindCommandLineFlag("max_streams_per_peer"),
-        absl::FindCommandLineFlag("max_frames_per_stream"), absl::FindCommandLineFlag("frames_in_flight"),
+        absl::FindCommandLineFlag("max_frames_per_stream"), absl::FindCommandLineFlag("max_renditions"),
+        absl::FindCommandLineFlag("frames_in_flight"),
         absl::FindCommandLineFlag("max_message_bytes"), absl::FindCommandLineFlag("max_buffered_bytes"),
         absl::FindCommandLineFlag("keepalive_time_seconds"), absl::FindCommandLineFlag("keepalive_timeout_seconds"),
         absl::FindCommandLineFlag("max_connection_age_seconds"),
@@ -208,6 +210,7 @@ ServerConfig ConfigFromFlags() {
   l.max_streams = absl::GetFlag(FLAGS_max_streams);
   l.max_streams_per_peer = absl::GetFlag(FLAGS_max_streams_per_peer);
   l.max_frames_per_stream = absl::GetFlag(FLAGS_max_frames_per_stream);
+  l.max_renditions = absl::GetFlag(FLAGS_max_renditions);
   l.max_frames_in_flight_per_stream = absl::GetFlag(FLAGS_frames_in_flight);
   l.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   l.max_buffered_bytes = absl::GetFlag(FLAGS_max_buffered_bytes);

@@ -1,10 +1,11 @@
-// One ScoreStream call as its session sees it: requests arrive as raw bytes and are
+// One streaming call as its session sees it: requests arrive as raw bytes and are
 // parsed here, so that a malformed message is an error the session answers
 // (INVALID_ARGUMENT, after the frames before it) rather than what gRPC's synchronous
 // API makes of it, a Read that returns false as if the client had half-closed (the
 // frames after it then vanished and the call ended OK). Reads also drive the stream's
 // idle clock, and a call cancelled under the session is told apart: the idle limit,
-// the drain's grace period, or the client.
+// the drain's grace period, or the client. ScoreStream uses RequestStream, ScoreLadder
+// LadderRequestStream.
 #ifndef EXACTQ_SERVER_REQUEST_STREAM_H_
 #define EXACTQ_SERVER_REQUEST_STREAM_H_
 
@@ -12,33 +13,64 @@
 
 #include <cstdint>
 
+#include "absl/strings/str_cat.h"
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "server/drain_state.h"
 #include "server/stream_idle_monitor.h"
 
 namespace exactq::server {
 
-class RequestStream final : public grpc::ServerReaderWriterInterface<v1::ScoreResponse, v1::ScoreRequest> {
+// Whether a request moves the stream on (a header or bytes), for the idle clock: empty
+// chunks do not keep a stream alive.
+inline bool CarriesWork(const v1::ScoreRequest& r) {
+  return r.has_header() || !r.chunk().data().empty() || !r.encoded_chunk().data().empty();
+}
+inline bool CarriesWork(const v1::LadderRequest& r) { return r.has_header() || !r.chunk().chunk().data().empty(); }
+
+// The cancellation status of a call cancelled under its session.
+grpc::Status CancellationStatus(const StreamIdleMonitor::Watch* idle, const DrainState* drain);
+
+template <typename Response, typename Request>
+class ParsedRequestStream final : public grpc::ServerReaderWriterInterface<Response, Request> {
  public:
-  using Raw = grpc::ServerReaderWriter<v1::ScoreResponse, grpc::ByteBuffer>;
+  using Raw = grpc::ServerReaderWriter<Response, grpc::ByteBuffer>;
 
   // idle and drain may be null.
-  RequestStream(Raw* raw, StreamIdleMonitor::Watch* idle, const DrainState* drain)
+  ParsedRequestStream(Raw* raw, StreamIdleMonitor::Watch* idle, const DrainState* drain)
       : raw_(raw), idle_(idle), drain_(drain) {}
 
   // False at the end of the requests, and also when error() is set: a malformed
   // message, or the idle limit fired.
-  bool Read(v1::ScoreRequest* request) override;
-  grpc::Status error() const;
+  bool Read(Request* request) override {
+    if (!parse_error_.ok()) return false;
+    grpc::ByteBuffer bytes;
+    if (idle_ != nullptr) idle_->ReadStarted();
+    const bool got = raw_->Read(&bytes);
+    bool parsed = false;
+    if (got) {
+      ++messages_;
+      parsed = grpc::GenericDeserialize<grpc::ProtoBufferReader, Request>(&bytes, request).ok();
+      if (!parsed) {
+        parse_error_ = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                    absl::StrCat("request: message ", messages_, " of the stream is not a valid ",
+                                                 Request::descriptor()->full_name()));
+      }
+    }
+    if (idle_ != nullptr) idle_->ReadEnded(parsed && CarriesWork(*request));
+    return parsed;
+  }
+  grpc::Status error() const {
+    if (!parse_error_.ok()) return parse_error_;
+    if (idle_ != nullptr && idle_->expired()) return idle_->status();
+    return grpc::Status::OK;
+  }
   // Why the call was cancelled under the session (the drain, or the client).
-  grpc::Status cancellation() const;
+  grpc::Status cancellation() const { return CancellationStatus(idle_, drain_); }
   // The stream's idle clock (null when the limit is off), for the frames it is scoring.
   StreamIdleMonitor::Watch* idle() const { return idle_; }
 
-  using grpc::internal::WriterInterface<v1::ScoreResponse>::Write;
-  bool Write(const v1::ScoreResponse& response, grpc::WriteOptions options) override {
-    return raw_->Write(response, options);
-  }
+  using grpc::internal::WriterInterface<Response>::Write;
+  bool Write(const Response& response, grpc::WriteOptions options) override { return raw_->Write(response, options); }
   void SendInitialMetadata() override { raw_->SendInitialMetadata(); }
   bool NextMessageSize(uint32_t* size) override { return raw_->NextMessageSize(size); }
 
@@ -49,6 +81,9 @@ class RequestStream final : public grpc::ServerReaderWriterInterface<v1::ScoreRe
   uint64_t messages_ = 0;
   grpc::Status parse_error_;
 };
+
+using RequestStream = ParsedRequestStream<v1::ScoreResponse, v1::ScoreRequest>;
+using LadderRequestStream = ParsedRequestStream<v1::LadderResponse, v1::LadderRequest>;
 
 }  // namespace exactq::server
 

@@ -9,6 +9,7 @@
 #include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
+#include "server/ladder_session.h"
 #include "server/stream_session.h"
 #include "server/version.h"
 #include "server/wire_conversion.h"
@@ -42,6 +43,13 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
                            return service->ScoreRawStream(context, stream);
                          },
                          this));
+  constexpr int kScoreLadderMethod = 3;  // the fourth method of exactq.v1.Scorer
+  MarkMethodStreamed(kScoreLadderMethod,
+                     new grpc::internal::BidiStreamingHandler<ScorerService, grpc::ByteBuffer, v1::LadderResponse>(
+                         [](ScorerService* service, grpc::ServerContext* context, LadderRequestStream::Raw* stream) {
+                           return service->ScoreRawLadder(context, stream);
+                         },
+                         this));
 }
 
 grpc::Status ScorerService::Fail(const char* method, const grpc::Status& status) {
@@ -66,6 +74,17 @@ grpc::Status ScorerService::ScoreRawStream(grpc::ServerContext* context, Request
   std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
   RequestStream stream(raw, idle.get(), &drain_);
   return Fail("ScoreStream", RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_}, context, &stream));
+}
+
+grpc::Status ScorerService::ScoreRawLadder(grpc::ServerContext* context, LadderRequestStream::Raw* raw) {
+  if (drain_.draining()) {
+    return Fail("ScoreLadder", grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+  }
+  absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
+  if (!ticket.ok()) return Fail("ScoreLadder", ToGrpc(ticket.status()));
+  std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
+  LadderRequestStream stream(raw, idle.get(), &drain_);
+  return Fail("ScoreLadder", RunLadderSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_}, context, &stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
@@ -183,6 +202,7 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
   limits->set_max_upload_bytes(config_.decode.max_upload_bytes);
   limits->set_max_decode_threads(config_.decode.max_decode_threads);
   limits->set_server_paths(!config_.decode.source_roots.empty());
+  limits->set_max_renditions(l.max_renditions);
   return grpc::Status::OK;
 }
 

@@ -25,6 +25,8 @@ class ScorerService final : public v1::Scorer::Service {
   // ScoreStream, registered on raw bytes so that the session parses each request
   // (RequestStream: a malformed message is INVALID_ARGUMENT, not the end of the stream).
   grpc::Status ScoreRawStream(grpc::ServerContext* context, RequestStream::Raw* stream);
+  // ScoreLadder, registered on raw bytes like ScoreStream.
+  grpc::Status ScoreRawLadder(grpc::ServerContext* context, LadderRequestStream::Raw* stream);
   grpc::Status ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
                          v1::ScorePairResponse* response) override;
   grpc::Status GetCapabilities(grpc::ServerContext* context, const v1::GetCapabilitiesRequest* request,

@@ -28,7 +28,8 @@ struct ServerLimits {
   uint32_t max_streams = 64;
   uint32_t max_streams_per_peer = 16;
   uint32_t max_frames_in_flight_per_stream = 2;
-  uint64_t max_frames_per_stream = 0;  // 0 = unlimited
+  uint64_t max_frames_per_stream = 0;  // 0 = unlimited (for a ladder: reference frames)
+  uint32_t max_renditions = 16;        // renditions in one ScoreLadder call
   uint64_t max_buffered_bytes = 4ull << 30;  // frame bytes held across all streams
   uint64_t max_message_bytes = 4 << 20;      // gRPC receive limit
   // Streams scored on the CPU at once (the CPU is a fallback, not a second GPU: SSIMULACRA2

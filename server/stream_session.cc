@@ -22,6 +22,7 @@
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
 #include "server/version.h"
+#include "server/session_log.h"
 #include "server/wire_conversion.h"
 #include "spdlog/spdlog.h"
 
@@ -34,40 +35,6 @@ uint64_t Nanos(Clock::duration d) {
 }
 
 double Seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
-
-// Keeps the active-stream gauge and the end-of-stream log line right on every exit.
-class SessionLog {
- public:
-  SessionLog(ServerMetrics* metrics, std::string peer) : metrics_(metrics), peer_(std::move(peer)) {
-    metrics_->active_streams.At({}).Add(1);
-    metrics_->streams_started.At({}).Increment();
-  }
-  ~SessionLog() {
-    metrics_->active_streams.At({}).Add(-1);
-    const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
-    if (status_.ok()) {
-      spdlog::info("stream end job_id={} peer={} frames={} cpu={} cuda={} seconds={:.3f} fps={:.2f}",
-                   job_id_, peer_, frames_, frames_cpu_, frames_cuda_, seconds,
-                   seconds > 0 ? frames_ / seconds : 0.0);
-    } else {
-      spdlog::warn("stream failed job_id={} peer={} frames={} code={} error=\"{}\"", job_id_, peer_,
-                   frames_, static_cast<int>(status_.error_code()), ClientText(status_.error_message()));
-    }
-  }
-  grpc::Status Finish(grpc::Status status) {
-    status_ = status;
-    return status;
-  }
-
-  std::string job_id_;
-  uint64_t frames_ = 0, frames_cpu_ = 0, frames_cuda_ = 0;
-  Clock::time_point start_ = Clock::now();
-
- private:
-  ServerMetrics* metrics_;
-  std::string peer_;
-  grpc::Status status_;
-};
 
 grpc::Status Invalid(const std::string& message) {
   return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
@@ -153,7 +120,7 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     ~InFlight() { gauge.Add(-count.load()); }
   } in_flight{metrics->frames_in_flight.At({})};
   FrameCounts counts;
-  FrameAnswerer answerer(metrics, stream, log.job_id_, metric_names, output_count, geometry.frame_bytes(),
+  FrameAnswerer answerer(metrics, FrameAnswerer::StreamWriter(stream), log.job_id_, metric_names, output_count, geometry.frame_bytes(),
                          &counts);
   // Declared after everything its callbacks touch, so it is joined first.
   FramePipeline pipeline(std::move(*scorer), {frames_in_flight});

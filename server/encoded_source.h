@@ -1,0 +1,52 @@
+// One source of a call that the server decodes (proto "SOURCES"): an upload spooled as
+// its chunks arrive, or a file under a --source_root. Shared by ScoreStream's decoded
+// sessions and ScoreLadder.
+#ifndef EXACTQ_SERVER_ENCODED_SOURCE_H_
+#define EXACTQ_SERVER_ENCODED_SOURCE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "engine/decode/byte_source.h"
+#include "engine/decode/spool_file.h"
+#include "engine/decode/video_decoder.h"
+#include "exactq/v1/exactq.pb.h"
+#include "server/server_config.h"
+
+namespace exactq::server {
+
+struct EncodedSource {
+  std::string name;   // in messages: "reference", "distorted", "rendition 2"
+  std::string field;  // the header field that named it: "header.reference_source"
+  std::string label;  // in messages: "reference upload ref.mkv", "distorted /clips/d.mp4"
+  std::shared_ptr<SpoolFile> spool;  // uploads only
+  std::unique_ptr<ByteSource> bytes;  // taken by the decoder
+  uint64_t next_offset = 0;
+  bool upload_ended = false;
+};
+
+// An upload or a server path (not raw pictures).
+bool IsDecoded(const v1::Source& source);
+
+// Opens a server path (refusals: PERMISSION_DENIED, NOT_FOUND) or creates an upload's
+// spool (RESOURCE_EXHAUSTED when its announced size is over the limit). source->name
+// and field must be set.
+absl::Status OpenEncodedSource(const DecodeConfig& config, const v1::Source& wire, EncodedSource* source);
+
+// Validates one chunk of the source's upload (offsets contiguous, size, nothing after
+// `last`) and appends it to the spool.
+absl::Status AppendUploadChunk(const v1::EncodedChunk& chunk, uint64_t max_chunk_bytes, EncodedSource* source);
+
+// Ends the source's upload: finished at a half-close, aborted with `status` otherwise
+// (the decoder reading it then fails with it). Nothing for a server path.
+void EndUpload(EncodedSource* source, const absl::Status& status);
+
+// The geometry the decoder found, with the format's range and matrix taken from
+// `requested` where set, else from the bitstream's tags.
+v1::Geometry DecodedGeometry(const DecodedStreamInfo& info, const v1::PixelFormat& requested);
+
+}  // namespace exactq::server
+
+#endif  // EXACTQ_SERVER_ENCODED_SOURCE_H_
