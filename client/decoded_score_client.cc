@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -12,7 +13,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace exactq::client {
-namespace {
 
 void SetSource(const DecodedInput& input, v1::Source* source) {
   if (input.upload != nullptr) {
@@ -24,15 +24,28 @@ void SetSource(const DecodedInput& input, v1::Source* source) {
   }
 }
 
-// One upload being sent: its stream and how far it got.
-struct Upload {
-  InputFile* input = nullptr;
-  v1::Picture picture = v1::PICTURE_UNSPECIFIED;
-  uint64_t offset = 0;
-  bool done = false;
-};
-
-}  // namespace
+absl::Status SendUploadsInTurn(
+    std::vector<PendingUpload>* uploads,
+    const std::function<bool(const PendingUpload& upload, std::string_view data, bool last)>& send) {
+  std::string buffer(kUploadChunkBytes, '\0');
+  bool any_left = !uploads->empty();
+  while (any_left) {
+    any_left = false;
+    for (PendingUpload& upload : *uploads) {
+      if (upload.done) continue;
+      const size_t n = std::fread(buffer.data(), 1, buffer.size(), upload.input->stream());
+      if (n < buffer.size() && std::ferror(upload.input->stream())) {
+        return absl::InvalidArgumentError(absl::StrCat(upload.input->name(), ": read failed: ", std::strerror(errno)));
+      }
+      const bool last = n < buffer.size();  // a short read: the end of the input
+      if (!send(upload, std::string_view(buffer.data(), n), last)) return absl::OkStatus();
+      upload.offset += n;
+      upload.done = last;
+      any_left = any_left || !last;
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInput distorted,
                                               const ScoreOptions& options, uint32_t decode_threads,
@@ -59,34 +72,23 @@ absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInp
   absl::Status local_error;
   std::thread writer([&] {
     if (!stream->Write(request)) return;
-    std::vector<Upload> uploads;
+    std::vector<PendingUpload> uploads;
     if (reference.upload != nullptr) uploads.push_back({reference.upload.get(), v1::PICTURE_REFERENCE});
     if (distorted.upload != nullptr) uploads.push_back({distorted.upload.get(), v1::PICTURE_DISTORTED});
-    std::string buffer(kUploadChunkBytes, '\0');
     v1::ScoreRequest chunk_request;
-    bool any_left = !uploads.empty();
-    while (any_left) {
-      any_left = false;
-      for (Upload& upload : uploads) {
-        if (upload.done) continue;
-        const size_t n = std::fread(buffer.data(), 1, buffer.size(), upload.input->stream());
-        if (n < buffer.size() && std::ferror(upload.input->stream())) {
-          std::lock_guard<std::mutex> lock(error_mutex);
-          local_error = absl::InvalidArgumentError(
-              absl::StrCat(upload.input->name(), ": read failed: ", std::strerror(errno)));
-          context.TryCancel();
-          return;
-        }
-        upload.done = n < buffer.size();  // a short read: the end of the input
-        v1::EncodedChunk* chunk = chunk_request.mutable_encoded_chunk();
-        chunk->set_picture(upload.picture);
-        chunk->set_offset(upload.offset);
-        chunk->set_data(buffer.data(), n);
-        chunk->set_last(upload.done);
-        upload.offset += n;
-        if (!stream->Write(chunk_request)) return;  // the server ended the call
-        any_left = any_left || !upload.done;
-      }
+    absl::Status sent = SendUploadsInTurn(&uploads, [&](const PendingUpload& upload, std::string_view data, bool last) {
+      v1::EncodedChunk* chunk = chunk_request.mutable_encoded_chunk();
+      chunk->set_picture(upload.picture);
+      chunk->set_offset(upload.offset);
+      chunk->set_data(data.data(), data.size());
+      chunk->set_last(last);
+      return stream->Write(chunk_request);  // false: the server ended the call
+    });
+    if (!sent.ok()) {
+      std::lock_guard<std::mutex> lock(error_mutex);
+      local_error = sent;
+      context.TryCancel();
+      return;
     }
     stream->WritesDone();
   });

@@ -4,6 +4,7 @@
 //                         [--json FILE] [--csv FILE] [--xml FILE] [--width W --height H --pixfmt NAME]
 //                         [--frames A:B] [--subsample N] [--per-frame] [--precision N]
 //   exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]     (libvmaf's spelling)
+//   exactq ladder REF R1 R2 ... [score's flags] [--scale bicubic|none]
 //   exactq capabilities [--server HOST:PORT]
 //   exactq health [--server HOST:PORT]      exit 0 when grpc.health.v1 says SERVING
 //   exactq verify [--server HOST:PORT]      the golden pairs through the server; exit 1 on a difference
@@ -41,6 +42,8 @@
 #include "absl/strings/str_split.h"
 #include "client/decoded_score_client.h"
 #include "client/input_file.h"
+#include "client/ladder_client.h"
+#include "client/ladder_report.h"
 #include "client/picture_source.h"
 #include "client/report.h"
 #include "client/report_files.h"
@@ -79,6 +82,8 @@ ABSL_FLAG(bool, server_paths, false,
 ABSL_FLAG(bool, server_path_reference, false,
           "send REF as a path the server reads under its --source_root (e.g. a mezzanine kept there) and DIST "
           "as an upload");
+ABSL_FLAG(std::string, scale, "bicubic",
+          "ladder: renditions of another size than the reference are scaled to it (bicubic), or refused (none)");
 ABSL_FLAG(uint32_t, decode_threads, 0, "decoder threads per side on the server for encoded inputs; 0: its default");
 ABSL_FLAG(std::string, tls_ca_file, "", "PEM CA that signed the server's certificate (turns on TLS)");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM client certificate for mutual TLS");
@@ -265,27 +270,35 @@ int Health() {
   return *status == 1 ? 0 : 1;
 }
 
-int Score(const std::string& ref_path, const std::string& dist_path) {
+// The flags `score` and `ladder` share: server, metrics, backend, colour, job id.
+absl::StatusOr<ScoreOptions> ScoreOptionsFromFlags(const std::string& default_job_id) {
   ScoreOptions options;
   options.connection = ConnectionFromFlags();
   absl::StatusOr<std::vector<v1::MetricRequest>> metrics = ParseMetrics(absl::GetFlag(FLAGS_metrics));
-  if (!metrics.ok()) return Fail(std::string(metrics.status().message()));
+  if (!metrics.ok()) return metrics.status();
   options.metrics = *metrics;
   const std::string backend = absl::GetFlag(FLAGS_backend);
   if (backend == "auto") options.backend = v1::BACKEND_AUTO;
   else if (backend == "cuda") options.backend = v1::BACKEND_CUDA;
   else if (backend == "cpu") options.backend = v1::BACKEND_CPU;
-  else return Fail("--backend must be auto, cuda or cpu, got " + backend);
+  else return absl::InvalidArgumentError("--backend must be auto, cuda or cpu, got " + backend);
   const std::string range = absl::GetFlag(FLAGS_range);
   if (range == "limited") options.range = v1::COLOR_RANGE_LIMITED;
   else if (range == "full") options.range = v1::COLOR_RANGE_FULL;
-  else if (!range.empty()) return Fail("--range must be limited or full, got " + range);
+  else if (!range.empty()) return absl::InvalidArgumentError("--range must be limited or full, got " + range);
   const std::string matrix = absl::GetFlag(FLAGS_matrix);
   if (matrix == "bt709") options.matrix = v1::COLOR_MATRIX_BT709;
   else if (matrix == "bt601") options.matrix = v1::COLOR_MATRIX_BT601;
-  else if (!matrix.empty()) return Fail("--matrix must be bt709 or bt601, got " + matrix);
+  else if (!matrix.empty()) return absl::InvalidArgumentError("--matrix must be bt709 or bt601, got " + matrix);
   options.job_id = absl::GetFlag(FLAGS_job_id);
-  if (options.job_id.empty()) options.job_id = DefaultJobId(ref_path, dist_path);
+  if (options.job_id.empty()) options.job_id = default_job_id;
+  return options;
+}
+
+int Score(const std::string& ref_path, const std::string& dist_path) {
+  absl::StatusOr<ScoreOptions> parsed = ScoreOptionsFromFlags(DefaultJobId(ref_path, dist_path));
+  if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
+  ScoreOptions options = *std::move(parsed);
   if (absl::Status s = ParseFrames(absl::GetFlag(FLAGS_frames), &options); !s.ok()) {
     return Fail(std::string(s.message()));
   }
@@ -404,6 +417,81 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   return 0;
 }
 
+
+// Writes `text` to `path` ('-': stdout); false when it cannot.
+bool WriteWhole(const std::string& path, const std::string& text) {
+  if (path == "-") return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  return static_cast<bool>(out);
+}
+
+// exactq ladder REF R1 R2 ...: every rendition against the reference in one call.
+int Ladder(const std::vector<std::string>& paths) {
+  if (paths.size() < 2) return Fail("ladder: give the reference and at least one rendition: exactq ladder REF R1 R2 ...");
+  const std::string& ref_path = paths.front();
+  absl::StatusOr<ScoreOptions> parsed =
+      ScoreOptionsFromFlags(DefaultJobId(ref_path, absl::StrCat(paths.size() - 1, " renditions")));
+  if (!parsed.ok()) return Fail(std::string(parsed.status().message()));
+  if (!absl::GetFlag(FLAGS_frames).empty() || absl::GetFlag(FLAGS_subsample) != 1) {
+    return Fail("--frames and --subsample apply to `score` of Y4M and raw inputs; a ladder's files are decoded whole");
+  }
+  if (!absl::GetFlag(FLAGS_pixfmt).empty() || absl::GetFlag(FLAGS_width) != 0 || absl::GetFlag(FLAGS_height) != 0) {
+    return Fail("a ladder takes Y4M or encoded files (raw YUV has no size of its own); convert raw input to Y4M");
+  }
+  if (!absl::GetFlag(FLAGS_xml).empty() || !absl::GetFlag(FLAGS_output).empty()) {
+    return Fail("a ladder writes --json and --csv (--xml and -o are for `score`)");
+  }
+  const std::string json_path = absl::GetFlag(FLAGS_json), csv_path = absl::GetFlag(FLAGS_csv);
+  if (json_path == "-" && csv_path == "-") return Fail("only one of --json and --csv can be '-' (stdout)");
+  LadderOptions options;
+  options.score = *std::move(parsed);
+  options.scale = absl::GetFlag(FLAGS_scale);
+  if (options.scale != "bicubic" && options.scale != "none") {
+    return Fail("--scale must be bicubic or none, got " + options.scale);
+  }
+  options.decode_threads = absl::GetFlag(FLAGS_decode_threads);
+
+  // Each file goes up as bytes (Y4M too), or as a path the server reads.
+  const bool server_paths = absl::GetFlag(FLAGS_server_paths);
+  std::vector<LadderInput> inputs;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    LadderInput in;
+    in.name = paths[i];
+    const bool on_server = server_paths || (i == 0 && absl::GetFlag(FLAGS_server_path_reference));
+    if (on_server) {
+      in.input.server_path = paths[i];
+    } else {
+      if (paths[i] == "-") return Fail("a ladder's files cannot come from stdin");
+      absl::StatusOr<std::unique_ptr<InputFile>> file = InputFile::Open(paths[i], /*raw_geometry_given=*/false);
+      if (!file.ok()) return FailStatus(file.status());
+      in.input.upload = *std::move(file);
+    }
+    inputs.push_back(std::move(in));
+  }
+  LadderInput reference = std::move(inputs.front());
+  inputs.erase(inputs.begin());
+
+  const bool quiet = absl::GetFlag(FLAGS_quiet);
+  Progress progress(!quiet, std::nullopt);
+  uint64_t done = 0;
+  absl::StatusOr<LadderRun> run = ScoreLadder(std::move(reference), std::move(inputs), options,
+                                              [&](uint32_t, const v1::FrameResult&) { progress.Frame(++done); });
+  progress.End();
+  if (!run.ok()) return FailStatus(run.status());
+  if (!json_path.empty() && !WriteWhole(json_path, LadderToJson(*run))) return Fail("cannot write " + json_path);
+  if (!csv_path.empty() && !WriteWhole(csv_path, LadderToCsv(*run))) return Fail("cannot write " + csv_path);
+  if (!quiet) {
+    const bool to_stdout = json_path == "-" || csv_path == "-";
+    std::fputs(LadderToTable(*run, absl::GetFlag(FLAGS_precision)).c_str(), to_stdout ? stderr : stdout);
+  }
+  int failed = 0;
+  for (const RenditionRun& r : run->renditions) failed += r.ok() ? 0 : 1;
+  if (failed > 0) return Fail(absl::StrCat(failed, " of ", run->renditions.size(), " renditions ended with an error"));
+  return 0;
+}
+
 }  // namespace
 }  // namespace exactq::client
 
@@ -415,6 +503,9 @@ int main(int argc, char** argv) {
       "                        [--json FILE] [--csv FILE] [--xml FILE] [--width W --height H --pixfmt NAME]\n"
       "                        [--frames A:B] [--subsample N] [--per-frame] [--precision N]\n"
       "  exactq score -r REF -d DIST [-o FILE.json|.csv|.xml]       (libvmaf's spelling)\n"
+      "  exactq ladder REF R1 R2 ... [--metrics ...] [--json FILE] [--csv FILE] [--scale bicubic|none]\n"
+      "                        (every rendition against REF in one call, the reference decoded once;\n"
+      "                         renditions of another size scaled to REF's by the exact scaler)\n"
       "  exactq capabilities [--server HOST:PORT]\n"
       "  exactq health [--server HOST:PORT]        (exit 0 when the server's gRPC health is SERVING)\n"
       "  exactq verify [--server HOST:PORT]        (the golden pairs through the server: exit 1 on any\n"
@@ -440,6 +531,9 @@ int main(int argc, char** argv) {
   }
   if (positional.size() == 1 && positional[0] == "verify") {
     return exactq::client::VerifyServer();
+  }
+  if (!positional.empty() && positional[0] == "ladder") {
+    return exactq::client::Ladder(std::vector<std::string>(positional.begin() + 1, positional.end()));
   }
   // libvmaf's spelling needs no subcommand: exactq -r REF -d DIST.
   const bool score = !positional.empty() && positional[0] == "score";

@@ -6,29 +6,13 @@
 
 namespace exactq::client {
 
-namespace {
-
-std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
-    }
-  }
-  return out + "\"";
-}
-
 std::string CsvNumber(double value) {
   if (std::isnan(value)) return "nan";
   if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
   return fmt::format("{}", value);
 }
+
+namespace {
 
 std::string XmlEscape(const std::string& s) {
   std::string out;
@@ -50,6 +34,8 @@ std::string XmlEscape(const std::string& s) {
 // round-trip form), "nan"/"inf" when not finite.
 std::string XmlNumber(double value) { return CsvNumber(value); }
 
+}  // namespace
+
 const char* BackendLabel(v1::Backend backend) {
   switch (backend) {
     case v1::BACKEND_CUDA: return "cuda";
@@ -58,7 +44,21 @@ const char* BackendLabel(v1::Backend backend) {
   }
 }
 
-}  // namespace
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
+        else out += c;
+    }
+  }
+  return out + "\"";
+}
 
 std::string JsonNumber(double value) {
   if (!std::isfinite(value)) return "null";
@@ -91,17 +91,7 @@ std::string JsonFrame(const v1::FrameResult& r, bool first) {
 
 std::string JsonTail(const ScoringRun& run) {
   std::string out = run.frames.empty() ? "],\n" : "\n  ],\n";
-  out += "  \"pooled_metrics\": {";
-  for (int i = 0; i < run.summary.pooled_size(); ++i) {
-    const v1::PooledScore& s = run.summary.pooled(i);
-    out += fmt::format(
-        "{}\n    {}: {{\"min\": {}, \"max\": {}, \"mean\": {}, \"harmonic_mean\": {}, \"p1\": {}, "
-        "\"p5\": {}, \"p10\": {}, \"median\": {}}}",
-        i ? "," : "", JsonString(s.name()), JsonNumber(s.min()), JsonNumber(s.max()), JsonNumber(s.mean()),
-        JsonNumber(s.harmonic_mean()), JsonNumber(s.p1()), JsonNumber(s.p5()), JsonNumber(s.p10()),
-        JsonNumber(s.median()));
-  }
-  out += run.summary.pooled_size() ? "\n  },\n" : "},\n";
+  out += "  \"pooled_metrics\": " + PooledMetricsJson(run.summary, "  ") + ",\n";
   const v1::StreamTotals& t = run.summary.totals();
   out += fmt::format("  \"fps\": {},\n", JsonNumber(t.frames_per_second()));
   out += fmt::format(
@@ -111,6 +101,20 @@ std::string JsonTail(const ScoringRun& run) {
       JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
   out += "  \"complete\": true\n}\n";
   return out;
+}
+
+std::string PooledMetricsJson(const v1::StreamSummary& summary, const std::string& indent) {
+  std::string out = "{";
+  for (int i = 0; i < summary.pooled_size(); ++i) {
+    const v1::PooledScore& s = summary.pooled(i);
+    out += fmt::format(
+        "{}\n{}  {}: {{\"min\": {}, \"max\": {}, \"mean\": {}, \"harmonic_mean\": {}, \"p1\": {}, "
+        "\"p5\": {}, \"p10\": {}, \"median\": {}}}",
+        i ? "," : "", indent, JsonString(s.name()), JsonNumber(s.min()), JsonNumber(s.max()), JsonNumber(s.mean()),
+        JsonNumber(s.harmonic_mean()), JsonNumber(s.p1()), JsonNumber(s.p5()), JsonNumber(s.p10()),
+        JsonNumber(s.median()));
+  }
+  return out + (summary.pooled_size() ? "\n" + indent + "}" : "}");
 }
 
 std::string JsonIncompleteTail(uint64_t frames, const std::string& error) {

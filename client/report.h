@@ -21,6 +21,14 @@ struct ScoringRun {
 
 // The shortest decimal that round-trips to the same bits; "null" when not finite.
 std::string JsonNumber(double value);
+// A quoted, escaped JSON string.
+std::string JsonString(const std::string& s);
+// The shortest round-trip decimal; "nan", "inf", "-inf" when not finite.
+std::string CsvNumber(double value);
+// "cuda", "cpu" (or "auto").
+const char* BackendLabel(v1::Backend backend);
+// libvmaf's "pooled_metrics" object of a summary; `indent` is the indent of its line.
+std::string PooledMetricsJson(const v1::StreamSummary& summary, const std::string& indent);
 
 std::string ToJson(const ScoringRun& run);
 std::string ToCsv(const ScoringRun& run);
