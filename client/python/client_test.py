@@ -16,7 +16,7 @@ import unittest
 import grpc
 
 import exactq_client
-from exactq_client import Client, ExactQError, Y4mReader, geometry, plane_shapes
+from exactq_client import Client, ExactQError, ServerPath, Upload, Y4mReader, geometry, plane_shapes
 from exactq_client.__main__ import to_json
 
 EXACTQD = "server/exactqd"
@@ -130,6 +130,35 @@ class ClientTest(unittest.TestCase):
             self.assertEqual(stream.accepted.geometry.width, ref.geometry.width)
             self.assertEqual(stream.accepted.geometry.height, ref.geometry.height)
         self.assertIn("ffv1", stream.accepted.distorted_decoder)
+
+    def test_ladder_scores_each_rendition_as_its_stream_and_as_the_cpp_client(self):
+        small = os.path.join(self.root, "small.mkv")
+        subprocess.run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", DIST, "-vf", "scale=iw/2:ih/2",
+                        "-c:v", "ffv1", small], check=True, timeout=60)
+        with Client(self.with_root.address) as client:
+            ladder = client.score_ladder(ServerPath("ref.y4m"), [Upload(DIST), ServerPath("dist.mkv"),
+                                                                  ServerPath("small.mkv")])
+        self.assertEqual([r.source for r in ladder.renditions], [DIST, "dist.mkv", "small.mkv"])
+        for r in ladder.renditions[:2]:
+            self.assertIsNone(r.error)
+            self.assertFalse(r.scaled)
+            self.assertSameAsCpp(r.result)
+        scaled = ladder.renditions[2]
+        self.assertTrue(scaled.scaled)
+        self.assertEqual(ladder.scaler_version, 1)
+        # The C++ client's ladder of the same files: the same bits.
+        out = os.path.join(self.work, "ladder.json")
+        subprocess.run([EXACTQ, "ladder", "ref.y4m", "small.mkv", "--server_paths", "--server",
+                        self.with_root.address, "--quiet", f"--json={out}"], check=True, timeout=60)
+        with open(out, encoding="utf-8") as f:
+            cpp = json.load(f)["renditions"][0]
+        self.assertEqual(len(scaled.frames), len(cpp["frames"]))
+        for mine, theirs in zip(scaled.frames, cpp["frames"]):
+            for name, value in theirs["metrics"].items():
+                self.assertEqual(bits(mine.scores[name]), bits(value), f"frame {mine.index} {name}")
+        for name, stats in cpp["pooled_metrics"].items():
+            for key, value in stats.items():
+                self.assertEqual(bits(scaled.result.pooled[name][key]), bits(value), f"pooled {name} {key}")
 
     def test_server_paths_score_as_the_y4m_and_stay_under_the_root(self):
         from exactq_client import ServerPath

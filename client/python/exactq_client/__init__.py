@@ -15,10 +15,15 @@ Streaming, each frame as the server answers it:
     stream.result.pooled
 Encoded files the server decodes (uploaded, or read under its --source_root):
     client.score_sources(Upload("ref.mkv"), ServerPath("title/dist.mp4"))
+A ladder: every rendition against one reference in one call (the reference decoded once,
+smaller renditions scaled by the exact scaler):
+    ladder = client.score_ladder("ref.mkv", ["2160p.mp4", "1080p.mp4", "720p.mp4"])
+    for r in ladder.renditions: print(r.source, r.result.pooled["psnr_y"]["mean"] if r.result else r.error)
 """
 
-from .client import (Client, ExactQError, FrameScores, PooledScore, ScoreStream, ServerPath,  # noqa: F401
-                     SourceStream, StreamResult, Totals, Upload, paired_frames, same_geometry)
+from .client import (Client, ExactQError, FrameScores, LadderCall, LadderResult, PooledScore,  # noqa: F401
+                     RenditionResult, ScoreStream, ServerPath, SourceStream, StreamResult, Totals, Upload,
+                     paired_frames, same_geometry)
 from .pictures import from_wire, geometry, picture_bytes, plane_shapes, to_wire  # noqa: F401
 from .y4m import Y4mReader  # noqa: F401
 

@@ -296,31 +296,41 @@ class SourceStream(ScoreStream):
 
     def _requests(self):
         yield pb.ScoreRequest(header=self._header)
-        opened = []
         try:
-            for picture, upload in self._uploads:
-                f = open(upload.source, "rb") if isinstance(upload.source, str) else upload.source
-                opened.append([picture, f, 0, isinstance(upload.source, str)])
-            pending = list(opened)
-            while pending:
-                for entry in list(pending):
-                    picture, f, offset, _ = entry
-                    if self._finished.is_set():
-                        return
-                    data = f.read(UPLOAD_CHUNK_BYTES)
-                    done = len(data) < UPLOAD_CHUNK_BYTES
-                    yield pb.ScoreRequest(encoded_chunk=pb.EncodedChunk(
-                        picture=picture, offset=offset, data=data, last=done))
-                    entry[2] = offset + len(data)
-                    if done:
-                        pending.remove(entry)
+            for upload, offset, data, last in _upload_chunks(self._uploads, self._finished):
+                yield pb.ScoreRequest(encoded_chunk=pb.EncodedChunk(
+                    picture=upload[0], offset=offset, data=data, last=last))
         except Exception as e:  # noqa: BLE001 - given back to the caller's thread
             self._send_error = e
             self._call.cancel()
-        finally:
-            for _, f, _, owned in opened:
-                if owned:
-                    f.close()
+
+
+def _upload_chunks(uploads, finished):
+    """(entry, offset, data, last) for every upload's chunks, one chunk of each file in
+    turn so that every decoder on the server starts early. `uploads`: tuples whose last
+    item is the Upload; stops when `finished` is set."""
+    opened = []
+    try:
+        for entry in uploads:
+            source = entry[-1].source
+            f = open(source, "rb") if isinstance(source, str) else source
+            opened.append([entry, f, 0, isinstance(source, str)])
+        pending = list(opened)
+        while pending:
+            for item in list(pending):
+                entry, f, offset, _ = item
+                if finished.is_set():
+                    return
+                data = f.read(UPLOAD_CHUNK_BYTES)
+                last = len(data) < UPLOAD_CHUNK_BYTES
+                yield entry, offset, data, last
+                item[2] = offset + len(data)
+                if last:
+                    pending.remove(item)
+    finally:
+        for _, f, _, owned in opened:
+            if owned:
+                f.close()
 
 
 def _result(summary, frames):
@@ -334,6 +344,113 @@ def _result(summary, frames):
         server_version=summary.provenance.server_version,
         metric_versions={m.name: m.definition_version for m in summary.provenance.metrics},
         raw=summary)
+
+
+@dataclass
+class RenditionResult(_Mapping):
+    """One rendition of a ladder: what the server decoded, its frames, and its
+    StreamResult (`result`) or the error that ended it (`error`, an ExactQError)."""
+    source: str
+    width: int
+    height: int
+    scaled: bool               # scaled to the reference's size before scoring
+    decoder: str
+    frames: List[FrameScores]
+    result: Optional[StreamResult]
+    error: Optional[ExactQError]
+
+
+@dataclass
+class LadderResult(_Mapping):
+    reference: str
+    width: int
+    height: int
+    scaler_version: int        # the exact scaler's definition; 0 when nothing was scaled
+    renditions: List[RenditionResult]
+    raw: object = field(repr=False, default=None)  # the LadderAccepted
+
+
+def _source_name(source):
+    return source.path if isinstance(source, ServerPath) else source.name
+
+
+class LadderCall:
+    """One ScoreLadder call: uploads go up from a gRPC thread, one chunk of each file in
+    turn; iterate for (rendition index, FrameScores) as the server answers; afterwards
+    `result` is the LadderResult."""
+
+    def __init__(self, stub, header, sources, timeout=None):
+        self._finished = threading.Event()
+        self._send_error = None
+        self._header = header
+        self._sources = sources  # [reference, rendition 0, ...]
+        self.accepted = None
+        self.result = None
+        self._call = stub.ScoreLadder(self._requests(), timeout=timeout)
+
+    def _requests(self):
+        yield pb.LadderRequest(header=self._header)
+        uploads = [(pb.PICTURE_REFERENCE if i == 0 else pb.PICTURE_DISTORTED, max(0, i - 1), s)
+                   for i, s in enumerate(self._sources) if isinstance(s, Upload)]
+        try:
+            for (picture, rendition, _), offset, data, last in _upload_chunks(uploads, self._finished):
+                yield pb.LadderRequest(chunk=pb.LadderChunk(rendition=rendition, chunk=pb.EncodedChunk(
+                    picture=picture, offset=offset, data=data, last=last)))
+        except Exception as e:  # noqa: BLE001 - given back to the caller's thread
+            self._send_error = e
+            self._call.cancel()
+
+    def __iter__(self):
+        renditions = self._sources[1:]
+        frames = [[] for _ in renditions]
+        ends = [None] * len(renditions)
+        try:
+            for response in self._call:
+                kind = response.WhichOneof("kind")
+                if kind == "accepted":
+                    self.accepted = response.accepted
+                elif kind == "frame":
+                    scores = FrameScores.from_proto(response.frame.frame)
+                    frames[response.frame.rendition].append(scores)
+                    yield response.frame.rendition, scores
+                elif kind == "rendition_end":
+                    ends[response.rendition_end.rendition] = response.rendition_end
+        except grpc.RpcError as e:
+            if self._send_error is not None:
+                raise self._send_error from None
+            raise _error(e) from None
+        finally:
+            self._finished.set()
+            self._call.cancel()  # a no-op after a normal end
+        if self._send_error is not None:
+            raise self._send_error
+        if self.accepted is None:
+            raise ExactQError(grpc.StatusCode.INTERNAL, "the ladder ended without being accepted")
+        out = []
+        for i, source in enumerate(renditions):
+            end, accepted = ends[i], self.accepted.renditions[i]
+            ok = end is not None and end.code == 0
+            error = None
+            if not ok:
+                code = grpc.StatusCode.INTERNAL
+                for c in grpc.StatusCode:
+                    if end is not None and c.value[0] == end.code:
+                        code = c
+                error = ExactQError(code, end.message if end is not None else "no end for this rendition")
+            out.append(RenditionResult(
+                source=_source_name(source), width=accepted.geometry.width, height=accepted.geometry.height,
+                scaled=accepted.scaled, decoder=accepted.decoder, frames=frames[i],
+                result=_result(end.summary, frames[i]) if ok else None, error=error))
+        self.result = LadderResult(
+            reference=_source_name(self._sources[0]), width=self.accepted.geometry.width,
+            height=self.accepted.geometry.height, scaler_version=self.accepted.provenance.scaler_version,
+            renditions=out, raw=self.accepted)
+
+    def wait(self):
+        """Consume every answer; the LadderResult."""
+        for _ in self:
+            pass
+        return self.result
 
 
 class Client:
@@ -428,6 +545,35 @@ class Client:
         uploads = [(picture, s) for picture, s in ((pb.PICTURE_REFERENCE, reference),
                                                    (pb.PICTURE_DISTORTED, distorted)) if isinstance(s, Upload)]
         return SourceStream(self._stub, header, uploads, timeout)
+
+    def score_ladder(self, reference, renditions, metrics=("psnr",), backend="auto", job_id=None,
+                     scale="bicubic", decode_threads=0, timeout=None):
+        """Score every rendition against one reference in one call; the server decodes
+        the reference once. Each source is an Upload (a path string means an upload of
+        that file) or a ServerPath. Renditions of another size are scaled to the
+        reference's by the exact scaler (scale="bicubic"), or refused (scale="none").
+        The LadderResult: per rendition its StreamResult, or the error that ended it
+        (another frame count, a corrupt file) while the others went on."""
+        return self.stream_ladder(reference, renditions, metrics=metrics, backend=backend, job_id=job_id,
+                                  scale=scale, decode_threads=decode_threads, timeout=timeout).wait()
+
+    def stream_ladder(self, reference, renditions, metrics=("psnr",), backend="auto", job_id=None,
+                      scale="bicubic", decode_threads=0, timeout=None):
+        """As score_ladder, streaming: iterate for (rendition, FrameScores) as answered."""
+        sources = [Upload(s) if isinstance(s, str) else s for s in [reference, *renditions]]
+        if backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {sorted(BACKENDS)}, got {backend!r}")
+        if scale not in ("bicubic", "none"):
+            raise ValueError(f"scale must be 'bicubic' or 'none', got {scale!r}")
+        if not renditions:
+            raise ValueError("a ladder needs at least one rendition")
+        header = pb.LadderHeader(
+            job_id=job_id if job_id is not None else default_job_id(_source_name(sources[0]),
+                                                                     f"{len(renditions)} renditions"),
+            metrics=metric_requests(metrics), backend=BACKENDS[backend], scale=scale,
+            decode_threads=decode_threads, reference_source=_source_proto(sources[0]),
+            rendition_sources=[_source_proto(s) for s in sources[1:]])
+        return LadderCall(self._stub, header, sources, timeout)
 
     def score_pair(self, geometry, reference, distorted, metrics=("psnr",), backend="auto",
                    job_id="", timeout=60):
