@@ -166,7 +166,8 @@ grpc::Status ScorerService::GetCapabilities(grpc::ServerContext*, const v1::GetC
       o->set_description(option.description);
     }
     out->add_backends(v1::BACKEND_CPU);
-    if (info.name == "psnr" || info.name == "ssim" || info.name == "ssimulacra2") out->add_backends(v1::BACKEND_CUDA);
+    // A CUDA twin in this build (the devices below say whether one can run now).
+    if (FindGpuMetricFactory(info.name) != nullptr) out->add_backends(v1::BACKEND_CUDA);
   }
   for (v1::ChromaLayout layout : {v1::CHROMA_400, v1::CHROMA_420, v1::CHROMA_422, v1::CHROMA_444}) {
     response->add_chroma_layouts(layout);
