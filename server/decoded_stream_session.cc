@@ -82,16 +82,11 @@ class DecodedScoring {
         resources_.memory_budget->Reserve((frames_in_flight + decoder_pairs) * pair_bytes);
     if (!reservation.ok()) return ToGrpc(reservation.status());
 
+    std::optional<StreamAdmission::Ticket> cpu_slot;
     absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
-        FrameScorer::Create(geometry, wanted->metrics, wanted->backend);
+        CreateAdmittedScorer(*wanted, resources_.cpu_streams, context_, &cpu_slot);
     if (!scorer.ok()) return ToGrpc(scorer.status());
     const std::string placement = (*scorer)->placement();
-    std::optional<StreamAdmission::Ticket> cpu_slot;
-    if (placement == FrameScorer::kCpuDevice) {
-      absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(resources_.cpu_streams, context_);
-      if (!ticket.ok()) return ToGrpc(ticket.status());
-      cpu_slot.emplace(std::move(*ticket));
-    }
     DecodedPair::Options pair_options;
     pair_options.queue_frames = kDecodeAheadFrames;
     pair_options.frame_memory =

@@ -152,15 +152,9 @@ class LadderScoring {
     for (size_t i = 0; i < n; ++i) {
       Rendition& r = (*renditions)[i];
       absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
-          FrameScorer::Create(geometry, wanted->metrics, wanted->backend);
+          CreateAdmittedScorer(*wanted, resources_.cpu_streams, context_, &r.cpu_slot);
       if (!scorer.ok()) return ToGrpc(scorer.status());
-      if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
-        absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(resources_.cpu_streams, context_);
-        if (!ticket.ok()) return ToGrpc(ticket.status());
-        r.cpu_slot.emplace(std::move(*ticket));
-      } else {
-        any_gpu = true;
-      }
+      any_gpu = any_gpu || (*scorer)->placement() != FrameScorer::kCpuDevice;
       const size_t output_count = (*scorer)->output_names().size();
       r.pipeline = std::make_unique<FramePipeline>(std::move(*scorer), FramePipeline::Options{frames_in_flight});
       const uint32_t index = static_cast<uint32_t>(i);

@@ -114,15 +114,9 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
   }
   absl::StatusOr<MemoryBudget::Reservation> reservation = memory_budget_.Reserve(2 * picture_bytes);
   if (!reservation.ok()) return Fail("ScorePair", ToGrpc(reservation.status()));
-  absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
-      FrameScorer::Create(wanted->geometry, wanted->metrics, wanted->backend);
-  if (!scorer.ok()) return Fail("ScorePair", ToGrpc(scorer.status()));
   std::optional<StreamAdmission::Ticket> cpu_slot;
-  if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
-    absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(&cpu_streams_, context);
-    if (!ticket.ok()) return Fail("ScorePair", ToGrpc(ticket.status()));
-    cpu_slot.emplace(std::move(*ticket));
-  }
+  absl::StatusOr<std::unique_ptr<FrameScorer>> scorer = CreateAdmittedScorer(*wanted, &cpu_streams_, context, &cpu_slot);
+  if (!scorer.ok()) return Fail("ScorePair", ToGrpc(scorer.status()));
   absl::StatusOr<Frame> reference = Frame::Create(wanted->geometry);
   absl::StatusOr<Frame> distorted = Frame::Create(wanted->geometry);
   if (!reference.ok() || !distorted.ok()) return Fail("ScorePair", grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));

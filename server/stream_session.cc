@@ -50,6 +50,21 @@ absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_stre
                                              "); retry in a few seconds or on another replica"));
 }
 
+absl::StatusOr<std::unique_ptr<FrameScorer>> CreateAdmittedScorer(const ScoringRequest& wanted,
+                                                                  StreamAdmission* cpu_streams,
+                                                                  grpc::ServerContext* context,
+                                                                  std::optional<StreamAdmission::Ticket>* cpu_ticket) {
+  absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
+      FrameScorer::Create(wanted.geometry, wanted.metrics, wanted.backend);
+  if (!scorer.ok()) return scorer.status();
+  if ((*scorer)->placement() == FrameScorer::kCpuDevice) {
+    absl::StatusOr<StreamAdmission::Ticket> ticket = AdmitCpuStream(cpu_streams, context);
+    if (!ticket.ok()) return ticket.status();
+    cpu_ticket->emplace(std::move(*ticket));
+  }
+  return scorer;
+}
+
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
                               const SessionResources& resources, grpc::ServerContext* context,
                               RequestStream* stream) {

@@ -12,6 +12,10 @@
 #ifndef EXACTQ_SERVER_STREAM_SESSION_H_
 #define EXACTQ_SERVER_STREAM_SESSION_H_
 
+#include <memory>
+#include <optional>
+
+#include "engine/runtime/frame_scorer.h"
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "server/decode_thread_budget.h"
 #include "server/memory_budget.h"
@@ -19,6 +23,7 @@
 #include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/stream_admission.h"
+#include "server/wire_conversion.h"
 
 namespace exactq::server {
 
@@ -33,6 +38,14 @@ struct SessionResources {
 // A CPU slot for a stream placed on the CPU, or UNAVAILABLE with a retry hint (also in
 // the trailing metadata "retry-after-seconds") when the CPU pool is full.
 absl::StatusOr<StreamAdmission::Ticket> AdmitCpuStream(StreamAdmission* cpu_streams, grpc::ServerContext* context);
+
+// The request's scorer (FrameScorer::Create) and, when it was placed on the CPU, a slot
+// of the CPU pool held in *cpu_ticket for the call (AdmitCpuStream's UNAVAILABLE when
+// the pool is full).
+absl::StatusOr<std::unique_ptr<FrameScorer>> CreateAdmittedScorer(const ScoringRequest& wanted,
+                                                                  StreamAdmission* cpu_streams,
+                                                                  grpc::ServerContext* context,
+                                                                  std::optional<StreamAdmission::Ticket>* cpu_ticket);
 
 grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
                               const SessionResources& resources, grpc::ServerContext* context,
