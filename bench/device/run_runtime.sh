@@ -34,7 +34,11 @@ for t in psnr_cuda_test frame_pipeline_test; do
   echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|^\[  SKIPPED \]' "$OUT/$t.log" | tr '\n' ' ')" >> "$OUT/runtime_parity.txt"
 done
 
-if [ -d corpus ]; then
+# exactqd links FFmpeg's and prometheus-cpp's shared libraries (Debian's); a device
+# machine without them cannot start it, and says so here.
+if ! "$B/exactqd" --version > "$W/exactqd_version.txt" 2>&1; then
+  { echo "server parity skipped: exactqd does not start here:"; head -3 "$W/exactqd_version.txt"; } > "$OUT/server_parity.txt"
+elif [ -d corpus ]; then
   timeout 400 python3 "$ROOT/tests/gpu/gpu_parity_suite.py" --bin "$B" --pairs corpus --metrics psnr,ssim,ssimulacra2 \
     --out "$W/parity_out" > "$OUT/server_parity.txt" 2>&1
   echo "rc=$?" >> "$OUT/server_parity.txt"
