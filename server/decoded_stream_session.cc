@@ -226,6 +226,14 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
       return ToGrpc(s);
     }
   }
+  // Once every upload has arrived (at once for server paths), the server decodes and
+  // scores while the client may send nothing: that time is the server's, not idleness.
+  ServerTime server_time(stream->idle());
+  const auto uploads_arrived = [&] {
+    return (reference.spool == nullptr || reference.upload_ended) &&
+           (distorted.spool == nullptr || distorted.upload_ended);
+  };
+  if (uploads_arrived()) server_time.Begin();
   std::atomic<uint64_t> bytes_received{0};
   std::atomic<bool> scoring_done{false};
   grpc::Status scoring_status;
@@ -246,6 +254,7 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
     absl::Status s;
     if (request.has_encoded_chunk()) {
       s = AcceptChunk(request.encoded_chunk(), config.limits.max_chunk_bytes, &reference, &distorted);
+      if (s.ok() && uploads_arrived()) server_time.Begin();
       bytes_received += request.encoded_chunk().data().size();
       metrics->bytes_received.At({}).Increment(static_cast<double>(request.encoded_chunk().data().size()));
     } else if (request.has_header()) {

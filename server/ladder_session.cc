@@ -367,9 +367,15 @@ grpc::Status RunLadderSession(const ServerConfig& config, ServerMetrics* metrics
     for (Rendition& r : renditions) f(&r.source);
   };
 
-  // The server decodes and scores while the client may send nothing (server paths):
-  // that time is the server's, not idleness.
-  if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
+  // Once every upload has arrived (at once for server paths), the server decodes and
+  // scores while the client may send nothing: that time is the server's, not idleness.
+  ServerTime server_time(stream->idle());
+  const auto uploads_arrived = [&] {
+    bool arrived = true;
+    for_each_source([&arrived](EncodedSource* s) { arrived = arrived && (s->spool == nullptr || s->upload_ended); });
+    return arrived;
+  };
+  if (uploads_arrived()) server_time.Begin();
   std::atomic<uint64_t> bytes_received{0};
   std::atomic<bool> scoring_done{false};
   grpc::Status scoring_status;
@@ -401,6 +407,7 @@ grpc::Status RunLadderSession(const ServerConfig& config, ServerMetrics* metrics
       } else {
         s = AppendUploadChunk(chunk.chunk(), config.limits.max_chunk_bytes, &renditions[chunk.rendition()].source);
       }
+      if (s.ok() && uploads_arrived()) server_time.Begin();
     } else if (request.has_header()) {
       s = absl::InvalidArgumentError("header: only the first message may be a header");
     } else {
@@ -421,10 +428,6 @@ grpc::Status RunLadderSession(const ServerConfig& config, ServerMetrics* metrics
   const absl::Status end = context->IsCancelled() ? absl::CancelledError("cancelled by the client") : absl::OkStatus();
   for_each_source([&end](EncodedSource* s) { EndUpload(s, end); });
   scorer_thread.join();
-  if (stream->idle() != nullptr) {
-    stream->idle()->FrameScored();
-    stream->idle()->FrameAnswered();
-  }
   log.frames_ = scoring.counts().frames;
   log.frames_cpu_ = scoring.counts().cpu;
   log.frames_cuda_ = scoring.counts().cuda;

@@ -92,6 +92,33 @@ class StreamIdleMonitor {
   std::thread thread_;
 };
 
+// The server's own time in a call that reads its sources itself (decoded streams,
+// ladders): from Begin() until destruction the watch's clock is stopped, as while frames
+// are scored. Begin once every upload has arrived (at once when there are none): until
+// then a client that stops sending its upload is idle like any other.
+class ServerTime {
+ public:
+  explicit ServerTime(StreamIdleMonitor::Watch* watch) : watch_(watch) {}
+  ~ServerTime() {
+    if (begun_) {
+      watch_->FrameScored();
+      watch_->FrameAnswered();
+    }
+  }
+  ServerTime(const ServerTime&) = delete;
+  ServerTime& operator=(const ServerTime&) = delete;
+
+  void Begin() {
+    if (watch_ == nullptr || begun_) return;
+    watch_->FrameSubmitted();
+    begun_ = true;
+  }
+
+ private:
+  StreamIdleMonitor::Watch* const watch_;  // null when the limit is off
+  bool begun_ = false;
+};
+
 }  // namespace exactq::server
 
 #endif  // EXACTQ_SERVER_STREAM_IDLE_MONITOR_H_

@@ -80,16 +80,9 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   const v1::StreamHeader header = request.header();  // a copy: `request` is reused below
   log.job_id_ = ClientText(header.job_id());
   if (UsesDecodedSources(header)) {
-    // The server decodes and scores while the client may send nothing (server paths):
-    // that time is the server's, not idleness.
-    if (stream->idle() != nullptr) stream->idle()->FrameSubmitted();
     FrameCounts decoded_counts;
     const grpc::Status status =
         RunDecodedStreamSession(config, metrics, resources, context, stream, header, &decoded_counts);
-    if (stream->idle() != nullptr) {
-      stream->idle()->FrameScored();
-      stream->idle()->FrameAnswered();
-    }
     log.frames_ = decoded_counts.frames;
     log.frames_cpu_ = decoded_counts.cpu;
     log.frames_cuda_ = decoded_counts.cuda;

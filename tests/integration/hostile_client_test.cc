@@ -325,6 +325,58 @@ TEST_F(HostileClientTest, AnIdleStreamEndsWithDeadlineExceededAfterItsAnswers) {
   EXPECT_EQ(answers[1].frame().frame_index(), 0u);
 }
 
+// A stream or a ladder whose client stops sending an upload halfway (without its last
+// chunk, without half-closing) is idle like a silent raw stream: the server waits for
+// the bytes its decoder needs, and that wait is the client's, not the server's.
+TEST_F(HostileClientTest, AnUploadThatStopsHalfwayIsIdle) {
+  v1::Source upload;
+  upload.mutable_upload()->set_name("stops.mkv");
+  const std::string some_bytes(4096, '\x1a');  // the start of a file whose rest never comes
+
+  for (const bool ladder : {false, true}) {
+    SCOPED_TRACE(ladder ? "ScoreLadder" : "ScoreStream");
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+    auto stub = v1::Scorer::NewStub(grpc::CreateChannel(server_->address(), grpc::InsecureChannelCredentials()));
+    const Clock::time_point start = Clock::now();
+    grpc::Status status;
+    if (ladder) {
+      auto stream = stub->ScoreLadder(&context);
+      v1::LadderRequest header;
+      header.mutable_header()->add_metrics()->set_name("psnr");
+      *header.mutable_header()->mutable_reference_source() = upload;
+      *header.mutable_header()->add_rendition_sources() = upload;
+      v1::LadderRequest chunk;
+      chunk.mutable_chunk()->mutable_chunk()->set_picture(v1::PICTURE_REFERENCE);
+      chunk.mutable_chunk()->mutable_chunk()->set_data(some_bytes);
+      ASSERT_TRUE(stream->Write(header));
+      ASSERT_TRUE(stream->Write(chunk));
+      for (v1::LadderResponse r; stream->Read(&r);) {
+      }
+      status = stream->Finish();
+    } else {
+      auto stream = stub->ScoreStream(&context);
+      ScoreRequest header;
+      header.mutable_header()->add_metrics()->set_name("psnr");
+      *header.mutable_header()->mutable_reference_source() = upload;
+      *header.mutable_header()->mutable_distorted_source() = upload;
+      ScoreRequest chunk;
+      chunk.mutable_encoded_chunk()->set_picture(v1::PICTURE_REFERENCE);
+      chunk.mutable_encoded_chunk()->set_data(some_bytes);
+      ASSERT_TRUE(stream->Write(header));
+      ASSERT_TRUE(stream->Write(chunk));
+      for (ScoreResponse r; stream->Read(&r);) {
+      }
+      status = stream->Finish();
+    }
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << status.error_message();
+    EXPECT_NE(status.error_message().find("stream_idle_seconds=2"), std::string::npos) << status.error_message();
+    EXPECT_GE(seconds, 1.9);
+    EXPECT_LT(seconds, 8.0);
+  }
+}
+
 TEST_F(HostileClientTest, EmptyChunksAreNotProgress) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
