@@ -97,7 +97,7 @@ class DecodedScoring {
 
     std::vector<std::string> metric_names;
     for (const MetricSpec& m : wanted->metrics) metric_names.push_back(m.name);
-    FrameAnswerer answerer(metrics_, FrameAnswerer::StreamWriter(stream_), header_.job_id(), metric_names, (*scorer)->output_names().size(),
+    FrameAnswerer answerer(metrics_, FrameAnswerer::StreamWriter(stream_, stream_->idle()), header_.job_id(), metric_names, (*scorer)->output_names().size(),
                            geometry.frame_bytes(), counts_);
     FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
     spdlog::info(

@@ -37,11 +37,11 @@ void ObserveStages(const v1::FrameTiming& t, ServerMetrics* metrics) {
 
 }  // namespace
 
-FrameAnswerer::Writer FrameAnswerer::StreamWriter(Stream* stream) {
-  return [stream](v1::FrameResult&& frame) {
+FrameAnswerer::Writer FrameAnswerer::StreamWriter(Stream* stream, StreamIdleMonitor::Watch* idle) {
+  return [stream, idle](v1::FrameResult&& frame) {
     v1::ScoreResponse response;
     *response.mutable_frame() = std::move(frame);
-    return stream->Write(response);
+    return WatchedWrite(idle, [&] { return stream->Write(response); });
   };
 }
 

@@ -21,6 +21,7 @@
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "server/frame_assembler.h"
 #include "server/server_metrics.h"
+#include "server/stream_idle_monitor.h"
 
 namespace exactq::server {
 
@@ -35,8 +36,9 @@ class FrameAnswerer {
   // Sends one answer; false when the client did not take it.
   using Writer = std::function<bool(v1::FrameResult&&)>;
 
-  // A ScoreStream's answers: each FrameResult in a ScoreResponse.
-  static Writer StreamWriter(Stream* stream);
+  // A ScoreStream's answers: each FrameResult in a ScoreResponse. With `idle`, each
+  // write is a WatchedWrite (for sessions that do not report frames to the watch).
+  static Writer StreamWriter(Stream* stream, StreamIdleMonitor::Watch* idle = nullptr);
 
   FrameAnswerer(ServerMetrics* metrics, Writer writer, std::string job_id, std::vector<std::string> metric_names,
                 size_t output_count, uint64_t frame_bytes, FrameCounts* counts);

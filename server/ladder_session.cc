@@ -309,7 +309,7 @@ class LadderScoring {
  private:
   bool Write(const v1::LadderResponse& response) {
     std::lock_guard<std::mutex> lock(write_mutex_);
-    return stream_->Write(response);
+    return WatchedWrite(stream_->idle(), [&] { return stream_->Write(response); });
   }
 
   // Ends a rendition before the reference: it gets no more frames.

@@ -119,6 +119,19 @@ class ServerTime {
   bool begun_ = false;
 };
 
+// Writes one answer of a call whose frames the watch does not follow one by one
+// (decoded streams, ladders): the clock runs while the write waits for the client, so a
+// client that reads no answers is idle, and a written answer is progress.
+template <typename Write>
+bool WatchedWrite(StreamIdleMonitor::Watch* watch, Write&& write) {
+  if (watch == nullptr) return write();
+  watch->FrameSubmitted();
+  watch->FrameScored();
+  const bool written = write();
+  watch->FrameAnswered();
+  return written;
+}
+
 }  // namespace exactq::server
 
 #endif  // EXACTQ_SERVER_STREAM_IDLE_MONITOR_H_
