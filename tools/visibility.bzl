@@ -50,6 +50,7 @@ METRICS_USERS = [
     "//client:__subpackages__",
     "//engine/golden:__subpackages__",
     "//engine/ladder:__subpackages__",
+    "//engine/scale:__subpackages__",
     "//engine/metrics:__subpackages__",
     "//engine/runtime:__subpackages__",
     "//server:__subpackages__",
