@@ -14,7 +14,8 @@ OUTPUT_BASE=${EXACTQ_DEVICE_OUTPUT_BASE:-/tmp/bazel-static}
 CORPUS=${EXACTQ_CORPUS:-$PWD/../shared/corpus}
 TARGETS=(//engine/metrics/ssimulacra2/cuda:ssimulacra2_cuda_test //bench/ssimulacra2:ssimulacra2_cuda_bench
          //engine/metrics/ssim/cuda:ssim_cuda_test //engine/runtime:frame_pipeline_test
-         //engine/metrics/psnr/cuda:psnr_cuda_test //bench/runtime:runtime_bench //server:exactqd //client:exactq)
+         //engine/metrics/psnr/cuda:psnr_cuda_test //bench/runtime:runtime_bench //server:exactqd //client:exactq
+         //engine/scale/cuda:bicubic_scaler_cuda_test)
 BAZEL=(bazel --output_base="$OUTPUT_BASE")
 "${BAZEL[@]}" build --config=static -c opt --symlink_prefix=/ "${TARGETS[@]}"
 BIN=$("${BAZEL[@]}" info --config=static -c opt bazel-bin)
@@ -26,7 +27,8 @@ mkdir "$STAGE/$LABEL"
 cp "$BIN/engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_test" "$BIN/bench/ssimulacra2/ssimulacra2_cuda_bench" \
    "$BIN/engine/metrics/ssim/cuda/ssim_cuda_test" "$BIN/engine/runtime/frame_pipeline_test" \
    "$BIN/engine/metrics/psnr/cuda/psnr_cuda_test" "$BIN/bench/runtime/runtime_bench" \
-   "$BIN/server/exactqd" "$BIN/client/exactq" "$STAGE/exact/ordered_sum_cuda_test" "$STAGE/$LABEL/"
+   "$BIN/server/exactqd" "$BIN/client/exactq" "$BIN/engine/scale/cuda/bicubic_scaler_cuda_test" \
+   "$STAGE/exact/ordered_sum_cuda_test" "$STAGE/$LABEL/"
 chmod u+w "$STAGE/$LABEL"/*
 strip "$STAGE/$LABEL"/*
 dirty=false

@@ -1,7 +1,8 @@
 #!/bin/bash
 # Runs on the lent H200 (bench/device/README.md) after pack.sh LABEL [and BASELINE]: the
 # runtime's checks, the most needed first.
-#   1. psnr parity and the frame pipeline's GPU tests (every twin on one device frame)
+#   1. psnr parity, the frame pipeline's GPU tests (every twin on one device frame) and
+#      the exact scaler's twin against its CPU definition
 #                                                                -> $OUT/runtime_parity.txt
 #   2. the server's GPU parity suite: exactqd + exactq on every corpus pair, cuda against
 #      cpu, bit for bit, psnr,ssim,ssimulacra2                   -> $OUT/server_parity.txt
@@ -29,7 +30,8 @@ B=$W/$LABEL
 read -r COMMIT DIRTY < "$B/COMMIT"
 echo "build $LABEL: commit $COMMIT (dirty: $DIRTY); baseline: ${BASELINE:-none} $(cat "$W/$BASELINE/COMMIT" 2>/dev/null)" \
   > "$OUT/runtime_parity.txt"
-for t in psnr_cuda_test frame_pipeline_test; do
+for t in psnr_cuda_test frame_pipeline_test bicubic_scaler_cuda_test; do
+  [ -x "$B/$t" ] || continue
   timeout 300 "$B/$t" > "$OUT/$t.log" 2>&1
   echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|^\[  SKIPPED \]' "$OUT/$t.log" | tr '\n' ' ')" >> "$OUT/runtime_parity.txt"
 done
