@@ -49,6 +49,7 @@ METRICS_USERS = [
     "//bench:__subpackages__",
     "//client:__subpackages__",
     "//engine/golden:__subpackages__",
+    "//engine/ladder:__subpackages__",
     "//engine/metrics:__subpackages__",
     "//engine/runtime:__subpackages__",
     "//server:__subpackages__",
