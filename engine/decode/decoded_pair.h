@@ -3,7 +3,8 @@
 //
 // Start refuses sources that do not pair: different geometry or pixel format, or
 // timing that would misalign (CheckSourcesPair). Each side decodes ahead into a queue
-// of `queue_frames` pictures, so the two decoders and the consumer overlap. When one
+// of `queue_frames` pictures (a DecodeAhead), so the two decoders and the consumer
+// overlap. When one
 // side ends before the other, the common pairs have been handed out; Next then
 // decodes the rest of the longer side to count it and fails with InvalidArgument
 // naming both counts. A decoder's error (naming its frame) ends the pairs after the
@@ -20,17 +21,13 @@
 #ifndef EXACTQ_ENGINE_DECODE_DECODED_PAIR_H_
 #define EXACTQ_ENGINE_DECODE_DECODED_PAIR_H_
 
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <memory_resource>
-#include <mutex>
-#include <thread>
-#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/decode/decode_ahead.h"
 #include "engine/decode/video_decoder.h"
 #include "engine/format/frame.h"
 
@@ -52,8 +49,8 @@ class DecodedPair {
   DecodedPair(const DecodedPair&) = delete;
   DecodedPair& operator=(const DecodedPair&) = delete;
 
-  const DecodedStreamInfo& reference_info() const { return reference_.decoder->info(); }
-  const DecodedStreamInfo& distorted_info() const { return distorted_.decoder->info(); }
+  const DecodedStreamInfo& reference_info() const { return reference_->info(); }
+  const DecodedStreamInfo& distorted_info() const { return distorted_->info(); }
   const FrameGeometry& geometry() const { return reference_info().geometry; }
 
   // The next pair, swapped into *reference and *distorted (their old buffers are
@@ -64,32 +61,11 @@ class DecodedPair {
   int64_t pairs() const { return pairs_; }
 
  private:
-  struct Side {
-    const char* name;  // "reference" or "distorted"
-    std::unique_ptr<VideoDecoder> decoder;
-    std::thread thread;
-    std::mutex mutex;
-    std::condition_variable changed;
-    std::deque<Frame> ready;  // decoded, not handed out
-    std::vector<Frame> spare;  // buffers to decode into
-    bool ended = false;  // the decoder finished (status says how)
-    bool stop = false;
-    absl::Status status;
-    int64_t decoded = 0;
-  };
-
   DecodedPair(std::unique_ptr<VideoDecoder> reference, std::unique_ptr<VideoDecoder> distorted,
               const Options& options);
-  void Decode(Side* side);
-  // Waits for the side's next picture; false at its end (status: its error, if any).
-  bool Take(Side* side, Frame* frame, absl::Status* status);
-  // Decodes the rest of `side` and counts it.
-  int64_t CountRest(Side* side, absl::Status* status);
-  void Stop(Side* side);
 
-  Options options_;
-  Side reference_;
-  Side distorted_;
+  std::unique_ptr<DecodeAhead> reference_;
+  std::unique_ptr<DecodeAhead> distorted_;
   int64_t pairs_ = 0;
   absl::Status error_;  // sticky
 };

@@ -4,11 +4,12 @@
 //
 // The reference is decoded once however many renditions there are. A rendition whose
 // size differs from the reference's is scaled to it on its own decoding thread by the
-// exact scaler (engine/scale, ScaleMode::kBicubic), so renditions decode and scale in
-// parallel; ScaleMode::kNone refuses it instead (Start fails with InvalidArgument
-// naming the rendition and both sizes). Start also refuses a rendition whose pixel
-// format (chroma layout, bit depth) differs from the reference's, or whose timing would
-// misalign (CheckSourcesPair), naming the rendition.
+// exact scaler (engine/scale, ScaleMode::kBicubic; one BicubicScaler per rendition, its
+// taps made once), so renditions decode and scale in parallel; each source is a
+// DecodeAhead (engine/decode/decode_ahead.h). ScaleMode::kNone refuses it instead
+// (Start fails with InvalidArgument naming the rendition and both sizes). Start also
+// refuses a rendition whose pixel format (chroma layout, bit depth) differs from the
+// reference's, or whose timing would misalign (CheckSourcesPair), naming the rendition.
 //
 // Frame counts: a rendition that ends before the reference gets no more pictures; one
 // that is longer is decoded to its end when the reference ends, to count it. After
@@ -62,7 +63,7 @@ class LadderSources {
   static absl::StatusOr<std::unique_ptr<LadderSources>> Start(
       std::unique_ptr<VideoDecoder> reference, std::vector<std::unique_ptr<VideoDecoder>> renditions,
       const Options& options);
-  // Stops every decoder and joins their threads.
+  // Stops every decoder and joins their threads (mid-stream too).
   ~LadderSources();
   LadderSources(const LadderSources&) = delete;
   LadderSources& operator=(const LadderSources&) = delete;
@@ -82,7 +83,10 @@ class LadderSources {
   absl::StatusOr<bool> Next(Frame* reference, std::vector<Frame>* renditions, std::vector<bool>* present);
 
   // After Next returned false: each rendition's end (see the top of the file). Decodes
-  // the rest of longer renditions to count them.
+  // the rest of longer renditions to count them (all at once, without scaling). After
+  // Next returned the reference's error: each rendition's own error, else the
+  // reference's. Before either: FailedPrecondition. The answer is kept: later calls
+  // return it again.
   std::vector<absl::Status> Finish();
 
   // Reference pictures handed out so far.

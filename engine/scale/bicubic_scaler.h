@@ -28,7 +28,21 @@
 //   [0, 2^bit_depth - 1].
 // - Same pixel format in and out (layout and depth); 4:0:0 scales its one plane.
 //
+// The code computes exactly that integer expression, arranged for speed: each geometry
+// pair's taps are computed once (BicubicScaler), taps that read clamped indices are
+// folded onto the samples they clamp to (the same integer sum: s*a + s*b = s*(a+b)), the
+// vertical pass runs row by row over a ring of horizontally scaled rows, and an AVX2
+// build (chosen at run time) vectorises both passes. Integer sums are exact in any
+// order, so the bytes are the definition's;
+// bicubic_scaler_reference.h is the definition written as a plain loop, and the tests
+// compare both on random sizes, depths and layouts.
+//
 //   absl::StatusOr<Frame> scaled = scale::ScaleBicubic(rendition, reference.geometry());
+//
+//   // Many pictures of one geometry pair (a ladder's rendition): taps computed once.
+//   absl::StatusOr<scale::BicubicScaler> scaler = scale::BicubicScaler::Create(from, to);
+//   Frame out;
+//   absl::Status s = scaler->Scale(picture, &out);
 #ifndef EXACTQ_ENGINE_SCALE_BICUBIC_SCALER_H_
 #define EXACTQ_ENGINE_SCALE_BICUBIC_SCALER_H_
 
@@ -62,8 +76,74 @@ double BicubicKernel(double t);
 AxisTaps BicubicTaps(int src, int dst);
 
 // `source` resized to `target`, which must have the same pixel format (InvalidArgument
-// otherwise, or for an invalid geometry).
+// otherwise, or for an invalid geometry). Computes the taps on every call: a caller that
+// scales many pictures of one geometry pair keeps a BicubicScaler instead.
 absl::StatusOr<Frame> ScaleBicubic(const Frame& source, const FrameGeometry& target);
+
+// Builds of the scaler's kernels (the same bytes: integer arithmetic). Tests and the
+// benchmark name one; everything else takes BestScalerIsa().
+enum class ScalerIsa { kBaseline, kAvx2 };
+// AVX2 where this CPU has it, else the baseline.
+ScalerIsa BestScalerIsa();
+const char* ScalerIsaName(ScalerIsa isa);  // "baseline", "avx2"
+
+// The scaler of one geometry pair: every plane's taps computed once, then any number of
+// pictures scaled with them, each to the bytes ScaleBicubic returns. Holds scratch rows,
+// so one thread at a time scales with it (copies are independent).
+class BicubicScaler {
+ public:
+  // InvalidArgument for an invalid geometry or different pixel formats (InternalError
+  // for taps whose row sums could overflow 32 bits: no pair of sizes makes them). An
+  // `isa` this CPU lacks runs as the baseline.
+  static absl::StatusOr<BicubicScaler> Create(const FrameGeometry& source, const FrameGeometry& target,
+                                              ScalerIsa isa = BestScalerIsa());
+
+  const FrameGeometry& source_geometry() const { return source_; }
+  const FrameGeometry& target_geometry() const { return target_; }
+  ScalerIsa isa() const { return isa_; }
+
+  // `source` (at source_geometry(), else InvalidArgument) resized into *target, which
+  // takes target_geometry() (its buffer and memory resource kept when large enough).
+  absl::Status Scale(const Frame& source, Frame* target);
+
+ private:
+  // One axis of one plane with its taps folded: output i reads samples first[i] + k for
+  // k < taps, all inside [0, src - 1] (taps = min(the definition's taps, src)).
+  struct FoldedAxis {
+    int src = 0;
+    int dst = 0;
+    int taps = 0;
+    std::vector<int32_t> first;
+    std::vector<int32_t> weight;
+    int64_t max_abs_weight_sum = 0;  // the largest sum of |weight| of one output
+  };
+  struct PlaneTaps {
+    FoldedAxis h;
+    FoldedAxis v;
+    // The AVX2 build's four-tap horizontal kernel: its first `shuffled_outputs` outputs
+    // (a multiple of 8), four at a time: window starts, byte shuffles, 16-bit taps.
+    int shuffled_outputs = 0;
+    std::vector<int32_t> shuffle_base;
+    std::vector<int8_t> shuffle_mask;
+    std::vector<int16_t> shuffle_weight;
+  };
+
+  BicubicScaler() = default;
+  static FoldedAxis Fold(const AxisTaps& axis);
+  static void Shuffles(const FrameGeometry& source, PlaneTaps* taps);
+  template <class Sample>
+  void ScalePlane(const Frame& source, int plane, Frame* target);
+
+  FrameGeometry source_;
+  FrameGeometry target_;
+  ScalerIsa isa_ = ScalerIsa::kBaseline;
+  std::vector<PlaneTaps> planes_;
+  // Scratch: a ring of horizontally scaled rows and the vertical sums of the general
+  // tap count.
+  std::vector<int32_t> ring_;
+  std::vector<int64_t> sums_;
+  std::vector<int> ring_rows_;
+};
 
 }  // namespace scale
 }  // namespace exactq
