@@ -168,6 +168,24 @@ TEST_F(HostileClientTest, AMalformedMessageMidStreamIsInvalidArgument) {
   EXPECT_EQ(last.frame().frame_index(), 1u);
 }
 
+// A ladder's requests are parsed by the session too: a malformed one is
+// INVALID_ARGUMENT naming it, not a silent half-close.
+TEST_F(HostileClientTest, AMalformedLadderRequestIsInvalidArgument) {
+  v1::LadderRequest header;
+  header.mutable_header()->add_metrics()->set_name("psnr");
+  header.mutable_header()->mutable_reference_source()->mutable_upload()->set_name("ref.mkv");
+  header.mutable_header()->add_rendition_sources()->mutable_upload()->set_name("r.mkv");
+  const std::vector<grpc::ByteBuffer> messages = {Bytes(header.SerializeAsString()),
+                                                  Bytes(std::string("\xff\xff\xff\xff\x0f\x12\x34", 7))};
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
+  const grpc::Status status = RawCall(server_->address(), "/exactq.v1.Scorer/ScoreLadder", messages, &context, nullptr);
+  EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
+  EXPECT_NE(status.error_message().find("message 2 of the stream is not a valid exactq.v1.LadderRequest"),
+            std::string::npos)
+      << status.error_message();
+}
+
 // Row 7: Capabilities said 16 MiB per unary picture, but gRPC's 4 MiB receive limit
 // refused a 1080p pair.
 TEST_F(HostileClientTest, TheUnaryLimitThatCapabilitiesAdvertisesWorks) {
