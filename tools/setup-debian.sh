@@ -20,6 +20,8 @@ packages=(
   python3 openssl
   # Tests: the request fuzzer (libFuzzer with ASan/UBSan).
   clang libclang-rt-14-dev
+  # Tests: the C++ and CUDA files' format (tools/check_format.sh).
+  clang-format
   # Tests: a real Prometheus scrapes the server's /metrics.
   prometheus
   # tests/deploy: Python's YAML for the Kubernetes renderer (deploy/k8s/render.py) and the
