@@ -1,4 +1,4 @@
-// Several frames in flight per stream (--frames_in_flight, issue 6) through the real
+// Several frames in flight per stream (--frames_in_flight) through the real
 // server over loopback: the server says K, answers every frame once in frame order
 // with the engine's bits, and a bad frame in the middle ends the stream as it did
 // with one frame at a time: the frames before it answered, then its error, nothing
