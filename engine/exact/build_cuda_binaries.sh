@@ -15,7 +15,7 @@ CUDA=${CUDA_PATH:-/usr/local/cuda}
 
 NVCC=("$CUDA/bin/nvcc" ${EXACTQ_NVCC_EXTRA:-} -std=c++17 -O3 --fmad=false -prec-div=true -prec-sqrt=true -ftz=false
       -Xcompiler=-ffp-contract=off -Werror=all-warnings -gencode=arch=compute_90,code=sm_90 -I.)
-CXX=(g++ -std=c++17 -O2 -ffp-contract=off -Wall -I. -I"$CUDA/include")
+CXX=(g++ -std=c++17 -O2 -ffp-contract=off -Wall -Werror -I. -I"$CUDA/include")
 # Abseil, GoogleTest and libstdc++ linked statically, so the binaries also run on a GPU
 # host that lacks these packages (only glibc and the NVIDIA driver are needed there).
 LIBS=(-L"$CUDA/lib64" -lcudart_static -Wl,-Bstatic $(pkg-config --libs absl_status absl_statusor absl_strings)

@@ -183,7 +183,9 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
     ASSERT_TRUE(SameRun(got_ties, want)) << "binary64 with ties: frame " << frame << " len " << len << " mode "
                                          << mode << " flags " << got_ties.flags << " vs " << want.flags;
     // It decides at least every run SummarizeTermsBinary64 decides.
-    if (!handed_over) ASSERT_FALSE(ties_handed_over) << "frame " << frame << " len " << len;
+    if (!handed_over) {
+      ASSERT_FALSE(ties_handed_over) << "frame " << frame << " len " << len;
+    }
     own_ties_path += ties_handed_over ? 0 : 1;
     tie_runs_own += (!ties_handed_over && handed_over) ? 1 : 0;
     fit += (want.flags & (kUnfitEven | kUnfitOdd)) == 0 && (want.flags & kNonZero);
