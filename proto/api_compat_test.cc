@@ -9,6 +9,7 @@
 #include "exactq/v1/exactq.pb.h"
 #include "gtest/gtest.h"
 
+namespace exactq::proto {
 namespace {
 
 TEST(ApiCompatTest, EverySnapshotLineIsStillInTheApi) {
@@ -40,3 +41,4 @@ TEST(ApiCompatTest, DetectsARetypedField) {
 }
 
 }  // namespace
+}  // namespace exactq::proto

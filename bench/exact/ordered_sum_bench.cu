@@ -49,11 +49,11 @@
 #include "engine/exact/ordered_sum_kernels.cuh"
 #include "engine/exact/ordered_sum_segments.cuh"
 
+namespace exactq {
+namespace exact {
 namespace {
 
 using exactq::bench::Median;
-
-using exactq::exact::FixtureKind;
 
 #define CHECK_CUDA(call)                                                                            \
   do {                                                                                              \
@@ -72,7 +72,7 @@ double HostMs(const Fn& fn) {
 }
 
 const char* BitsVerdict(double got, double want) {
-  return exactq::exact::SameBitsOrBothNaN(got, want) ? "loop bits" : "OTHER BITS";
+  return SameBitsOrBothNaN(got, want) ? "loop bits" : "OTHER BITS";
 }
 
 exactq::bench::Results g_results("ordered_sum");
@@ -107,7 +107,6 @@ const char* const kSegmentStageNames[kSegmentStages] = {"approximate_sums", "chu
 template <int kCount, class Enqueue>
 void TimeStages(cudaStream_t stream, int reps, const Enqueue& enqueue, std::vector<double> (&stage_ms)[kCount],
                 std::vector<double>& total_ms) {
-  namespace gpu = exactq::exact::gpu;
   cudaEvent_t start;
   CHECK_CUDA(cudaEventCreate(&start));
   gpu::StageEvents stage_events;
@@ -139,10 +138,9 @@ struct SegmentStageMedians {
   double stage_ms[kSegmentStages];
   double total_ms;
 };
-SegmentStageMedians TimeSegmentStages(cudaStream_t stream, int reps, const exactq::exact::gpu::DeviceArrayTerms& source,
-                                      size_t n, const exactq::exact::gpu::SegmentWorkspace& seg,
-                                      const exactq::exact::gpu::PlanOptions& options) {
-  namespace gpu = exactq::exact::gpu;
+SegmentStageMedians TimeSegmentStages(cudaStream_t stream, int reps, const gpu::DeviceArrayTerms& source,
+                                      size_t n, const gpu::SegmentWorkspace& seg,
+                                      const gpu::PlanOptions& options) {
   std::vector<double> stage_ms[kSegmentStages];
   std::vector<double> total_ms;
   TimeStages(
@@ -166,8 +164,8 @@ void AddSegmentStages(const std::string& prefix, const SegmentStageMedians& m) {
 // The default options with one change made by `change` (for the variants timed beside
 // the default).
 template <class Change>
-exactq::exact::OrderedSumOptions OptionsWith(const Change& change) {
-  exactq::exact::OrderedSumOptions options;
+OrderedSumOptions OptionsWith(const Change& change) {
+  OrderedSumOptions options;
   change(options);
   return options;
 }
@@ -177,16 +175,15 @@ exactq::exact::OrderedSumOptions OptionsWith(const Change& change) {
 struct ClassTiming {
   double ms = 0;
   bool same_bits = true;
-  exactq::exact::OrderedSumStats stats;
+  OrderedSumStats stats;
 };
 
 // Host wall time of OrderedSumCuda::Sum with `options`, median of reps; checks the bits.
 // `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
-ClassTiming TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions options, const double* d_terms, size_t n,
+ClassTiming TimeClass(cudaStream_t stream, OrderedSumOptions options, const double* d_terms, size_t n,
                       double want, int reps, L2Flusher* flusher = nullptr) {
-  namespace ex = exactq::exact;
   options.reuse_plan = false;  // one plane summed again and again: each sum plans afresh
-  ex::OrderedSumCuda exact(stream, options);
+  OrderedSumCuda exact(stream, options);
   ClassTiming timing;
   std::vector<double> ms_list;
   for (int r = -3; r < reps; ++r) {
@@ -200,7 +197,7 @@ ClassTiming TimeClass(cudaStream_t stream, exactq::exact::OrderedSumOptions opti
       }
       result = *got;
     });
-    timing.same_bits = timing.same_bits && ex::SameBitsOrBothNaN(result, want);
+    timing.same_bits = timing.same_bits && SameBitsOrBothNaN(result, want);
     if (r >= 0) ms_list.push_back(ms);
   }
   timing.ms = Median(ms_list);
@@ -216,16 +213,15 @@ struct StreamFrames {
 };
 double TimeStream(cudaStream_t stream, const StreamFrames& frames, size_t n, int reps, bool reuse_plan,
                   bool& same_bits, double& replanned, double& reused) {
-  namespace ex = exactq::exact;
-  ex::OrderedSumOptions options;
+  OrderedSumOptions options;
   options.reuse_plan = reuse_plan;
-  ex::OrderedSumCuda exact(stream, options);
+  OrderedSumCuda exact(stream, options);
   same_bits = true;
   std::vector<double> ms_list, replanned_list, reused_list;
   const int k = static_cast<int>(frames.device.size());
   for (int r = -3; r < reps; ++r) {
     const int f = (r + 3) % k;
-    ex::OrderedSumStats stats;
+    OrderedSumStats stats;
     double result = 0;
     const double ms = HostMs([&] {
       absl::StatusOr<double> got = exact.Sum(frames.device[f], n, &stats);
@@ -235,7 +231,7 @@ double TimeStream(cudaStream_t stream, const StreamFrames& frames, size_t n, int
       }
       result = *got;
     });
-    same_bits = same_bits && ex::SameBitsOrBothNaN(result, frames.want[f]);
+    same_bits = same_bits && SameBitsOrBothNaN(result, frames.want[f]);
     if (r >= 0) {
       ms_list.push_back(ms);
       replanned_list.push_back(static_cast<double>(stats.segment_replanned_chunks));
@@ -249,15 +245,14 @@ double TimeStream(cudaStream_t stream, const StreamFrames& frames, size_t n, int
 
 // Frames for a stream: device copies of `kinds[i]` with `seeds[i]`, and the loop's sums.
 StreamFrames MakeStreamFrames(const std::vector<FixtureKind>& kinds, const std::vector<uint64_t>& seeds, size_t n) {
-  namespace ex = exactq::exact;
   StreamFrames frames;
   for (size_t i = 0; i < kinds.size(); ++i) {
-    const std::vector<double> terms = ex::MakeFixture(kinds[i], n, seeds[i]);
+    const std::vector<double> terms = MakeFixture(kinds[i], n, seeds[i]);
     double* d = nullptr;
     CHECK_CUDA(cudaMalloc(&d, n * sizeof(double)));
     CHECK_CUDA(cudaMemcpy(d, terms.data(), n * sizeof(double), cudaMemcpyHostToDevice));
     frames.device.push_back(d);
-    frames.want.push_back(ex::OrderedSumReference::Loop(terms.data(), n));
+    frames.want.push_back(OrderedSumReference::Loop(terms.data(), n));
   }
   return frames;
 }
@@ -273,9 +268,7 @@ void FreeStreamFrames(StreamFrames& frames) {
 // for every frame in the same run; and the reusing pipeline's five stages on the similar
 // frames. Returns the similar stream's time with reuse (for the ratio).
 double RunStreams(FixtureKind kind, FixtureKind other, size_t n, int reps, cudaStream_t stream, double cub_median) {
-  namespace ex = exactq::exact;
-  namespace gpu = exactq::exact::gpu;
-  const std::string fixture = ex::FixtureName(kind);
+  const std::string fixture = FixtureName(kind);
   StreamFrames similar = MakeStreamFrames({kind, kind, kind, kind}, {1, 2, 3, 4}, n);
   StreamFrames cuts = MakeStreamFrames({kind, other}, {1, 5}, n);
   bool bits[4];
@@ -313,7 +306,7 @@ double RunStreams(FixtureKind kind, FixtureKind other, size_t n, int reps, cudaS
               similar_reuse, bits[0] ? "loop bits" : "OTHER BITS", replanned[0], static_cast<long long>(chunks),
               similar_fresh, bits[1] ? "loop bits" : "OTHER BITS", similar_reuse / cub_median);
   std::printf("  stream of scene cuts (%s and %s in turn): reused plan %.4f ms (%s, replanned %.0f), fresh plan %.4f ms (%s)\n",
-              fixture.c_str(), ex::FixtureName(other), cuts_reuse, bits[2] ? "loop bits" : "OTHER BITS", replanned[2],
+              fixture.c_str(), FixtureName(other), cuts_reuse, bits[2] ? "loop bits" : "OTHER BITS", replanned[2],
               cuts_fresh, bits[3] ? "loop bits" : "OTHER BITS");
   std::printf("  reused-plan stages_ms");
   for (int s = 0; s < 5; ++s) std::printf(" %s %.4f ", kReuseStageNames[s], Median(reuse_stage_ms[s]));
@@ -338,12 +331,10 @@ double RunStreams(FixtureKind kind, FixtureKind other, size_t n, int reps, cudaS
 }
 
 void RunFixture(FixtureKind kind, size_t n, int reps) {
-  namespace ex = exactq::exact;
-  namespace gpu = exactq::exact::gpu;
-  const std::string fixture = ex::FixtureName(kind);
-  const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
+  const std::string fixture = FixtureName(kind);
+  const std::vector<double> terms = MakeFixture(kind, n, 1);
   double want = 0;
-  const double loop_ms = HostMs([&] { want = ex::OrderedSumReference::Loop(terms.data(), n); });
+  const double loop_ms = HostMs([&] { want = OrderedSumReference::Loop(terms.data(), n); });
 
   cudaStream_t stream;
   CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
@@ -352,19 +343,19 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   CHECK_CUDA(cudaMemcpy(d_terms, terms.data(), n * sizeof(double), cudaMemcpyHostToDevice));
 
   // The exact sum through its public class: the default pipeline, then the event walk alone.
-  using Pipeline = ex::OrderedSumOptions::DevicePipeline;
-  const ClassTiming exact = TimeClass(stream, ex::OrderedSumOptions{}, d_terms, n, want, reps);
+  using Pipeline = OrderedSumOptions::DevicePipeline;
+  const ClassTiming exact = TimeClass(stream, OrderedSumOptions{}, d_terms, n, want, reps);
   // The same with every kernel launched plainly (no programmatic dependent launch).
   const ClassTiming plain = TimeClass(
-      stream, OptionsWith([](ex::OrderedSumOptions& o) { o.programmatic_launch = false; }), d_terms, n, want, reps);
+      stream, OptionsWith([](OrderedSumOptions& o) { o.programmatic_launch = false; }), d_terms, n, want, reps);
   // The same with every chunk summarised lane by lane in the tile (no strided chunks).
   const ClassTiming tile =
-      TimeClass(stream, OptionsWith([](ex::OrderedSumOptions& o) { o.strided_chunks = false; }), d_terms, n, want, reps);
+      TimeClass(stream, OptionsWith([](OrderedSumOptions& o) { o.strided_chunks = false; }), d_terms, n, want, reps);
   // The same with the chunk stage in index order.
   const ClassTiming index_order =
-      TimeClass(stream, OptionsWith([](ex::OrderedSumOptions& o) { o.crossings_first = false; }), d_terms, n, want, reps);
+      TimeClass(stream, OptionsWith([](OrderedSumOptions& o) { o.crossings_first = false; }), d_terms, n, want, reps);
   const ClassTiming walk = TimeClass(
-      stream, OptionsWith([](ex::OrderedSumOptions& o) { o.device_pipeline = Pipeline::kEventWalkOnly; }), d_terms, n,
+      stream, OptionsWith([](OrderedSumOptions& o) { o.device_pipeline = Pipeline::kEventWalkOnly; }), d_terms, n,
       want, reps);
 
   // The inexact baseline.
@@ -395,7 +386,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   // touched): the exact sum's second pass reads chunks in reverse to reuse what its first
   // pass left in L2, and back to back it may also find what its previous run left there.
   L2Flusher flusher;
-  const ClassTiming cold = TimeClass(stream, ex::OrderedSumOptions{}, d_terms, n, want, reps, &flusher);
+  const ClassTiming cold = TimeClass(stream, OrderedSumOptions{}, d_terms, n, want, reps, &flusher);
   const double cub_cold_median = Median(time_cub(&flusher));
 
   // Each pipeline's stages, each bracketed by events.
@@ -514,9 +505,7 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   cudaStreamDestroy(stream);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   size_t n = 3840 * 2160;
   int reps = 50;
   exactq::bench::OutputFlags output;
@@ -529,7 +518,7 @@ int main(int argc, char** argv) {
     }
   }
   std::string reason;
-  if (!exactq::exact::CudaDeviceAvailable(&reason)) {
+  if (!CudaDeviceAvailable(&reason)) {
     std::fprintf(stderr, "ordered_sum_bench: %s\n", reason.c_str());
     return 2;
   }
@@ -552,3 +541,9 @@ int main(int argc, char** argv) {
   }
   return 0;
 }
+
+}  // namespace
+}  // namespace exact
+}  // namespace exactq
+
+int main(int argc, char** argv) { return exactq::exact::Main(argc, argv); }

@@ -31,31 +31,29 @@
 namespace exactq {
 namespace {
 
-namespace ex = exact;
+bool RunFixture(exact::FixtureKind kind, size_t n, int reps, const std::vector<int>& threads,
+                const exact::OrderedSumOptions& options, bench::Results* results) {
+  const std::string fixture = exact::FixtureName(kind);
+  const std::vector<double> terms = exact::MakeFixture(kind, n, 1);
+  const double want = exact::OrderedSumReference::Loop(terms.data(), n);
 
-bool RunFixture(ex::FixtureKind kind, size_t n, int reps, const std::vector<int>& threads,
-                const ex::OrderedSumOptions& options, bench::Results* results) {
-  const std::string fixture = ex::FixtureName(kind);
-  const std::vector<double> terms = ex::MakeFixture(kind, n, 1);
-  const double want = ex::OrderedSumReference::Loop(terms.data(), n);
-
-  std::vector<ex::OrderedSumThreads> sums;
+  std::vector<exact::OrderedSumThreads> sums;
   for (int t : threads) sums.emplace_back(t, options);
   bench::Samples loop;
   std::vector<bench::Samples> timed(threads.size());
-  std::vector<ex::OrderedSumStats> stats(threads.size());
+  std::vector<exact::OrderedSumStats> stats(threads.size());
   bool loop_same = true;
   std::vector<bool> same(threads.size(), true);
   for (int rep = -1; rep < reps; ++rep) {  // rep -1: warm-up
     double got = 0;
-    const bench::Timing t = bench::Time([&] { got = ex::OrderedSumReference::Loop(terms.data(), n); });
-    loop_same = loop_same && ex::SameBitsOrBothNaN(got, want);
+    const bench::Timing t = bench::Time([&] { got = exact::OrderedSumReference::Loop(terms.data(), n); });
+    loop_same = loop_same && exact::SameBitsOrBothNaN(got, want);
     if (rep >= 0) loop.Add(t);
     for (size_t i = 0; i < sums.size(); ++i) {
       absl::StatusOr<double> r;
-      ex::OrderedSumStats s;
+      exact::OrderedSumStats s;
       const bench::Timing ti = bench::Time([&] { r = sums[i].Sum(terms.data(), n, &s); });
-      same[i] = same[i] && r.ok() && ex::SameBitsOrBothNaN(*r, want);
+      same[i] = same[i] && r.ok() && exact::SameBitsOrBothNaN(*r, want);
       stats[i] = s;
       if (rep >= 0) timed[i].Add(ti);
     }
@@ -101,7 +99,7 @@ int Main(int argc, char** argv) {
   size_t n = size_t{3840} * 2160;
   int reps = 51;
   std::vector<int> threads = {1, bench::HardwareThreads()};
-  ex::OrderedSumOptions options;
+  exact::OrderedSumOptions options;
   std::string kernels = "auto";
   if (threads[1] == 1) threads.pop_back();
   bench::OutputFlags output;
@@ -126,11 +124,11 @@ int Main(int argc, char** argv) {
     } else if (bench::Flag(argv[i], "--kernels", &v)) {
       kernels = v;
       if (v == "auto") {
-        options.host_kernels = ex::OrderedSumOptions::HostKernels::kAuto;
+        options.host_kernels = exact::OrderedSumOptions::HostKernels::kAuto;
       } else if (v == "generic") {
-        options.host_kernels = ex::OrderedSumOptions::HostKernels::kGeneric;
+        options.host_kernels = exact::OrderedSumOptions::HostKernels::kGeneric;
       } else if (v == "scalar") {
-        options.host_kernels = ex::OrderedSumOptions::HostKernels::kScalar;
+        options.host_kernels = exact::OrderedSumOptions::HostKernels::kScalar;
       } else {
         std::fprintf(stderr, "bad --kernels (auto, generic or scalar)\n");
         return 2;
@@ -147,7 +145,7 @@ int Main(int argc, char** argv) {
   }
   if (n == 0 || reps < 1 || threads.empty()) return 2;
   const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
-  const char* kernels_used = ex::OrderedSumThreads(1, options).kernels();
+  const char* kernels_used = exact::OrderedSumThreads(1, options).kernels();
   std::printf("ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nhost kernels: %s (--kernels=%s)\nload average (1, 5, 15 min) at the start: %s\n",
               bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps, kernels_used,
               kernels.c_str(), bench::LoadAverage().c_str());
@@ -155,7 +153,7 @@ int Main(int argc, char** argv) {
   results.set_input(std::to_string(n) + " terms (a 3840x2160 plane), ordered_sum_fixtures.h seed 1: "
                     "uniform (unsigned) and ssim_like_crossing_zero (signed); host kernels " + kernels_used);
   bool ok = true;
-  for (ex::FixtureKind kind : {ex::FixtureKind::kUniform, ex::FixtureKind::kSsimLikeCrossingZero}) {
+  for (exact::FixtureKind kind : {exact::FixtureKind::kUniform, exact::FixtureKind::kSsimLikeCrossingZero}) {
     ok = RunFixture(kind, n, reps, threads, options, &results) && ok;
   }
   return bench::Finish(results, output, c, ok, "loop");

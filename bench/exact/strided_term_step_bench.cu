@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <vector>
 
+namespace exactq {
 namespace {
 
 constexpr int kIters = 4096;
@@ -75,9 +76,7 @@ float Time(const double* in, double* out, int blocks) {
   return ms[3];
 }
 
-}  // namespace
-
-int main() {
+int Main() {
   int count = 0;
   if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
     std::fprintf(stderr, "no usable GPU\n");
@@ -109,3 +108,8 @@ int main() {
   }
   return 0;
 }
+
+}  // namespace
+}  // namespace exactq
+
+int main() { return exactq::Main(); }

@@ -25,7 +25,7 @@ class CudaResidentTwin final : public ResidentTwin {
 
   std::unique_ptr<GpuMetric> twin_;
   cudaStream_t stream_;
-  gpu_host::DeviceFrameBuffer frame_;
+  DeviceFrameBuffer frame_;
   DeviceFramePair pair_;
 };
 

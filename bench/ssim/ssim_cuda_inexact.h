@@ -21,7 +21,6 @@
 #include "engine/metrics/ssim/cuda/ssim_cuda_pipeline.h"
 
 namespace exactq {
-namespace ssim {
 namespace bench {
 
 // Chunk sums and the completion counter. Zero it once after allocating; the kernel leaves
@@ -30,10 +29,9 @@ size_t SsimInexactScratchBytes(int64_t pixels);
 
 // Uses f.ref, f.dis, f.width, f.height, f.bit_depth (not f.terms or f.workspace).
 // `out`: one double in device memory.
-cudaError_t EnqueueSsimInexactSum(const gpu::SsimDeviceFrame& f, void* scratch, double* out, cudaStream_t stream);
+cudaError_t EnqueueSsimInexactSum(const ssim::gpu::SsimDeviceFrame& f, void* scratch, double* out, cudaStream_t stream);
 
 }  // namespace bench
-}  // namespace ssim
 }  // namespace exactq
 
 #endif  // EXACTQ_BENCH_SSIM_SSIM_CUDA_INEXACT_H_

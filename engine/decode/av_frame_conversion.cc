@@ -9,7 +9,7 @@ extern "C" {
 #include <libavutil/pixdesc.h>
 }
 
-namespace exactq::decode_internal {
+namespace exactq::decode::internal {
 namespace {
 
 std::string FormatName(AVPixelFormat format) {
@@ -131,4 +131,4 @@ absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, 
   return absl::OkStatus();
 }
 
-}  // namespace exactq::decode_internal
+}  // namespace exactq::decode::internal

@@ -24,7 +24,7 @@ extern "C" {
 #include <libavutil/pixfmt.h>
 }
 
-namespace exactq::decode_internal {
+namespace exactq::decode::internal {
 
 // Unimplemented naming FFmpeg's format ("nv12", "p010le", "rgb24") when ExactQ cannot
 // take its samples as they are.
@@ -43,6 +43,6 @@ absl::StatusOr<AvColour> ColourFromAv(const AVFrame& picture);
 // Copies the planes of `picture` (whose format maps to `geometry`) into *frame.
 absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, Frame* frame);
 
-}  // namespace exactq::decode_internal
+}  // namespace exactq::decode::internal
 
 #endif  // EXACTQ_ENGINE_DECODE_AV_FRAME_CONVERSION_H_

@@ -276,7 +276,7 @@ absl::Status VideoDecoder::CheckPicture() {
         absl::StrCat(source_->name(), ": frame ", index, ": the decoder reported a damaged picture (flags ",
                      picture.decode_error_flags, "): corrupt or truncated bitstream"));
   }
-  absl::StatusOr<PixelFormat> format = decode_internal::PixelFormatFromAv(static_cast<AVPixelFormat>(picture.format));
+  absl::StatusOr<PixelFormat> format = decode::internal::PixelFormatFromAv(static_cast<AVPixelFormat>(picture.format));
   if (!format.ok()) return absl::Status(format.status().code(), absl::StrCat(source_->name(), ": frame ", index, ": ", format.status().message()));
   const FrameGeometry geometry{picture.width, picture.height, *format};
   if (index == 0) {
@@ -287,7 +287,7 @@ absl::Status VideoDecoder::CheckPicture() {
     if (absl::Status s = ValidateGeometry(geometry); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(source_->name(), ": frame 0: ", s.message()));
     }
-    absl::StatusOr<decode_internal::AvColour> colour = decode_internal::ColourFromAv(picture);
+    absl::StatusOr<decode::internal::AvColour> colour = decode::internal::ColourFromAv(picture);
     if (!colour.ok()) {
       return absl::Status(colour.status().code(), absl::StrCat(source_->name(), ": ", colour.status().message()));
     }
@@ -353,7 +353,7 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
     last_pts_seconds_ = static_cast<double>(av_->picture->best_effort_timestamp) *
                         av_q2d(av_->format->streams[av_->stream_index]->time_base);
   }
-  if (absl::Status s = decode_internal::CopyAvFrame(*av_->picture, info_.geometry, frame); !s.ok()) return Fail(s);
+  if (absl::Status s = decode::internal::CopyAvFrame(*av_->picture, info_.geometry, frame); !s.ok()) return Fail(s);
   av_frame_unref(av_->picture);
   ++frames_read_;
   return true;

@@ -78,11 +78,11 @@ void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, dou
 namespace {
 
 // The kernels for this chunk size and choice, or null for the scalar code.
-const cpu::ChunkKernels* KernelsFor(OrderedSumOptions::HostKernels choice, int64_t chunk_terms) {
+const internal::ChunkKernels* KernelsFor(OrderedSumOptions::HostKernels choice, int64_t chunk_terms) {
   using HostKernels = OrderedSumOptions::HostKernels;
-  if (choice == HostKernels::kScalar || !cpu::KernelChunk(chunk_terms)) return nullptr;
-  if (choice == HostKernels::kAuto && cpu::Avx2Supported()) return &cpu::Avx2ChunkKernels();
-  return &cpu::GenericChunkKernels();
+  if (choice == HostKernels::kScalar || !internal::KernelChunk(chunk_terms)) return nullptr;
+  if (choice == HostKernels::kAuto && internal::Avx2Supported()) return &internal::Avx2ChunkKernels();
+  return &internal::GenericChunkKernels();
 }
 
 // Chunks per block: whole groups of four, about 256 KiB of terms (the block is read from
@@ -130,7 +130,7 @@ OrderedSumThreads::OrderedSumThreads(int num_threads, OrderedSumOptions options,
     : num_threads_(std::max(1, num_threads)), options_(options), pool_(pool) {}
 
 const char* OrderedSumThreads::kernels() const {
-  const cpu::ChunkKernels* k = KernelsFor(options_.host_kernels, options_.chunk_terms);
+  const internal::ChunkKernels* k = KernelsFor(options_.host_kernels, options_.chunk_terms);
   return k == nullptr ? "scalar" : k->isa;
 }
 
@@ -142,7 +142,7 @@ absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, Ord
   const int64_t total = static_cast<int64_t>(n);
   const int64_t num_chunks = (total + chunk - 1) / chunk;
   const auto chunk_length = [&](int64_t c) { return static_cast<size_t>(std::min<int64_t>(chunk, total - c * chunk)); };
-  const cpu::ChunkKernels* kernels = KernelsFor(options_.host_kernels, chunk);
+  const internal::ChunkKernels* kernels = KernelsFor(options_.host_kernels, chunk);
   const int64_t per_block = ChunksPerBlock(chunk);
   const int64_t num_blocks = (num_chunks + per_block - 1) / per_block;
 
@@ -176,7 +176,7 @@ absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, Ord
 
       // 1. Approximate chunk sums (any fixed order would do: they only feed the plan).
       for (int64_t c = first; c < kernel_end; c += 4) kernels->approximate_sums4(terms + c * chunk, chunk, &chunk_sums[c]);
-      for (int64_t c = kernel_end; c < end; ++c) chunk_sums[c] = cpu::ApproximateChunkSum(terms + c * chunk, chunk_length(c));
+      for (int64_t c = kernel_end; c < end; ++c) chunk_sums[c] = internal::ApproximateChunkSum(terms + c * chunk, chunk_length(c));
 
       // 2. The plan, from the approximate prefix before each chunk, folded in chunk order
       // across blocks: the same plan for every thread count.

@@ -25,7 +25,7 @@
 
 namespace exactq {
 namespace exact {
-namespace cpu {
+namespace internal {
 
 // An approximate sum in a fixed order: four interleaved partial sums, then their sum. Only
 // the plan reads it; it is fixed so that plans and stats do not depend on the kernels.
@@ -66,7 +66,7 @@ const ChunkKernels& GenericChunkKernels();
 const ChunkKernels& Avx2ChunkKernels();
 bool Avx2Supported();
 
-}  // namespace cpu
+}  // namespace internal
 }  // namespace exact
 }  // namespace exactq
 

@@ -7,10 +7,10 @@
 
 namespace exactq {
 namespace exact {
-namespace cpu {
+namespace internal {
 
 bool Avx2Supported() { return __builtin_cpu_supports("avx2"); }
 
-}  // namespace cpu
+}  // namespace internal
 }  // namespace exact
 }  // namespace exactq

@@ -22,10 +22,10 @@ namespace exactq {
 namespace exact {
 namespace {
 
-std::vector<const cpu::ChunkKernels*> Tables() {
-  std::vector<const cpu::ChunkKernels*> tables = {&cpu::GenericChunkKernels()};
-  if (cpu::Avx2Supported()) {
-    tables.push_back(&cpu::Avx2ChunkKernels());
+std::vector<const internal::ChunkKernels*> Tables() {
+  std::vector<const internal::ChunkKernels*> tables = {&internal::GenericChunkKernels()};
+  if (internal::Avx2Supported()) {
+    tables.push_back(&internal::Avx2ChunkKernels());
   } else {
     std::printf("no AVX2 on this CPU: only the generic kernels are tested\n");
   }
@@ -105,7 +105,7 @@ int FrameFor(TestRng& rng) {
 }
 
 TEST(OrderedSumCpuKernels, SummariesEqualTheScalarFoldLaneByLane) {
-  for (const cpu::ChunkKernels* k : Tables()) {
+  for (const internal::ChunkKernels* k : Tables()) {
     TestRng rng{17};
     int64_t own = 0;
     int64_t handed = 0;
@@ -161,7 +161,7 @@ TEST(OrderedSumCpuKernels, SummariesEqualTheScalarFoldLaneByLane) {
 // Prefixes that end at 2^53 - 1, 2^53 and 2^53 + 1 units exactly, of both signs: the
 // kernel must hand over exactly when the scalar fold does (its bound is strict).
 TEST(OrderedSumCpuKernels, HandOverExactlyAtTheBound) {
-  for (const cpu::ChunkKernels* k : Tables()) {
+  for (const internal::ChunkKernels* k : Tables()) {
     int own = 0;
     int handed = 0;
     for (int frame : {-1000, -3, 0, 40, 1023}) {
@@ -197,7 +197,7 @@ TEST(OrderedSumCpuKernels, HandOverExactlyAtTheBound) {
 }
 
 TEST(OrderedSumCpuKernels, ApproximateSumsEqualTheScalarOrder) {
-  for (const cpu::ChunkKernels* k : Tables()) {
+  for (const internal::ChunkKernels* k : Tables()) {
     TestRng rng{5};
     for (int iter = 0; iter < 20000; ++iter) {
       const int64_t chunk = 4 * rng.Range(1, 40);
@@ -208,7 +208,7 @@ TEST(OrderedSumCpuKernels, ApproximateSumsEqualTheScalarOrder) {
       double sums[4];
       k->approximate_sums4(x.data(), chunk, sums);
       for (int j = 0; j < 4; ++j) {
-        const double want = cpu::ApproximateChunkSum(x.data() + j * chunk, static_cast<size_t>(chunk));
+        const double want = internal::ApproximateChunkSum(x.data() + j * chunk, static_cast<size_t>(chunk));
         ASSERT_TRUE(SameBitsOrBothNaN(sums[j], want)) << k->isa << " iter " << iter << " chunk " << j;
       }
     }
@@ -218,7 +218,7 @@ TEST(OrderedSumCpuKernels, ApproximateSumsEqualTheScalarOrder) {
 // Every fixture, chunk by chunk under the plan OrderedSumThreads would form: the kernel's
 // summaries (or the integer fold where it hands over) equal the scalar path's.
 TEST(OrderedSumCpuKernels, FixtureChunksUnderTheirPlans) {
-  for (const cpu::ChunkKernels* k : Tables()) {
+  for (const internal::ChunkKernels* k : Tables()) {
     for (FixtureKind kind : AllFixtureKinds()) {
       const std::vector<double> t = MakeFixture(kind, 64 * 1024, 9);
       for (int64_t chunk : {4, 32, 1024}) {
@@ -227,7 +227,7 @@ TEST(OrderedSumCpuKernels, FixtureChunksUnderTheirPlans) {
         std::vector<int> plan(static_cast<size_t>(num_chunks));
         for (int64_t c = 0; c < num_chunks; ++c) {
           plan[c] = FrameOfBits(BitsOf(prefix));
-          prefix = prefix + cpu::ApproximateChunkSum(t.data() + c * chunk, static_cast<size_t>(chunk));
+          prefix = prefix + internal::ApproximateChunkSum(t.data() + c * chunk, static_cast<size_t>(chunk));
         }
         for (int64_t c = 0; c + 4 <= num_chunks; c += 4) {
           if (!FastFrame(plan[c]) || !FastFrame(plan[c + 1]) || !FastFrame(plan[c + 2]) || !FastFrame(plan[c + 3])) continue;

@@ -5,7 +5,6 @@
 #include "absl/strings/str_cat.h"
 
 namespace exactq {
-namespace gpu_host {
 
 absl::Status CudaStatus(cudaError_t error, const char* who, const char* call) {
   if (error == cudaSuccess) return absl::OkStatus();
@@ -14,5 +13,4 @@ absl::Status CudaStatus(cudaError_t error, const char* who, const char* call) {
   return absl::InternalError(std::move(message));
 }
 
-}  // namespace gpu_host
 }  // namespace exactq

@@ -12,12 +12,10 @@
 #include "absl/status/status.h"
 
 namespace exactq {
-namespace gpu_host {
 
 // OK for cudaSuccess; otherwise "<who>: <call>: <error name> (<error text>)".
 absl::Status CudaStatus(cudaError_t error, const char* who, const char* call);
 
-}  // namespace gpu_host
 }  // namespace exactq
 
 // Evaluates `call` once and returns its error, if any, as CudaStatus(error, who, #call).
@@ -25,7 +23,7 @@ absl::Status CudaStatus(cudaError_t error, const char* who, const char* call);
   do {                                                                                      \
     const cudaError_t exactq_cuda_error_ = (call);                                          \
     if (exactq_cuda_error_ != cudaSuccess) {                                                \
-      return ::exactq::gpu_host::CudaStatus(exactq_cuda_error_, who, #call);                \
+      return ::exactq::CudaStatus(exactq_cuda_error_, who, #call);                          \
     }                                                                                       \
   } while (0)
 

@@ -6,7 +6,6 @@
 #include "engine/platform/staged_copy.h"
 
 namespace exactq {
-namespace gpu_host {
 namespace {
 
 constexpr char kWho[] = "DeviceFrameBuffer";
@@ -105,5 +104,4 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   return pair;
 }
 
-}  // namespace gpu_host
 }  // namespace exactq

@@ -23,7 +23,6 @@
 #include "engine/platform/device_frame.h"
 
 namespace exactq {
-namespace gpu_host {
 
 class DeviceFrameBuffer {
  public:
@@ -62,7 +61,6 @@ class DeviceFrameBuffer {
   int64_t staged_uploads_ = 0;
 };
 
-}  // namespace gpu_host
 }  // namespace exactq
 
 #endif  // EXACTQ_ENGINE_PLATFORM_DEVICE_FRAME_BUFFER_H_

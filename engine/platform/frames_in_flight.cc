@@ -3,7 +3,6 @@
 #include <atomic>
 
 namespace exactq {
-namespace gpu_host {
 namespace {
 
 bool Counted(int device) { return device >= 0 && device < kMaxCountedDevices; }
@@ -25,5 +24,4 @@ FrameInFlight::~FrameInFlight() {
 
 int FramesInFlight(int device) { return Counted(device) ? CountOf(device).load(std::memory_order_relaxed) : 0; }
 
-}  // namespace gpu_host
 }  // namespace exactq

@@ -4,13 +4,12 @@
 // flight, slower for a frame alone). Every instance on a device counts, whichever thread
 // and stream it runs on; other processes and other kernels on the device do not.
 //
-//   gpu_host::FrameInFlight frame(device);         // counted in until it goes out of scope
+//   FrameInFlight frame(device);                    // counted in until it goes out of scope
 //   if (frame.in_flight() >= 4) ...                 // this frame and the others then
 #ifndef EXACTQ_ENGINE_PLATFORM_FRAMES_IN_FLIGHT_H_
 #define EXACTQ_ENGINE_PLATFORM_FRAMES_IN_FLIGHT_H_
 
 namespace exactq {
-namespace gpu_host {
 
 // Devices 0 .. kMaxCountedDevices - 1 are counted; a frame on a higher ordinal counts as
 // alone (in_flight() == 1).
@@ -35,7 +34,6 @@ class FrameInFlight {
 // Frames in flight on `device` now (0 for an uncounted ordinal).
 int FramesInFlight(int device);
 
-}  // namespace gpu_host
 }  // namespace exactq
 
 #endif  // EXACTQ_ENGINE_PLATFORM_FRAMES_IN_FLIGHT_H_

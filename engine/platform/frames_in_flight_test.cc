@@ -7,7 +7,6 @@
 #include "gtest/gtest.h"
 
 namespace exactq {
-namespace gpu_host {
 namespace {
 
 TEST(FramesInFlightTest, CountsNestedFramesPerDevice) {
@@ -61,5 +60,4 @@ TEST(FramesInFlightTest, ThreadsLeaveTheCountAtZero) {
 }
 
 }  // namespace
-}  // namespace gpu_host
 }  // namespace exactq

@@ -5,7 +5,6 @@
 #include <cstdint>
 
 namespace exactq {
-namespace gpu_host {
 
 bool IsPageLocked(const void* p, size_t bytes) {
   if (p == nullptr || bytes == 0) return false;
@@ -22,5 +21,4 @@ bool IsPageLocked(const void* p, size_t bytes) {
   return true;
 }
 
-}  // namespace gpu_host
 }  // namespace exactq

@@ -8,12 +8,10 @@
 #include <cstddef>
 
 namespace exactq {
-namespace gpu_host {
 
 // [p, p + bytes) is page-locked host memory (checked at both ends; bytes >= 1).
 bool IsPageLocked(const void* p, size_t bytes);
 
-}  // namespace gpu_host
 }  // namespace exactq
 
 #endif  // EXACTQ_ENGINE_PLATFORM_PAGE_LOCKED_H_

@@ -177,7 +177,7 @@ class CudaGpuScorer final : public GpuScorer {
   cudaStream_t stream_;
   uint64_t admitted_bytes_;
   int planes_;  // leading planes the request's twins read
-  gpu_host::DeviceFrameBuffer frame_;
+  DeviceFrameBuffer frame_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t uploaded_ = nullptr;
 };
@@ -225,7 +225,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     planes = std::max(planes, factory->planes_read(geometry, m.options));
     admitted += factory->device_bytes(geometry, m.options);
   }
-  admitted += gpu_host::DeviceFrameBuffer::DeviceBytes(geometry, planes);
+  admitted += DeviceFrameBuffer::DeviceBytes(geometry, planes);
   if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
   uint64_t limit = GetRuntimeConfig().max_device_bytes;
   if (limit == 0) {

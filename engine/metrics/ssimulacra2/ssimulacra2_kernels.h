@@ -26,7 +26,7 @@
 
 namespace exactq {
 namespace ssimulacra2 {
-namespace kernels {
+namespace internal {
 
 inline constexpr int kLanes = 8;  // floats per vector
 // Rows of horizontally blurred data kept per quantity: the vertical pass at row n
@@ -119,7 +119,7 @@ const KernelTable& GenericKernels();
 const KernelTable& Avx2Kernels();
 bool Avx2Supported();
 
-}  // namespace kernels
+}  // namespace internal
 }  // namespace ssimulacra2
 }  // namespace exactq
 

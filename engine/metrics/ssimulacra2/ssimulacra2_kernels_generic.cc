@@ -7,10 +7,10 @@
 
 namespace exactq {
 namespace ssimulacra2 {
-namespace kernels {
+namespace internal {
 
 bool Avx2Supported() { return __builtin_cpu_supports("avx2"); }
 
-}  // namespace kernels
+}  // namespace internal
 }  // namespace ssimulacra2
 }  // namespace exactq

@@ -11,16 +11,16 @@ namespace {
 // Rows per pyramid task (even, so that each task owns whole downsample pairs).
 constexpr int kBandRows = 16;
 
-const kernels::KernelTable* PickKernels(Ssimulacra2Isa isa) {
-  const bool avx2 = kernels::Avx2Supported();
-  if (isa == Ssimulacra2Isa::kGeneric || !avx2) return &kernels::GenericKernels();
-  return &kernels::Avx2Kernels();
+const internal::KernelTable* PickKernels(Ssimulacra2Isa isa) {
+  const bool avx2 = internal::Avx2Supported();
+  if (isa == Ssimulacra2Isa::kGeneric || !avx2) return &internal::GenericKernels();
+  return &internal::Avx2Kernels();
 }
 
-kernels::YuvSource SourceOf(const Frame& frame, const int32_t* chroma_x,
+internal::YuvSource SourceOf(const Frame& frame, const int32_t* chroma_x,
                             const YuvToRgbCoefficients& k) {
   const FrameGeometry& g = frame.geometry();
-  kernels::YuvSource src;
+  internal::YuvSource src;
   for (int p = 0; p < 3; ++p) {
     src.planes[p] = frame.plane_bytes(p);
     src.plane_width[p] = g.plane_width(p);
@@ -61,31 +61,31 @@ void Ssimulacra2Threads::Prepare(const FrameGeometry& geometry) {
     for (int s = 0; s < num_scales_; ++s) {
       const int w = ScaleSide(width, s);
       const int h = ScaleSide(height, s);
-      kernels::Image3& xyb = xyb_view_[image][s];
+      internal::Image3& xyb = xyb_view_[image][s];
       xyb.width = w;
       xyb.height = h;
-      xyb.stride = kernels::PaddedWidth(w);
-      xyb.plane_stride = xyb.stride * kernels::PaddedHeight(h);
+      xyb.stride = internal::PaddedWidth(w);
+      xyb.plane_stride = xyb.stride * internal::PaddedHeight(h);
       xyb_[image][s].Resize(3 * xyb.plane_stride);
       xyb.data = xyb_[image][s].data.get();
       if (s == 0) continue;
-      kernels::Image3& linear = linear_view_[image][s];
+      internal::Image3& linear = linear_view_[image][s];
       linear.width = w;
       linear.height = h;
-      linear.stride = kernels::LinearStride(w);
+      linear.stride = internal::LinearStride(w);
       linear.plane_stride = linear.stride * h;
       linear_[image][s].Resize(3 * linear.plane_stride);
       linear.data = linear_[image][s].data.get();
     }
   }
-  const int padded = kernels::PaddedWidth(width);
+  const int padded = internal::PaddedWidth(width);
   linear_scratch_.resize(num_threads());
   channel_scratch_.resize(num_threads());
   for (int worker = 0; worker < num_threads(); ++worker) {
-    linear_scratch_[worker].Resize(6 * kernels::LinearStride(width));
-    channel_scratch_[worker].Resize(kernels::ChannelScratch::RingFloats(padded) +
-                                    kernels::ChannelScratch::ColumnStateFloats(padded) +
-                                    kernels::ChannelScratch::TransposedFloats(padded));
+    linear_scratch_[worker].Resize(6 * internal::LinearStride(width));
+    channel_scratch_[worker].Resize(internal::ChannelScratch::RingFloats(padded) +
+                                    internal::ChannelScratch::ColumnStateFloats(padded) +
+                                    internal::ChannelScratch::TransposedFloats(padded));
   }
 }
 
@@ -95,7 +95,7 @@ absl::StatusOr<FrameSums> Ssimulacra2Threads::Sums(const Frame& ref, const Frame
   const FrameGeometry& g = ref.geometry();
   Prepare(g);
   const YuvToRgbCoefficients k = MakeYuvToRgbCoefficients(matrix, g.format.bit_depth);
-  const kernels::YuvSource sources[2] = {SourceOf(ref, chroma_x_.data(), k),
+  const internal::YuvSource sources[2] = {SourceOf(ref, chroma_x_.data(), k),
                                          SourceOf(dis, chroma_x_.data(), k)};
 
   // The pyramid, one scale after the other (scale s + 1 reads scale s's linear RGB).
@@ -105,7 +105,7 @@ absl::StatusOr<FrameSums> Ssimulacra2Threads::Sums(const Frame& ref, const Frame
     pool_.Run(2 * bands, [&](int task, int worker) {
       const int image = task / bands;
       const int band = task % bands;
-      kernels::PyramidBand job;
+      internal::PyramidBand job;
       if (s == 0) {
         job.yuv = &sources[image];
       } else {
@@ -125,22 +125,22 @@ absl::StatusOr<FrameSums> Ssimulacra2Threads::Sums(const Frame& ref, const Frame
   sums.width = g.width;
   sums.height = g.height;
   sums.num_scales = num_scales_;
-  const int padded = kernels::PaddedWidth(g.width);
+  const int padded = internal::PaddedWidth(g.width);
   pool_.Run(num_scales_ * kChannels, [&](int task, int worker) {
     const int s = task / kChannels;
     const int c = task % kChannels;
-    kernels::ChannelJob job;
+    internal::ChannelJob job;
     job.ref = xyb_view_[0][s].data + c * xyb_view_[0][s].plane_stride;
     job.dis = xyb_view_[1][s].data + c * xyb_view_[1][s].plane_stride;
     job.stride = xyb_view_[0][s].stride;
     job.width = xyb_view_[0][s].width;
     job.height = xyb_view_[0][s].height;
     float* base = channel_scratch_[worker].data.get();
-    kernels::ChannelScratch scratch;
+    internal::ChannelScratch scratch;
     scratch.padded_width = padded;
     scratch.ring = base;
-    scratch.column_state = scratch.ring + kernels::ChannelScratch::RingFloats(padded);
-    scratch.transposed = scratch.column_state + kernels::ChannelScratch::ColumnStateFloats(padded);
+    scratch.column_state = scratch.ring + internal::ChannelScratch::RingFloats(padded);
+    scratch.transposed = scratch.column_state + internal::ChannelScratch::ColumnStateFloats(padded);
     kernels_->channel_sums(job, scratch, sums.sums[s][c]);
   });
   return sums;

@@ -81,7 +81,7 @@ class Ssimulacra2Threads {
   // (Re)allocates every buffer for this geometry; a no-op when it has not changed.
   void Prepare(const FrameGeometry& geometry);
 
-  const kernels::KernelTable* kernels_;
+  const internal::KernelTable* kernels_;
   WorkerPool pool_;
 
   FrameGeometry geometry_;  // what the buffers are sized for
@@ -89,8 +89,8 @@ class Ssimulacra2Threads {
   std::vector<int32_t> chroma_x_;
   AlignedFloats xyb_[2][kMaxScales];     // [image][scale]
   AlignedFloats linear_[2][kMaxScales];  // [image][scale], scales >= 1
-  kernels::Image3 xyb_view_[2][kMaxScales];
-  kernels::Image3 linear_view_[2][kMaxScales];
+  internal::Image3 xyb_view_[2][kMaxScales];
+  internal::Image3 linear_view_[2][kMaxScales];
   // Per worker.
   std::vector<AlignedFloats> linear_scratch_;
   std::vector<AlignedFloats> channel_scratch_;

@@ -54,7 +54,7 @@ void ExpectAllPathsEqualReference(const Case& c) {
   ASSERT_TRUE(want_score.ok()) << want_score.status();
 
   std::vector<Ssimulacra2Isa> isas = {Ssimulacra2Isa::kGeneric};
-  if (kernels::Avx2Supported()) isas.push_back(Ssimulacra2Isa::kAvx2);
+  if (internal::Avx2Supported()) isas.push_back(Ssimulacra2Isa::kAvx2);
   for (Ssimulacra2Isa isa : isas) {
     for (int threads : {1, 2, 3, 7}) {
       Ssimulacra2Threads engine(threads, isa);

@@ -29,16 +29,16 @@ absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& 
   if (prev_ref != nullptr && !(prev_ref->geometry() == ref.geometry())) {
     return absl::InvalidArgumentError("vmaf: previous reference geometry differs");
   }
-  static const bool use_avx512 = VmafAvx512Supported();
-  static const bool use_avx2 = VmafAvx2Supported();
+  static const bool use_avx512 = internal::VmafAvx512Supported();
+  static const bool use_avx2 = internal::VmafAvx2Supported();
   if (VmafModelLimitsGainToOne(model)) {
-    if (use_avx512) return avx512_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
-    if (use_avx2) return avx2_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
-    return generic_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
+    if (use_avx512) return internal::avx512_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
+    if (use_avx2) return internal::avx2_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
+    return internal::generic_neg::ComputeFeatures(ref, dis, prev_ref, parallel);
   }
-  if (use_avx512) return avx512::ComputeFeatures(ref, dis, prev_ref, parallel);
-  if (use_avx2) return avx2::ComputeFeatures(ref, dis, prev_ref, parallel);
-  return generic::ComputeFeatures(ref, dis, prev_ref, parallel);
+  if (use_avx512) return internal::avx512::ComputeFeatures(ref, dis, prev_ref, parallel);
+  if (use_avx2) return internal::avx2::ComputeFeatures(ref, dis, prev_ref, parallel);
+  return internal::generic::ComputeFeatures(ref, dis, prev_ref, parallel);
 }
 
 }  // namespace vmaf

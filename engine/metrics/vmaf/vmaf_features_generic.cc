@@ -11,6 +11,7 @@
 
 namespace exactq {
 namespace vmaf {
+namespace internal {
 
 bool VmafAvx2Supported() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -30,5 +31,6 @@ bool VmafAvx512Supported() {
 #endif
 }
 
+}  // namespace internal
 }  // namespace vmaf
 }  // namespace exactq

@@ -5,7 +5,8 @@
 // bits; ComputeVmafFeatures picks the widest the CPU has.
 // The *_neg namespaces: the same source with vmaf_v0.6.1neg's enhancement gain limits
 // (1 instead of 100, EXACTQ_VMAF_ENHN_GAIN_LIMIT).
-// Callers have checked the input (CheckVmafInput, prev_ref's geometry).
+// Callers have checked the input (CheckVmafInput, prev_ref's geometry). Internal to
+// vmaf_features.cc and its tests.
 
 #ifndef EXACTQ_ENGINE_METRICS_VMAF_VMAF_FEATURES_KERNELS_H_
 #define EXACTQ_ENGINE_METRICS_VMAF_VMAF_FEATURES_KERNELS_H_
@@ -15,6 +16,7 @@
 
 namespace exactq {
 namespace vmaf {
+namespace internal {
 
 namespace generic {
 VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
@@ -51,6 +53,7 @@ VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* pr
 bool VmafAvx2Supported();
 bool VmafAvx512Supported();
 
+}  // namespace internal
 }  // namespace vmaf
 }  // namespace exactq
 

@@ -132,13 +132,13 @@ void ExpectSimdEqualsGeneric(Kernel generic_kernel, Kernel avx2_kernel, Kernel a
         const Frame dis = MakeFrame(g, 3, distortion);
         const VmafFeatures reference = generic_kernel(ref, dis, &prev, {});
         ExpectSameBits(avx2_kernel(ref, dis, &prev, {}), reference);
-        if (VmafAvx512Supported()) {
+        if (internal::VmafAvx512Supported()) {
           ExpectSameBits(avx512_kernel(ref, dis, &prev, {}), reference);
         }
       }
       const VmafFeatures first = generic_kernel(ref, prev, nullptr, {});
       ExpectSameBits(avx2_kernel(ref, prev, nullptr, {}), first);
-      if (VmafAvx512Supported()) {
+      if (internal::VmafAvx512Supported()) {
         ExpectSameBits(avx512_kernel(ref, prev, nullptr, {}), first);
       }
     }
@@ -146,15 +146,16 @@ void ExpectSimdEqualsGeneric(Kernel generic_kernel, Kernel avx2_kernel, Kernel a
 }
 
 TEST(VmafFeaturesTest, SimdKernelsEqualTheGenericOnesBitForBit) {
-  if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
-  ExpectSimdEqualsGeneric(&generic::ComputeFeatures, &avx2::ComputeFeatures, &avx512::ComputeFeatures);
+  if (!internal::VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  ExpectSimdEqualsGeneric(&internal::generic::ComputeFeatures, &internal::avx2::ComputeFeatures,
+                          &internal::avx512::ComputeFeatures);
 }
 
 // vmaf_v0.6.1neg's builds (enhancement gain limits 1).
 TEST(VmafFeaturesTest, NegSimdKernelsEqualTheGenericOnesBitForBit) {
-  if (!VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
-  ExpectSimdEqualsGeneric(&generic_neg::ComputeFeatures, &avx2_neg::ComputeFeatures,
-                          &avx512_neg::ComputeFeatures);
+  if (!internal::VmafAvx2Supported()) GTEST_SKIP() << "no AVX2 on this CPU";
+  ExpectSimdEqualsGeneric(&internal::generic_neg::ComputeFeatures, &internal::avx2_neg::ComputeFeatures,
+                          &internal::avx512_neg::ComputeFeatures);
 }
 
 TEST(VmafFeaturesTest, NegModelLimitsTheGainOfAnEnhancedFrame) {

@@ -114,7 +114,7 @@ absl::StatusOr<std::array<uint64_t, 3>> PsnrCuda::PlaneSse(const Frame& ref, con
   if (frame_buffer_ == nullptr) {
     int device = 0;
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetDevice(&device));
-    frame_buffer_ = std::make_unique<gpu_host::DeviceFrameBuffer>(device);
+    frame_buffer_ = std::make_unique<DeviceFrameBuffer>(device);
   }
   absl::StatusOr<DeviceFramePair> pair = frame_buffer_->Upload(ref, dist, PsnrScoredPlanes(options_, g), stream_);
   if (!pair.ok()) return pair.status();

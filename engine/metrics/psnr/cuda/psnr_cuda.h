@@ -54,7 +54,7 @@ class PsnrCuda {
 
   PsnrOptions options_;
   cudaStream_t stream_;
-  std::unique_ptr<gpu_host::DeviceFrameBuffer> frame_buffer_;  // Score's uploads
+  std::unique_ptr<DeviceFrameBuffer> frame_buffer_;  // Score's uploads
   FrameGeometry enqueued_;                    // of the pair enqueued last
   unsigned long long* device_sse_ = nullptr;  // 3 counters
   unsigned long long* host_sse_ = nullptr;    // pinned

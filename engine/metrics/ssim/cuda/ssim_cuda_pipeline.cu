@@ -21,31 +21,29 @@ namespace exactq {
 namespace ssim {
 namespace gpu {
 
-namespace xg = exact::gpu;
-
 // SsimTermSumResult = [segment part: SegmentOutput][walk part: WalkOutput].
 constexpr size_t kWalkPart = offsetof(SsimTermSumResult, sum_bits);
-static_assert(kWalkPart == sizeof(xg::SegmentOutput) && sizeof(SsimTermSumResult) == kWalkPart + sizeof(xg::WalkOutput),
+static_assert(kWalkPart == sizeof(exact::gpu::SegmentOutput) && sizeof(SsimTermSumResult) == kWalkPart + sizeof(exact::gpu::WalkOutput),
               "SsimTermSumResult is a SegmentOutput followed by a WalkOutput");
-static_assert(offsetof(SsimTermSumResult, segment_sum_bits) == offsetof(xg::SegmentOutput, sum_bits) &&
-                  offsetof(SsimTermSumResult, segment_status) == offsetof(xg::SegmentOutput, status) &&
-                  offsetof(SsimTermSumResult, segment_steps) == offsetof(xg::SegmentOutput, steps) &&
-                  offsetof(SsimTermSumResult, segment_crossing_lanes) == offsetof(xg::SegmentOutput, crossing_lanes) &&
-                  offsetof(SsimTermSumResult, segment_refused_step) == offsetof(xg::SegmentOutput, refused_step) &&
+static_assert(offsetof(SsimTermSumResult, segment_sum_bits) == offsetof(exact::gpu::SegmentOutput, sum_bits) &&
+                  offsetof(SsimTermSumResult, segment_status) == offsetof(exact::gpu::SegmentOutput, status) &&
+                  offsetof(SsimTermSumResult, segment_steps) == offsetof(exact::gpu::SegmentOutput, steps) &&
+                  offsetof(SsimTermSumResult, segment_crossing_lanes) == offsetof(exact::gpu::SegmentOutput, crossing_lanes) &&
+                  offsetof(SsimTermSumResult, segment_refused_step) == offsetof(exact::gpu::SegmentOutput, refused_step) &&
                   offsetof(SsimTermSumResult, segment_terms_one_by_one) ==
-                      offsetof(xg::SegmentOutput, terms_one_by_one) &&
-                  offsetof(SsimTermSumResult, segment_tile_chunks) == offsetof(xg::SegmentOutput, tile_chunks) &&
+                      offsetof(exact::gpu::SegmentOutput, terms_one_by_one) &&
+                  offsetof(SsimTermSumResult, segment_tile_chunks) == offsetof(exact::gpu::SegmentOutput, tile_chunks) &&
                   offsetof(SsimTermSumResult, segment_replanned_chunks) ==
-                      offsetof(xg::SegmentOutput, replanned_chunks) &&
-                  offsetof(SsimTermSumResult, segment_cycles) == offsetof(xg::SegmentOutput, cycles_total),
+                      offsetof(exact::gpu::SegmentOutput, replanned_chunks) &&
+                  offsetof(SsimTermSumResult, segment_cycles) == offsetof(exact::gpu::SegmentOutput, cycles_total),
               "the segment part mirrors exact::gpu::SegmentOutput");
-static_assert(offsetof(SsimTermSumResult, sum_bits) - kWalkPart == offsetof(xg::WalkOutput, sum_bits) &&
-                  offsetof(SsimTermSumResult, chunks_rejected) - kWalkPart == offsetof(xg::WalkOutput, chunks_rejected) &&
+static_assert(offsetof(SsimTermSumResult, sum_bits) - kWalkPart == offsetof(exact::gpu::WalkOutput, sum_bits) &&
+                  offsetof(SsimTermSumResult, chunks_rejected) - kWalkPart == offsetof(exact::gpu::WalkOutput, chunks_rejected) &&
                   offsetof(SsimTermSumResult, subchunks_rejected) - kWalkPart ==
-                      offsetof(xg::WalkOutput, subchunks_rejected) &&
+                      offsetof(exact::gpu::WalkOutput, subchunks_rejected) &&
                   offsetof(SsimTermSumResult, terms_one_by_one) - kWalkPart ==
-                      offsetof(xg::WalkOutput, terms_one_by_one) &&
-                  offsetof(SsimTermSumResult, walk_windows) - kWalkPart == offsetof(xg::WalkOutput, walk_windows),
+                      offsetof(exact::gpu::WalkOutput, terms_one_by_one) &&
+                  offsetof(SsimTermSumResult, walk_windows) - kWalkPart == offsetof(exact::gpu::WalkOutput, walk_windows),
               "the walk part mirrors exact::gpu::WalkOutput");
 
 namespace {
@@ -87,12 +85,12 @@ __device__ inline void StoreLaneTerms(double* terms, int64_t chunk, const double
 
 template <class Sample, class VSum, class HSum>
 __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
-    SsimFusedKernel(LumaPlanes<Sample> planes, double* terms, LookbackState lookback, xg::PlanOptions options,
+    SsimFusedKernel(LumaPlanes<Sample> planes, double* terms, LookbackState lookback, exact::gpu::PlanOptions options,
                     bool force_general, int* plan, exact::RunSummary* summaries) {
   using Terms = BlockChunkTerms<Sample, VSum, HSum>;
   __shared__ union {
     typename Terms::TempStorage terms;
-    xg::BlockOrderedChunk::TempStorage chunk;
+    exact::gpu::BlockOrderedChunk::TempStorage chunk;
     BlockChunkSummary::TempStorage summary;
   } temp;
   __shared__ int64_t chunk_shared;
@@ -105,7 +103,7 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
   Terms::Compute(temp.terms, planes, chunk, x, valid);
   StoreLaneTerms(terms, chunk, x, valid);
   __syncthreads();  // the span arrays are done before the reduction reuses the storage
-  const double sum = xg::BlockOrderedChunk::ApproximateSum(temp.chunk, x, valid);  // thread 0
+  const double sum = exact::gpu::BlockOrderedChunk::ApproximateSum(temp.chunk, x, valid);  // thread 0
   if (threadIdx.x < 32) {
     if (threadIdx.x == 0) PublishAggregate(lookback, chunk, sum);
     const double before = ExclusivePrefix(lookback, chunk);
@@ -122,9 +120,9 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
 }
 
 template <class Sample, class VSum, class HSum>
-cudaError_t LaunchFused(const SsimDeviceFrame& f, int64_t chunks, const xg::Workspace& ws, const LookbackState& lb,
+cudaError_t LaunchFused(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws, const LookbackState& lb,
                         const SsimPipelineOptions& options, cudaStream_t stream) {
-  xg::PlanOptions plan;
+  exact::gpu::PlanOptions plan;
   plan.mode = options.plan_mode;
   plan.fixed_frame = options.fixed_frame;
   SsimFusedKernel<Sample, VSum, HSum><<<static_cast<unsigned>(chunks), kBlockThreads, 0, stream>>>(
@@ -132,7 +130,7 @@ cudaError_t LaunchFused(const SsimDeviceFrame& f, int64_t chunks, const xg::Work
   return cudaGetLastError();
 }
 
-cudaError_t LaunchFusedForDepth(const SsimDeviceFrame& f, int64_t chunks, const xg::Workspace& ws,
+cudaError_t LaunchFusedForDepth(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws,
                                 const LookbackState& lb, const SsimPipelineOptions& options, cudaStream_t stream) {
   if (f.bit_depth <= 8) return LaunchFused<uint8_t, uint32_t, uint32_t>(f, chunks, ws, lb, options, stream);
   if (f.bit_depth <= 12) return LaunchFused<uint16_t, uint32_t, uint64_t>(f, chunks, ws, lb, options, stream);
@@ -148,7 +146,7 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
   using Terms = BlockChunkTerms<Sample, VSum, HSum>;
   __shared__ union {
     typename Terms::TempStorage terms;
-    xg::BlockOrderedChunk::TempStorage chunk;
+    exact::gpu::BlockOrderedChunk::TempStorage chunk;
   } temp;
   const int64_t chunk = blockIdx.x;
   double x[kTermsPerThread];
@@ -157,19 +155,19 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
 
   StoreLaneTerms(terms, chunk, x, valid);
   __syncthreads();  // the span arrays are done before the reduction reuses the storage
-  const double sum = xg::BlockOrderedChunk::ApproximateSum(temp.chunk, x, valid);
+  const double sum = exact::gpu::BlockOrderedChunk::ApproximateSum(temp.chunk, x, valid);
   if (threadIdx.x == 0) chunk_sums[chunk] = sum;
 }
 
 template <class Sample, class VSum, class HSum>
-cudaError_t LaunchTerms(const SsimDeviceFrame& f, int64_t chunks, const xg::Workspace& ws, cudaStream_t stream) {
+cudaError_t LaunchTerms(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws, cudaStream_t stream) {
   SsimTermsKernel<Sample, VSum, HSum>
       <<<static_cast<unsigned>(chunks), kBlockThreads, 0, stream>>>(PlanesOf<Sample>(f), f.terms, ws.chunk_sums);
   return cudaGetLastError();
 }
 
 // The integer widths of ssim_cuda_terms.cuh by depth.
-cudaError_t LaunchTermsForDepth(const SsimDeviceFrame& f, int64_t chunks, const xg::Workspace& ws,
+cudaError_t LaunchTermsForDepth(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws,
                                 cudaStream_t stream) {
   if (f.bit_depth <= 8) return LaunchTerms<uint8_t, uint32_t, uint32_t>(f, chunks, ws, stream);
   if (f.bit_depth <= 12) return LaunchTerms<uint16_t, uint32_t, uint64_t>(f, chunks, ws, stream);
@@ -186,7 +184,7 @@ cudaError_t LaunchTermsForDepth(const SsimDeviceFrame& f, int64_t chunks, const 
 inline constexpr int kPlanThreads = 1024;
 
 __global__ void __launch_bounds__(kPlanThreads)
-    SsimPlanKernel(const double* chunk_sums, int64_t chunks, xg::PlanOptions options, int* plan) {
+    SsimPlanKernel(const double* chunk_sums, int64_t chunks, exact::gpu::PlanOptions options, int* plan) {
   using Scan = cub::BlockScan<double, kPlanThreads>;
   __shared__ typename Scan::TempStorage temp;
   const int64_t per = (chunks + kPlanThreads - 1) / kPlanThreads;
@@ -266,46 +264,46 @@ int64_t Pixels(const SsimDeviceFrame& f) { return static_cast<int64_t>(f.width) 
 // are the event-walk workspace's: the terms stage writes them once for both).
 size_t LookbackBytes(int64_t chunks) {
   const size_t c = static_cast<size_t>(chunks);
-  return xg::AlignUp((c + 1) * sizeof(unsigned)) + 2 * xg::AlignUp(c * sizeof(double));
+  return exact::gpu::AlignUp((c + 1) * sizeof(unsigned)) + 2 * exact::gpu::AlignUp(c * sizeof(double));
 }
 
 LookbackState CarveLookback(void* workspace, int64_t chunks) {
   const size_t c = static_cast<size_t>(chunks);
-  char* p = static_cast<char*>(workspace) + xg::WorkspaceBytes(chunks);
+  char* p = static_cast<char*>(workspace) + exact::gpu::WorkspaceBytes(chunks);
   LookbackState lb;
   lb.flags = reinterpret_cast<unsigned*>(p);
-  p += xg::AlignUp((c + 1) * sizeof(unsigned));
+  p += exact::gpu::AlignUp((c + 1) * sizeof(unsigned));
   lb.aggregate = reinterpret_cast<double*>(p);
-  p += xg::AlignUp(c * sizeof(double));
+  p += exact::gpu::AlignUp(c * sizeof(double));
   lb.inclusive = reinterpret_cast<double*>(p);
   lb.chunks = chunks;
   return lb;
 }
 
 SsimTermSumResult* ResultIn(void* workspace, int64_t chunks) {
-  return reinterpret_cast<SsimTermSumResult*>(static_cast<char*>(workspace) + xg::WorkspaceBytes(chunks) +
+  return reinterpret_cast<SsimTermSumResult*>(static_cast<char*>(workspace) + exact::gpu::WorkspaceBytes(chunks) +
                                               LookbackBytes(chunks));
 }
 
 struct Workspaces {
-  xg::Workspace walk;
-  xg::SegmentWorkspace segments;
+  exact::gpu::Workspace walk;
+  exact::gpu::SegmentWorkspace segments;
 };
 
 Workspaces CarveWorkspaces(void* workspace, int64_t chunks) {
   Workspaces w;
-  w.walk = xg::CarveWorkspace(workspace, chunks);
+  w.walk = exact::gpu::CarveWorkspace(workspace, chunks);
   SsimTermSumResult* result = ResultIn(workspace, chunks);
   char* result_bytes = reinterpret_cast<char*>(result);
-  w.walk.output = reinterpret_cast<xg::WalkOutput*>(result_bytes + kWalkPart);
-  w.segments = xg::CarveSegmentWorkspace(result_bytes + xg::AlignUp(sizeof(SsimTermSumResult)), chunks);
+  w.walk.output = reinterpret_cast<exact::gpu::WalkOutput*>(result_bytes + kWalkPart);
+  w.segments = exact::gpu::CarveSegmentWorkspace(result_bytes + exact::gpu::AlignUp(sizeof(SsimTermSumResult)), chunks);
   w.segments.chunk_sums = w.walk.chunk_sums;
-  w.segments.output = reinterpret_cast<xg::SegmentOutput*>(result_bytes);
+  w.segments.output = reinterpret_cast<exact::gpu::SegmentOutput*>(result_bytes);
   return w;
 }
 
-xg::PlanOptions PlanOf(const SsimPipelineOptions& options) {
-  xg::PlanOptions plan;
+exact::gpu::PlanOptions PlanOf(const SsimPipelineOptions& options) {
+  exact::gpu::PlanOptions plan;
   plan.mode = options.plan_mode;
   plan.fixed_frame = options.fixed_frame;
   return plan;
@@ -324,8 +322,8 @@ cudaError_t EnqueueEventWalkStages(const SsimDeviceFrame& f, const SsimPipelineO
   }
   if (err == cudaSuccess) err = Record(ev.summaries_done, stream);
   if (err == cudaSuccess) {
-    xg::OrderedWalk<xg::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
-        xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
+    exact::gpu::OrderedWalk<exact::gpu::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
+        exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
     err = cudaGetLastError();
   }
   return err;
@@ -333,14 +331,14 @@ cudaError_t EnqueueEventWalkStages(const SsimDeviceFrame& f, const SsimPipelineO
 
 }  // namespace
 
-int64_t SsimChunkCount(int64_t pixels) { return xg::ChunkCount(static_cast<size_t>(pixels)); }
+int64_t SsimChunkCount(int64_t pixels) { return exact::gpu::ChunkCount(static_cast<size_t>(pixels)); }
 
 size_t SsimTermBytes(int64_t pixels) { return static_cast<size_t>(pixels) * sizeof(double); }
 
 size_t SsimWorkspaceBytes(int64_t pixels) {
   const int64_t chunks = SsimChunkCount(pixels);
-  return xg::WorkspaceBytes(chunks) + LookbackBytes(chunks) + xg::AlignUp(sizeof(SsimTermSumResult)) +
-         xg::SegmentWorkspaceBytes(chunks);
+  return exact::gpu::WorkspaceBytes(chunks) + LookbackBytes(chunks) + exact::gpu::AlignUp(sizeof(SsimTermSumResult)) +
+         exact::gpu::SegmentWorkspaceBytes(chunks);
 }
 
 const SsimTermSumResult* SsimTermSumResultOnDevice(const SsimDeviceFrame& f) {
@@ -349,11 +347,11 @@ const SsimTermSumResult* SsimTermSumResultOnDevice(const SsimDeviceFrame& f) {
 
 bool NeedsEventWalk(const SsimTermSumResult& r, const SsimPipelineOptions& options) {
   // -1: the frame was too large for the segment pipeline and the event walk already ran.
-  return options.segments && !options.fused && r.segment_status > xg::kSegmentAccepted;
+  return options.segments && !options.fused && r.segment_status > exact::gpu::kSegmentAccepted;
 }
 
 double SsimTermSum(const SsimTermSumResult& r, const SsimPipelineOptions& options) {
-  const bool segments = options.segments && !options.fused && r.segment_status == xg::kSegmentAccepted;
+  const bool segments = options.segments && !options.fused && r.segment_status == exact::gpu::kSegmentAccepted;
   return exact::DoubleOf(segments ? r.segment_sum_bits : r.sum_bits);
 }
 
@@ -383,20 +381,20 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
       if (err == cudaSuccess) err = Record(e, stream);
     }
     if (err == cudaSuccess) {
-      xg::OrderedWalk<xg::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
-          xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
+      exact::gpu::OrderedWalk<exact::gpu::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
+          exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
       err = cudaGetLastError();
     }
   } else {
     err = LaunchTermsForDepth(f, chunks, w.walk, stream);
     if (err == cudaSuccess) err = Record(ev.terms_done, stream);
     if (err == cudaSuccess) {
-      if (options.segments && xg::SegmentPipelineFits(static_cast<size_t>(n))) {
+      if (options.segments && exact::gpu::SegmentPipelineFits(static_cast<size_t>(n))) {
         // No plan or summaries stages here: their events mark the end of the terms.
         for (cudaEvent_t e : {ev.plan_done, ev.summaries_done}) {
           if (err == cudaSuccess) err = Record(e, stream);
         }
-        if (err == cudaSuccess) err = xg::EnqueueSegmentedSumFromChunkSums(xg::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), w.segments,
+        if (err == cudaSuccess) err = exact::gpu::EnqueueSegmentedSumFromChunkSums(exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), w.segments,
                                                    PlanOf(options), stream);
       } else {
         // A segment status that is not "accepted" sends callers to the event walk's result.
@@ -415,7 +413,7 @@ cudaError_t CompareSummaryPaths(const SsimDeviceFrame& f, cudaStream_t stream, i
                                 int64_t* tie_free, int64_t* chunks_out) {
   const int64_t n = Pixels(f);
   const int64_t chunks = SsimChunkCount(n);
-  const xg::Workspace ws = xg::CarveWorkspace(f.workspace, chunks);
+  const exact::gpu::Workspace ws = exact::gpu::CarveWorkspace(f.workspace, chunks);
   const size_t bytes = static_cast<size_t>(chunks) * sizeof(exact::RunSummary);
   exact::RunSummary* general = nullptr;
   exact::RunSummary* mixed = nullptr;

@@ -65,10 +65,10 @@ struct Ssimulacra2Cuda::State {
   float* eotf_table = nullptr;  // device: kSrgbEotfTable
   FrameGeometry geometry;       // of the scratch below; width 0 before the first frame
   // Sums' uploads (created with the first such call); EnqueueDevice reads the caller's.
-  std::unique_ptr<gpu_host::DeviceFrameBuffer> own_frames;
+  std::unique_ptr<DeviceFrameBuffer> own_frames;
   DeviceFramePair frame;        // the pair the launches read (its pointers are in the graphs)
   const uint8_t* graph_pictures[2] = {};  // the pair the graphs were captured with
-  std::optional<gpu_host::FrameInFlight> in_flight;  // from EnqueueDevice to the collect
+  std::optional<FrameInFlight> in_flight;  // from EnqueueDevice to the collect
   bool slabs = false;                     // the frame in flight runs in slabs
   bool enqueued = false;                  // a frame waits to be collected
   void* scratch = nullptr;              // device: gpu::ScratchBytes
@@ -404,7 +404,7 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
   State& st = *state_;
   if (st.enqueued) return absl::FailedPreconditionError("Ssimulacra2Cuda: a frame is in flight; collect it first");
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
-  if (st.own_frames == nullptr) st.own_frames = std::make_unique<gpu_host::DeviceFrameBuffer>(options_.device);
+  if (st.own_frames == nullptr) st.own_frames = std::make_unique<DeviceFrameBuffer>(options_.device);
   const int64_t staged_before = st.own_frames->staged_uploads();
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.start, st.stream));
   absl::StatusOr<DeviceFramePair> pair =

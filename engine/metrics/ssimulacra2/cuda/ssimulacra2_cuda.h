@@ -101,7 +101,7 @@ struct Ssimulacra2CudaOptions {
   // stored, while they are still in L2; with bases_evict_last the terms kernel stores the
   // bases under an L2 policy of evict_last. A multiple of 32, or 0 for never. Only frames
   // launched while at least slab_min_frames_in_flight frames of this process's twins are
-  // in flight on the device, this one included (gpu_host::FrameInFlight), run in slabs;
+  // in flight on the device, this one included (FrameInFlight), run in slabs;
   // the others run whole scales (each form has its own graph). Same bits either way.
   // On the H200, 16 frames in flight, slabs with evict_last against whole scales: 1080p
   // +1.3% with 128 chunks, +2.3% with 160 (96: 3% slower than 128, 64: 8%, 32: 26%; 192

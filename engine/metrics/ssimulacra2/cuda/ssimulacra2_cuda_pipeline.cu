@@ -36,17 +36,15 @@ __device__ inline void VisitMap(const TermOfBase& map, F&& f) {
 
 namespace {
 
-namespace xg = ::exactq::exact::gpu;
-
-static_assert(kSumAccepted == xg::kSegmentAccepted && kSumRefused == xg::kSegmentRefused &&
-                  kSumOverflow == xg::kSegmentOverflow,
+static_assert(kSumAccepted == exact::gpu::kSegmentAccepted && kSumRefused == exact::gpu::kSegmentRefused &&
+                  kSumOverflow == exact::gpu::kSegmentOverflow,
               "SumResults::status carries the segment pipeline's status");
 
 // One sum's workspace region: whichever of the ways of summing a frame uses (the tree
 // sum uses the segment workspace's chunk_sums and output).
 size_t SumRegionBytes(size_t n) {
-  const int64_t chunks = xg::ChunkCount(n);
-  return AlignScratch(std::max(xg::SegmentWorkspaceBytes(chunks), xg::WorkspaceBytes(chunks)));
+  const int64_t chunks = exact::gpu::ChunkCount(n);
+  return AlignScratch(std::max(exact::gpu::SegmentWorkspaceBytes(chunks), exact::gpu::WorkspaceBytes(chunks)));
 }
 
 // The planes, then 18 workspace regions per scale (one per sum).
@@ -134,7 +132,7 @@ struct ChunkSumOutputs {
 
 constexpr int kTermsChunkThreads = 256;
 constexpr int kTermsChunkWarps = kTermsChunkThreads / 32;
-static_assert(xg::kChunkTerms % kTermsChunkThreads == 0, "a block covers whole chunks");
+static_assert(exact::gpu::kChunkTerms % kTermsChunkThreads == 0, "a block covers whole chunks");
 
 __device__ inline double SumAdd(double a, double b) { return __dadd_rn(a, b); }
 __device__ inline float SumAdd(float a, float b) { return __fadd_rn(a, b); }
@@ -204,8 +202,8 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const
   }();
   Acc acc[kSumsPerChannel] = {};
 #pragma unroll
-  for (int j = 0; j < xg::kChunkTerms / kTermsChunkThreads; ++j) {
-    const size_t i = chunk * xg::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
+  for (int j = 0; j < exact::gpu::kChunkTerms / kTermsChunkThreads; ++j) {
+    const size_t i = chunk * exact::gpu::kChunkTerms + static_cast<size_t>(j) * kTermsChunkThreads + threadIdx.x;
     if (i < n) {
       Acc terms[kSumsPerChannel];
       if constexpr (kBinary32Advice) {
@@ -223,10 +221,10 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const
 }
 
 // Term k of channel c as the sums read it: the stored base, mapped.
-using StoredTerm = xg::MappedArrayTerms<TermOfBase>;
+using StoredTerm = exact::gpu::MappedArrayTerms<TermOfBase>;
 StoredTerm StoredTermOf(const ScalePlanes& view, int c, int k) { return StoredTerm{TermBasePlane(view, c, k), TermOfBase{k}}; }
 template <int kChannels>
-using ChannelsBatch = xg::SegmentBatch<StoredTerm, kChannels * kSumsPerChannel>;
+using ChannelsBatch = exact::gpu::SegmentBatch<StoredTerm, kChannels * kSumsPerChannel>;
 
 // NOT EXACT (the inexact variant): block j adds sum j's chunk sums (channel j / 6, term
 // j % 6 of the launch's channels) as a tree (each thread a strided share, then the
@@ -276,7 +274,7 @@ unsigned LinearGrid(int64_t n, int block) { return static_cast<unsigned>((n + bl
 
 // The event walk for sums of planes beyond the segment pipeline's reach (2^30 terms).
 SumPath EffectivePath(SumPath path, size_t n) {
-  return path == SumPath::kSegments && !xg::SegmentPipelineFits(n) ? SumPath::kEventWalk : path;
+  return path == SumPath::kSegments && !exact::gpu::SegmentPipelineFits(n) ? SumPath::kEventWalk : path;
 }
 
 // The terms and six sums of channels first .. first + kChannels - 1 of one scale (n terms
@@ -289,7 +287,7 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
                                char* const (&regions)[kImageChannels][kSumsPerChannel], cudaStream_t stream,
                                cudaEvent_t termed, const unsigned long long** bits, const int32_t** status,
                                const int32_t** tile_chunks) {
-  const int64_t chunks = xg::ChunkCount(n);
+  const int64_t chunks = exact::gpu::ChunkCount(n);
   const dim3 terms_grid(static_cast<unsigned>(chunks), kChannels);
   if (path == SumPath::kEventWalk) {
     // The bases only (no chunk sums: the event walk forms its own), then the walks.
@@ -300,11 +298,11 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
     for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
       const int c = first + j / kSumsPerChannel;
       const int k = j % kSumsPerChannel;
-      const xg::Workspace ws = xg::CarveWorkspace(regions[c][k], chunks);
+      const exact::gpu::Workspace ws = exact::gpu::CarveWorkspace(regions[c][k], chunks);
       bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
       status[j] = nullptr;
       tile_chunks[j] = nullptr;
-      if (cudaError_t err = xg::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, xg::PlanOptions{}, stream);
+      if (cudaError_t err = exact::gpu::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, exact::gpu::PlanOptions{}, stream);
           err != cudaSuccess) {
         return err;
       }
@@ -320,7 +318,7 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
     const int c = first + i;
     const int k = j % kSumsPerChannel;
     batch.source[j] = StoredTermOf(view, c, k);
-    const xg::SegmentWorkspace& ws = batch.workspaces.ws[j] = xg::CarveSegmentWorkspace(regions[c][k], chunks);
+    const exact::gpu::SegmentWorkspace& ws = batch.workspaces.ws[j] = exact::gpu::CarveSegmentWorkspace(regions[c][k], chunks);
     chunk_sums.p[i][k] = ws.chunk_sums;
     outputs.p[i][k] = reinterpret_cast<double*>(&ws.output->sum_bits);
     bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
@@ -343,7 +341,7 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
     }
     return cudaGetLastError();
   };
-  xg::PlanOptions plan;
+  exact::gpu::PlanOptions plan;
   plan.mode = static_cast<exact::PlanMode>(options.segment_plan_mode);
   const int64_t slab = options.slab_chunks;
   if (segments && slab > 0 && chunks > slab) {
@@ -356,12 +354,12 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
       if (end_chunk == chunks) {
         if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
       }
-      if (cudaError_t err = xg::EnqueueSegmentedSumsChunkStage(batch, n, first_chunk, end_chunk, plan, stream);
+      if (cudaError_t err = exact::gpu::EnqueueSegmentedSumsChunkStage(batch, n, first_chunk, end_chunk, plan, stream);
           err != cudaSuccess) {
         return err;
       }
     }
-    return xg::EnqueueSegmentedSumsFinish(batch, n, plan, stream);
+    return exact::gpu::EnqueueSegmentedSumsFinish(batch, n, plan, stream);
   }
   if (cudaError_t err = enqueue_terms(0, chunks); err != cudaSuccess) return err;
   if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
@@ -369,7 +367,7 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
     TreeOfChunkSumsKernel<<<kChannels * kSumsPerChannel, kTreeThreads, 0, stream>>>(chunk_sums, chunks, outputs);
     return cudaGetLastError();
   }
-  return xg::EnqueueSegmentedSumsFromChunkSums(batch, n, plan, stream);
+  return exact::gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, plan, stream);
 }
 
 }  // namespace
@@ -436,10 +434,10 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
   int h = height;
   for (int s = 0; s < ScaleCountOf(width, height); ++s) {
     const size_t n = static_cast<size_t>(w) * h;
-    const int64_t chunks = xg::ChunkCount(n);
+    const int64_t chunks = exact::gpu::ChunkCount(n);
     for (auto& channel : l.regions[s]) {
       for (char* region : channel) {
-        if (cudaError_t err = xg::ZeroSegmentState(xg::CarveSegmentWorkspace(region, chunks), stream);
+        if (cudaError_t err = exact::gpu::ZeroSegmentState(exact::gpu::CarveSegmentWorkspace(region, chunks), stream);
             err != cudaSuccess) {
           return err;
         }
@@ -452,9 +450,9 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
 }
 
 cudaError_t PreparePipeline() {
-  if (cudaError_t err = xg::AllowWalkSharedMemory<StoredTerm>(); err != cudaSuccess) return err;
-  if (cudaError_t err = xg::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>(); err != cudaSuccess) return err;
-  return xg::AllowSegmentWalkBatchSharedMemory<kImageChannels * kSumsPerChannel>();
+  if (cudaError_t err = exact::gpu::AllowWalkSharedMemory<StoredTerm>(); err != cudaSuccess) return err;
+  if (cudaError_t err = exact::gpu::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>(); err != cudaSuccess) return err;
+  return exact::gpu::AllowSegmentWalkBatchSharedMemory<kImageChannels * kSumsPerChannel>();
 }
 
 cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const PipelineStreams& ps,

@@ -411,9 +411,9 @@ TEST_F(Ssimulacra2CudaTest, SlabsOnlyWhileOtherFramesAreInFlight) {
   EXPECT_TRUE(CheckOne(gpu->get(), ref, dis, *cpu, "alone").equal);
   EXPECT_EQ(slab_frames(), 0);
   {
-    std::vector<std::unique_ptr<gpu_host::FrameInFlight>> others;
+    std::vector<std::unique_ptr<FrameInFlight>> others;
     for (int i = 1; i < defaults.slab_min_frames_in_flight; ++i) {
-      others.push_back(std::make_unique<gpu_host::FrameInFlight>(defaults.device));
+      others.push_back(std::make_unique<FrameInFlight>(defaults.device));
     }
     EXPECT_TRUE(CheckOne(gpu->get(), ref, dis, *cpu, "busy").equal);
     EXPECT_EQ(slab_frames(), 2);
