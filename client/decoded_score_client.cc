@@ -97,13 +97,18 @@ absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInp
   v1::ScoreResponse response;
   while (stream->Read(&response)) {
     switch (response.kind_case()) {
-      case v1::ScoreResponse::kAccepted: run.accepted = response.accepted(); break;
+      case v1::ScoreResponse::kAccepted:
+        run.accepted = response.accepted();
+        break;
       case v1::ScoreResponse::kFrame:
         run.frames.push_back(response.frame());
         if (on_frame) on_frame(run.frames.back());
         break;
-      case v1::ScoreResponse::kSummary: run.summary = response.summary(); break;
-      default: break;
+      case v1::ScoreResponse::kSummary:
+        run.summary = response.summary();
+        break;
+      default:
+        break;
     }
   }
   // A server that ends the call early (a refused path, a corrupt file) fails the

@@ -31,7 +31,6 @@
 #include <thread>
 
 #include "absl/flags/flag.h"
-#include "common/command_line.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -47,10 +46,11 @@
 #include "client/picture_source.h"
 #include "client/report.h"
 #include "client/report_files.h"
-#include "engine/metrics/registry.h"
 #include "client/score_client.h"
 #include "client/verify.h"
+#include "common/command_line.h"
 #include "engine/format/pixel_format.h"
+#include "engine/metrics/registry.h"
 
 ABSL_FLAG(std::string, server, "localhost:50051", "the exactqd address HOST:PORT");
 ABSL_FLAG(std::string, metrics, "psnr",
@@ -67,8 +67,7 @@ ABSL_FLAG(std::string, frames, "",
           "score frames A to B-1 of the files only (A:B; either may be left out: 100: or :500)");
 ABSL_FLAG(int, subsample, 1, "score every N-th frame (of those --frames selects); answers keep the files' numbers");
 ABSL_FLAG(bool, per_frame, false, "print a row per frame on the console before the pooled scores");
-ABSL_FLAG(int, precision, 6,
-          "decimals of the console's scores (-1: every bit); the files always keep every bit");
+ABSL_FLAG(int, precision, 6, "decimals of the console's scores (-1: every bit); the files always keep every bit");
 ABSL_FLAG(int, width, 0, "width of raw YUV input");
 ABSL_FLAG(int, height, 0, "height of raw YUV input");
 ABSL_FLAG(std::string, pixfmt, "", "pixel format of raw YUV input, e.g. yuv420p, yuv420p10le");
@@ -278,18 +277,28 @@ absl::StatusOr<ScoreOptions> ScoreOptionsFromFlags(const std::string& default_jo
   if (!metrics.ok()) return metrics.status();
   options.metrics = *metrics;
   const std::string backend = absl::GetFlag(FLAGS_backend);
-  if (backend == "auto") options.backend = v1::BACKEND_AUTO;
-  else if (backend == "cuda") options.backend = v1::BACKEND_CUDA;
-  else if (backend == "cpu") options.backend = v1::BACKEND_CPU;
-  else return absl::InvalidArgumentError("--backend must be auto, cuda or cpu, got " + backend);
+  if (backend == "auto")
+    options.backend = v1::BACKEND_AUTO;
+  else if (backend == "cuda")
+    options.backend = v1::BACKEND_CUDA;
+  else if (backend == "cpu")
+    options.backend = v1::BACKEND_CPU;
+  else
+    return absl::InvalidArgumentError("--backend must be auto, cuda or cpu, got " + backend);
   const std::string range = absl::GetFlag(FLAGS_range);
-  if (range == "limited") options.range = v1::COLOR_RANGE_LIMITED;
-  else if (range == "full") options.range = v1::COLOR_RANGE_FULL;
-  else if (!range.empty()) return absl::InvalidArgumentError("--range must be limited or full, got " + range);
+  if (range == "limited")
+    options.range = v1::COLOR_RANGE_LIMITED;
+  else if (range == "full")
+    options.range = v1::COLOR_RANGE_FULL;
+  else if (!range.empty())
+    return absl::InvalidArgumentError("--range must be limited or full, got " + range);
   const std::string matrix = absl::GetFlag(FLAGS_matrix);
-  if (matrix == "bt709") options.matrix = v1::COLOR_MATRIX_BT709;
-  else if (matrix == "bt601") options.matrix = v1::COLOR_MATRIX_BT601;
-  else if (!matrix.empty()) return absl::InvalidArgumentError("--matrix must be bt709 or bt601, got " + matrix);
+  if (matrix == "bt709")
+    options.matrix = v1::COLOR_MATRIX_BT709;
+  else if (matrix == "bt601")
+    options.matrix = v1::COLOR_MATRIX_BT601;
+  else if (!matrix.empty())
+    return absl::InvalidArgumentError("--matrix must be bt709 or bt601, got " + matrix);
   options.job_id = absl::GetFlag(FLAGS_job_id);
   if (options.job_id.empty()) options.job_id = default_job_id;
   return options;
@@ -306,8 +315,7 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   options.subsample = static_cast<uint32_t>(absl::GetFlag(FLAGS_subsample));
 
   std::optional<FrameGeometry> raw_geometry;
-  if (!absl::GetFlag(FLAGS_pixfmt).empty() || absl::GetFlag(FLAGS_width) != 0 ||
-      absl::GetFlag(FLAGS_height) != 0) {
+  if (!absl::GetFlag(FLAGS_pixfmt).empty() || absl::GetFlag(FLAGS_width) != 0 || absl::GetFlag(FLAGS_height) != 0) {
     absl::StatusOr<PixelFormat> format = ParsePixelFormat(absl::GetFlag(FLAGS_pixfmt));
     if (!format.ok()) return Fail("--pixfmt: " + std::string(format.status().message()));
     FrameGeometry g;
@@ -334,8 +342,8 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     if (!d.ok()) return FailStatus(d.status());
     dist_input = *std::move(d);
   }
-  const bool decoded_by_server = reference_on_server || ref_input->kind() == InputFile::kEncoded ||
-                                 dist_input->kind() == InputFile::kEncoded;
+  const bool decoded_by_server =
+      reference_on_server || ref_input->kind() == InputFile::kEncoded || dist_input->kind() == InputFile::kEncoded;
   std::unique_ptr<PictureSource> ref, dist;
   if (!decoded_by_server) {
     absl::StatusOr<std::unique_ptr<PictureSource>> r = OpenPictureSource(std::move(ref_input), raw_geometry);
@@ -346,8 +354,9 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     dist = *std::move(d);
   } else if ((ref_input != nullptr && ref_input->kind() == InputFile::kRaw) ||
              (dist_input != nullptr && dist_input->kind() == InputFile::kRaw)) {
-    return Fail("raw YUV cannot be scored against an encoded file (the server decodes both sides); convert the raw "
-                "input to Y4M, e.g. ffmpeg -f rawvideo -pix_fmt P -s WxH -i in.yuv -f yuv4mpegpipe -strict -1 in.y4m");
+    return Fail(
+        "raw YUV cannot be scored against an encoded file (the server decodes both sides); convert the raw "
+        "input to Y4M, e.g. ffmpeg -f rawvideo -pix_fmt P -s WxH -i in.yuv -f yuv4mpegpipe -strict -1 in.y4m");
   } else if (options.first_frame != 0 || options.end_frame.has_value() || options.subsample != 1) {
     return Fail("--frames and --subsample apply to Y4M and raw inputs; the server decodes encoded inputs whole");
   }
@@ -362,8 +371,8 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   if (to_stdout > 1) return Fail("only one of --json, --csv and --xml can be '-' (stdout)");
   // Decoded inputs: the geometry is the server's to find (0 x 0 in the files' header).
   const FrameGeometry geometry = ref != nullptr ? ref->geometry() : FrameGeometry{};
-  absl::StatusOr<std::unique_ptr<ReportFiles>> opened =
-      ReportFiles::Open(paths, options.job_id, FrameSize{static_cast<uint32_t>(geometry.width), static_cast<uint32_t>(geometry.height)});
+  absl::StatusOr<std::unique_ptr<ReportFiles>> opened = ReportFiles::Open(
+      paths, options.job_id, FrameSize{static_cast<uint32_t>(geometry.width), static_cast<uint32_t>(geometry.height)});
   if (!opened.ok()) return Fail(std::string(opened.status().message()));
   // Kept until the process ends, so that the signal thread never sees it destroyed
   // (after Finish or Abort, a late Abort does nothing).
@@ -417,7 +426,6 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
   return 0;
 }
 
-
 // Writes `text` to `path` ('-': stdout); false when it cannot.
 bool WriteWhole(const std::string& path, const std::string& text) {
   if (path == "-") return std::fwrite(text.data(), 1, text.size(), stdout) == text.size() && std::fflush(stdout) == 0;
@@ -429,7 +437,8 @@ bool WriteWhole(const std::string& path, const std::string& text) {
 
 // exactq ladder REF R1 R2 ...: every rendition against the reference in one call.
 int Ladder(const std::vector<std::string>& paths) {
-  if (paths.size() < 2) return Fail("ladder: give the reference and at least one rendition: exactq ladder REF R1 R2 ...");
+  if (paths.size() < 2)
+    return Fail("ladder: give the reference and at least one rendition: exactq ladder REF R1 R2 ...");
   const std::string& ref_path = paths.front();
   absl::StatusOr<ScoreOptions> parsed =
       ScoreOptionsFromFlags(DefaultJobId(ref_path, absl::StrCat(paths.size() - 1, " renditions")));

@@ -74,7 +74,9 @@ absl::StatusOr<LadderRun> ScoreLadder(LadderInput reference, std::vector<LadderI
   absl::Status protocol_error;
   while (stream->Read(&response)) {
     switch (response.kind_case()) {
-      case v1::LadderResponse::kAccepted: run.accepted = response.accepted(); break;
+      case v1::LadderResponse::kAccepted:
+        run.accepted = response.accepted();
+        break;
       case v1::LadderResponse::kFrame: {
         const uint32_t i = response.frame().rendition();
         if (i >= run.renditions.size()) {
@@ -90,7 +92,8 @@ absl::StatusOr<LadderRun> ScoreLadder(LadderInput reference, std::vector<LadderI
         if (i < run.renditions.size()) run.renditions[i].end = response.rendition_end();
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   writer.join();

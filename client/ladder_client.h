@@ -23,7 +23,7 @@
 namespace exactq::client {
 
 struct RenditionRun {
-  std::string source;  // as the user named it
+  std::string source;       // as the user named it
   int64_t size_bytes = -1;  // of an uploaded regular file; -1 unknown
   std::vector<v1::FrameResult> frames;
   v1::RenditionEnd end;

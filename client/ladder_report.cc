@@ -14,9 +14,9 @@ std::string RenditionJson(const LadderRun& run, size_t i) {
       static_cast<int>(i) < run.accepted.renditions_size() ? &run.accepted.renditions(static_cast<int>(i)) : nullptr;
   std::string out = fmt::format("\n    {{\"source\": {}", JsonString(r.source));
   if (accepted != nullptr) {
-    out += fmt::format(", \"width\": {}, \"height\": {}, \"scaled\": {}, \"decoder\": {}",
-                       accepted->geometry().width(), accepted->geometry().height(),
-                       accepted->scaled() ? "true" : "false", JsonString(accepted->decoder()));
+    out += fmt::format(", \"width\": {}, \"height\": {}, \"scaled\": {}, \"decoder\": {}", accepted->geometry().width(),
+                       accepted->geometry().height(), accepted->scaled() ? "true" : "false",
+                       JsonString(accepted->decoder()));
   }
   out += fmt::format(", \"bytes\": {},\n     \"frames\": [", Bytes(r.size_bytes));
   for (size_t f = 0; f < r.frames.size(); ++f) {
@@ -34,8 +34,8 @@ std::string RenditionJson(const LadderRun& run, size_t i) {
         "\n     \"complete\": true}}",
         t.frames(), t.frames_cuda(), t.frames_cpu(), JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
   } else {
-    const std::string error = r.end.message().empty() && r.end.code() == 0 ? "no answer for this rendition"
-                                                                             : r.end.message();
+    const std::string error =
+        r.end.message().empty() && r.end.code() == 0 ? "no answer for this rendition" : r.end.message();
     out += fmt::format(",\n     \"complete\": false, \"error\": {}}}", JsonString(error));
   }
   return out;
@@ -74,7 +74,8 @@ std::string LadderToCsv(const LadderRun& run) {
       break;
     }
   }
-  std::string out = "rendition,source," + (first != nullptr ? CsvHeader(*first) : "frame,backend,compute_ms,total_ms\n");
+  std::string out =
+      "rendition,source," + (first != nullptr ? CsvHeader(*first) : "frame,backend,compute_ms,total_ms\n");
   for (size_t i = 0; i < run.renditions.size(); ++i) {
     std::string source = run.renditions[i].source;
     // RFC 4180 quoting when the name needs it.
@@ -111,7 +112,8 @@ std::string LadderToTable(const LadderRun& run, int precision) {
     out += fmt::format("{:>3} {:<28} {:>17} {:>12} {:>7}", i, source, size,
                        r.size_bytes >= 0 ? std::to_string(r.size_bytes) : "-", r.frames.size());
     if (r.ok()) {
-      for (const v1::PooledScore& s : r.end.summary().pooled()) out += fmt::format(" {:>18}", ConsoleNumber(s.mean(), precision));
+      for (const v1::PooledScore& s : r.end.summary().pooled())
+        out += fmt::format(" {:>18}", ConsoleNumber(s.mean(), precision));
     } else {
       out += "  error: " + r.end.message();
     }

@@ -61,15 +61,15 @@ class RawSource final : public PictureSource {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
-    const std::string& path, const std::optional<FrameGeometry>& raw_geometry) {
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(const std::string& path,
+                                                                 const std::optional<FrameGeometry>& raw_geometry) {
   absl::StatusOr<std::unique_ptr<InputFile>> input = InputFile::Open(path, raw_geometry.has_value());
   if (!input.ok()) return input.status();
   return OpenPictureSource(*std::move(input), raw_geometry);
 }
 
-absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
-    std::unique_ptr<InputFile> input, const std::optional<FrameGeometry>& raw_geometry) {
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(std::unique_ptr<InputFile> input,
+                                                                 const std::optional<FrameGeometry>& raw_geometry) {
   if (input->kind() == InputFile::kY4m) {
     absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(input->stream(), input->name());
     if (!reader.ok()) return reader.status();
@@ -77,8 +77,8 @@ absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
     return std::make_unique<Y4mSource>(std::move(input), std::move(*reader), frames);
   }
   if (!raw_geometry.has_value()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        input->name(), ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(input->name(), ": not a Y4M file; for raw YUV give --width, --height and --pixfmt"));
   }
   absl::StatusOr<RawYuvReader> reader = RawYuvReader::FromStream(input->stream(), input->name(), *raw_geometry);
   if (!reader.ok()) return reader.status();

@@ -29,12 +29,12 @@ class PictureSource {
 // Y4M when the input has a Y4M header; raw when `raw_geometry` is given (required for
 // files that are not Y4M). The input is opened once (pipes and process substitution
 // work; see InputFile).
-absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
-    const std::string& path, const std::optional<FrameGeometry>& raw_geometry);
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(const std::string& path,
+                                                                 const std::optional<FrameGeometry>& raw_geometry);
 
 // The same for an input already opened; the source keeps it.
-absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(
-    std::unique_ptr<InputFile> input, const std::optional<FrameGeometry>& raw_geometry);
+absl::StatusOr<std::unique_ptr<PictureSource>> OpenPictureSource(std::unique_ptr<InputFile> input,
+                                                                 const std::optional<FrameGeometry>& raw_geometry);
 
 }  // namespace exactq::client
 

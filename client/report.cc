@@ -18,13 +18,23 @@ std::string XmlEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
     switch (c) {
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '&': out += "&amp;"; break;
-      case '"': out += "&quot;"; break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("&#{};", static_cast<int>(c));
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("&#{};", static_cast<int>(c));
+        else
+          out += c;
     }
   }
   return out;
@@ -38,9 +48,12 @@ std::string XmlNumber(double value) { return CsvNumber(value); }
 
 const char* BackendLabel(v1::Backend backend) {
   switch (backend) {
-    case v1::BACKEND_CUDA: return "cuda";
-    case v1::BACKEND_CPU: return "cpu";
-    default: return "auto";
+    case v1::BACKEND_CUDA:
+      return "cuda";
+    case v1::BACKEND_CPU:
+      return "cpu";
+    default:
+      return "auto";
   }
 }
 
@@ -48,13 +61,23 @@ std::string JsonString(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
       default:
-        if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-        else out += c;
+        if (static_cast<unsigned char>(c) < 0x20)
+          out += fmt::format("\\u{:04x}", c);
+        else
+          out += c;
     }
   }
   return out + "\"";
@@ -72,8 +95,7 @@ std::string JsonHead(const v1::Provenance& p, const std::string& job_id) {
   out += fmt::format("  \"job_id\": {},\n", JsonString(job_id));
   out += "  \"metric_versions\": {";
   for (int i = 0; i < p.metrics_size(); ++i) {
-    out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(p.metrics(i).name()),
-                       p.metrics(i).definition_version());
+    out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(p.metrics(i).name()), p.metrics(i).definition_version());
   }
   out += "},\n";
   out += "  \"frames\": [";
@@ -81,8 +103,8 @@ std::string JsonHead(const v1::Provenance& p, const std::string& job_id) {
 }
 
 std::string JsonFrame(const v1::FrameResult& r, bool first) {
-  std::string out = fmt::format("{}\n    {{\"frameNum\": {}, \"backend\": \"{}\", \"metrics\": {{",
-                                first ? "" : ",", r.frame_index(), BackendLabel(r.backend()));
+  std::string out = fmt::format("{}\n    {{\"frameNum\": {}, \"backend\": \"{}\", \"metrics\": {{", first ? "" : ",",
+                                r.frame_index(), BackendLabel(r.backend()));
   for (int i = 0; i < r.scores_size(); ++i) {
     out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(r.scores(i).name()), JsonNumber(r.scores(i).value()));
   }
@@ -206,9 +228,9 @@ std::string ToTable(const ScoringRun& run, const TableOptions& options) {
                        ConsoleNumber(s.harmonic_mean(), p), ConsoleNumber(s.min(), p), ConsoleNumber(s.max(), p));
   }
   const v1::StreamTotals& t = run.summary.totals();
-  out += fmt::format("\n{} frames ({} cuda, {} cpu) in {:.3f} s, {:.2f} frames/s; {}\n", t.frames(),
-                     t.frames_cuda(), t.frames_cpu(), t.wall_ns() * 1e-9, t.frames_per_second(),
-                     run.summary.provenance().server_version());
+  out +=
+      fmt::format("\n{} frames ({} cuda, {} cpu) in {:.3f} s, {:.2f} frames/s; {}\n", t.frames(), t.frames_cuda(),
+                  t.frames_cpu(), t.wall_ns() * 1e-9, t.frames_per_second(), run.summary.provenance().server_version());
   return out;
 }
 

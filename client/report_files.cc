@@ -97,8 +97,8 @@ void ReportFiles::Abort(const std::string& error) {
 void ReportFiles::CloseAll() {
   if (closed_) return;
   closed_ = true;
-  for (auto [f, is_stdout] : {std::pair{json_, json_stdout_}, std::pair{csv_, csv_stdout_},
-                              std::pair{xml_, xml_stdout_}}) {
+  for (auto [f, is_stdout] :
+       {std::pair{json_, json_stdout_}, std::pair{csv_, csv_stdout_}, std::pair{xml_, xml_stdout_}}) {
     if (f == nullptr) continue;
     if (is_stdout) {
       std::fflush(f);

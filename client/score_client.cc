@@ -4,11 +4,11 @@
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
-#include <fstream>
-#include <sstream>
 #include <condition_variable>
+#include <fstream>
 #include <mutex>
 #include <optional>
+#include <sstream>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -79,10 +79,14 @@ namespace {
 
 v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
   switch (layout) {
-    case ChromaLayout::k400: return v1::CHROMA_400;
-    case ChromaLayout::k420: return v1::CHROMA_420;
-    case ChromaLayout::k422: return v1::CHROMA_422;
-    case ChromaLayout::k444: return v1::CHROMA_444;
+    case ChromaLayout::k400:
+      return v1::CHROMA_400;
+    case ChromaLayout::k420:
+      return v1::CHROMA_420;
+    case ChromaLayout::k422:
+      return v1::CHROMA_422;
+    case ChromaLayout::k444:
+      return v1::CHROMA_444;
   }
   return v1::CHROMA_LAYOUT_UNSPECIFIED;
 }
@@ -105,14 +109,13 @@ uint64_t SelectedFrames(uint64_t total, const ScoreOptions& options) {
   return (end - options.first_frame + step - 1) / step;
 }
 
-absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
-                                      const ScoreOptions& options,
+absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted, const ScoreOptions& options,
                                       const std::function<void(const v1::FrameResult&)>& on_frame) {
   const FrameGeometry& geometry = reference.geometry();
   if (!(geometry == distorted.geometry())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the files differ in geometry: reference ", GeometryDescription(geometry), ", distorted ",
-        GeometryDescription(distorted.geometry())));
+    return absl::InvalidArgumentError(absl::StrCat("the files differ in geometry: reference ",
+                                                   GeometryDescription(geometry), ", distorted ",
+                                                   GeometryDescription(distorted.geometry())));
   }
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(options.connection);
   if (!channel.ok()) return channel.status();
@@ -128,8 +131,7 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   if (options.range.has_value()) {
     format->set_range(*options.range);
   } else if (reference.color_range().has_value()) {
-    format->set_range(*reference.color_range() == ColorRange::kFull ? v1::COLOR_RANGE_FULL
-                                                                    : v1::COLOR_RANGE_LIMITED);
+    format->set_range(*reference.color_range() == ColorRange::kFull ? v1::COLOR_RANGE_FULL : v1::COLOR_RANGE_LIMITED);
   }
   if (options.matrix.has_value()) format->set_matrix(*options.matrix);
   for (const v1::MetricRequest& m : options.metrics) *header->add_metrics() = m;
@@ -166,9 +168,9 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
       absl::StatusOr<bool> more_dist = more_ref.ok() ? distorted.Next(&dist_frame) : absl::StatusOr<bool>(false);
       absl::Status error = !more_ref.ok() ? more_ref.status() : more_dist.status();
       if (error.ok() && *more_ref != *more_dist) {
-        error = absl::InvalidArgumentError(absl::StrCat(
-            "the ", *more_ref ? "distorted" : "reference", " file ended at frame ", file_index, " but the ",
-            *more_ref ? "reference" : "distorted", " file has more frames"));
+        error = absl::InvalidArgumentError(
+            absl::StrCat("the ", *more_ref ? "distorted" : "reference", " file ended at frame ", file_index,
+                         " but the ", *more_ref ? "reference" : "distorted", " file has more frames"));
       }
       if (!error.ok()) {
         {
@@ -182,8 +184,8 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
       }
       if (!*more_ref) break;
       if (file_index < options.first_frame || (file_index - options.first_frame) % step != 0) continue;
-      for (const auto& [frame, picture] : {std::pair{&ref_frame, v1::PICTURE_REFERENCE},
-                                           std::pair{&dist_frame, v1::PICTURE_DISTORTED}}) {
+      for (const auto& [frame, picture] :
+           {std::pair{&ref_frame, v1::PICTURE_REFERENCE}, std::pair{&dist_frame, v1::PICTURE_DISTORTED}}) {
         const uint64_t size = frame->size_bytes();
         for (uint64_t offset = 0; offset < size; offset += chunk_bytes) {
           const uint64_t n = std::min<uint64_t>(chunk_bytes, size - offset);
@@ -219,8 +221,11 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
         run.frames.back().set_frame_index(options.first_frame + run.frames.back().frame_index() * step);
         if (on_frame) on_frame(run.frames.back());
         break;
-      case v1::ScoreResponse::kSummary: run.summary = response.summary(); break;
-      default: break;
+      case v1::ScoreResponse::kSummary:
+        run.summary = response.summary();
+        break;
+      default:
+        break;
     }
   }
   {

@@ -39,7 +39,7 @@ struct ScoreOptions {
   v1::Backend backend = v1::BACKEND_AUTO;
   std::string job_id;
   uint64_t chunk_bytes = 1 << 20;
-  std::optional<v1::ColorRange> range;    // overrides the file's tag
+  std::optional<v1::ColorRange> range;  // overrides the file's tag
   std::optional<v1::ColorMatrix> matrix;
   // Which frames of the files to score: from first_frame up to (not including)
   // end_frame, every subsample-th. Answers carry the files' frame numbers.
@@ -53,8 +53,7 @@ struct ScoreOptions {
 // How many frames ScoreFiles sends out of `total` in the files.
 uint64_t SelectedFrames(uint64_t total, const ScoreOptions& options);
 
-absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted,
-                                      const ScoreOptions& options,
+absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& distorted, const ScoreOptions& options,
                                       const std::function<void(const v1::FrameResult&)>& on_frame);
 
 // The server's gRPC health (grpc.health.v1, service ""): 1 SERVING, 2 NOT_SERVING,

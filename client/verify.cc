@@ -52,13 +52,11 @@ absl::StatusOr<VerifyReport> Verify(const ConnectionOptions& connection) {
         }
         std::vector<NamedScore> scores;
         for (const v1::Score& s : response.frame().scores()) scores.push_back({s.name(), s.value()});
-        const std::string where =
-            response.frame().backend() == v1::BACKEND_CUDA && !response.frame().device().empty()
-                ? response.frame().device()
-                : (response.frame().backend() == v1::BACKEND_CUDA ? "cuda" : "cpu");
+        const std::string where = response.frame().backend() == v1::BACKEND_CUDA && !response.frame().device().empty()
+                                      ? response.frame().device()
+                                      : (response.frame().backend() == v1::BACKEND_CUDA ? "cuda" : "cpu");
         std::vector<golden::Difference> differences;
-        report.outputs_by_device[where] +=
-            golden::Compare(pair, metric.name, version, scores, where, &differences);
+        report.outputs_by_device[where] += golden::Compare(pair, metric.name, version, scores, where, &differences);
         for (const golden::Difference& d : differences) report.differences.push_back(golden::Describe(d));
       }
     }

@@ -46,8 +46,7 @@ std::vector<char*> ParseCommandLine(int argc, char** argv, const CommandLine& co
         positional_only = true;
       } else if (IsHelp(arg)) {
         absl::flags_internal::FlagsHelp(std::cout, command_line.main_file,
-                                        absl::flags_internal::HelpFormat::kHumanReadable,
-                                        command_line.usage);
+                                        absl::flags_internal::HelpFormat::kHumanReadable, command_line.usage);
         if (!command_line.help_epilogue.empty()) std::cout << "\n" << command_line.help_epilogue;
         std::cout.flush();
         std::exit(0);
@@ -58,8 +57,8 @@ std::vector<char*> ParseCommandLine(int argc, char** argv, const CommandLine& co
       } else if (auto alias = command_line.aliases.find(arg); alias != command_line.aliases.end()) {
         arg = alias->second;
       }
-      if (arg.size() > 2 && arg.rfind("--", 0) == 0 && arg.find('=') == std::string::npos &&
-          i + 1 < argc && std::string(argv[i + 1]) == "-") {
+      if (arg.size() > 2 && arg.rfind("--", 0) == 0 && arg.find('=') == std::string::npos && i + 1 < argc &&
+          std::string(argv[i + 1]) == "-") {
         arg += "=-";
         ++i;
       }

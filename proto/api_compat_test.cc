@@ -15,8 +15,7 @@ namespace {
 TEST(ApiCompatTest, EverySnapshotLineIsStillInTheApi) {
   std::ifstream snapshot("proto/exactq/v1/api_surface.txt");
   ASSERT_TRUE(snapshot) << "missing proto/exactq/v1/api_surface.txt";
-  const std::vector<std::string> current =
-      exactq::proto::ApiSurface(*exactq::v1::ScoreRequest::descriptor()->file());
+  const std::vector<std::string> current = exactq::proto::ApiSurface(*exactq::v1::ScoreRequest::descriptor()->file());
   const std::set<std::string> now(current.begin(), current.end());
   std::string line;
   int checked = 0;
@@ -32,8 +31,7 @@ TEST(ApiCompatTest, EverySnapshotLineIsStillInTheApi) {
 
 TEST(ApiCompatTest, DetectsARetypedField) {
   // The check itself: a snapshot line with another type must not be in the API.
-  const std::vector<std::string> current =
-      exactq::proto::ApiSurface(*exactq::v1::ScoreRequest::descriptor()->file());
+  const std::vector<std::string> current = exactq::proto::ApiSurface(*exactq::v1::ScoreRequest::descriptor()->file());
   const std::set<std::string> now(current.begin(), current.end());
   EXPECT_TRUE(now.count("field exactq.v1.FrameChunk.offset = 3 uint64 optional"));
   EXPECT_FALSE(now.count("field exactq.v1.FrameChunk.offset = 3 uint32 optional"));

@@ -12,8 +12,7 @@ using google::protobuf::FieldDescriptor;
 
 void AddEnum(const EnumDescriptor& e, std::vector<std::string>* out) {
   for (int i = 0; i < e.value_count(); ++i) {
-    out->push_back("enum " + e.full_name() + "." + e.value(i)->name() + " = " +
-                   std::to_string(e.value(i)->number()));
+    out->push_back("enum " + e.full_name() + "." + e.value(i)->name() + " = " + std::to_string(e.value(i)->number()));
   }
 }
 
@@ -26,8 +25,8 @@ std::string TypeName(const FieldDescriptor& f) {
 void AddMessage(const Descriptor& m, std::vector<std::string>* out) {
   for (int i = 0; i < m.field_count(); ++i) {
     const FieldDescriptor& f = *m.field(i);
-    std::string line = "field " + f.full_name() + " = " + std::to_string(f.number()) + " " +
-                       TypeName(f) + " " + (f.is_repeated() ? "repeated" : "optional");
+    std::string line = "field " + f.full_name() + " = " + std::to_string(f.number()) + " " + TypeName(f) + " " +
+                       (f.is_repeated() ? "repeated" : "optional");
     if (f.containing_oneof() != nullptr) line += " oneof " + f.containing_oneof()->name();
     out->push_back(line);
   }

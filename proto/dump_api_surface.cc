@@ -6,8 +6,7 @@
 #include "exactq/v1/exactq.pb.h"
 
 int main() {
-  for (const std::string& line :
-       exactq::proto::ApiSurface(*exactq::v1::ScoreRequest::descriptor()->file())) {
+  for (const std::string& line : exactq::proto::ApiSurface(*exactq::v1::ScoreRequest::descriptor()->file())) {
     std::cout << line << "\n";
   }
   return 0;

@@ -22,8 +22,8 @@ void ApplyConnectionLimits(const ServerConfig& config, grpc::ServerBuilder* buil
   builder->AddChannelArgument(GRPC_ARG_MAX_CONCURRENT_STREAMS, static_cast<int>(limits.max_streams_per_connection));
   builder->AddChannelArgument(GRPC_ARG_MAX_METADATA_SIZE, kMaxHeaderListBytes);
   grpc::ResourceQuota quota("exactqd");
-  quota.SetMaxThreads(static_cast<int>(limits.max_server_threads != 0 ? limits.max_server_threads
-                                                                      : DefaultServerThreads(limits)));
+  quota.SetMaxThreads(
+      static_cast<int>(limits.max_server_threads != 0 ? limits.max_server_threads : DefaultServerThreads(limits)));
   builder->SetResourceQuota(quota);
 
   builder->AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, config.keepalive_time_seconds * 1000);

@@ -48,8 +48,10 @@ class DecodedScoring {
   grpc::Status Run(EncodedSource* reference, EncodedSource* distorted, const std::atomic<uint64_t>* bytes_received) {
     const auto start = Clock::now();
     DecoderOptions options;
-    const uint32_t wanted_threads = header_.decode_threads() != 0 ? header_.decode_threads() : config_.decode.decode_threads;
-    const uint32_t per_side = std::clamp<uint32_t>(wanted_threads, 1, std::max<uint32_t>(1, config_.decode.max_decode_threads));
+    const uint32_t wanted_threads =
+        header_.decode_threads() != 0 ? header_.decode_threads() : config_.decode.decode_threads;
+    const uint32_t per_side =
+        std::clamp<uint32_t>(wanted_threads, 1, std::max<uint32_t>(1, config_.decode.max_decode_threads));
     std::optional<DecodeThreadBudget::Grant> threads;
     if (resources_.decode_threads != nullptr) threads.emplace(resources_.decode_threads->Take(per_side, 2));
     options.threads = static_cast<int>(threads.has_value() ? threads->per_side() : per_side);
@@ -76,7 +78,8 @@ class DecodedScoring {
     // Frames in flight, plus what the decoders hold: pictures decoded ahead and the
     // decoder's own reference pictures (about threads + a few per side).
     const uint64_t pair_bytes = 2 * static_cast<uint64_t>(geometry.frame_bytes());
-    const int frames_in_flight = static_cast<int>(std::max<uint32_t>(1, config_.limits.max_frames_in_flight_per_stream));
+    const int frames_in_flight =
+        static_cast<int>(std::max<uint32_t>(1, config_.limits.max_frames_in_flight_per_stream));
     const uint64_t decoder_pairs = static_cast<uint64_t>(kDecodeAheadFrames + options.threads + 4);
     absl::StatusOr<MemoryBudget::Reservation> reservation =
         resources_.memory_budget->Reserve((frames_in_flight + decoder_pairs) * pair_bytes);
@@ -97,8 +100,8 @@ class DecodedScoring {
 
     std::vector<std::string> metric_names;
     for (const MetricSpec& m : wanted->metrics) metric_names.push_back(m.name);
-    FrameAnswerer answerer(metrics_, FrameAnswerer::StreamWriter(stream_, stream_->idle()), header_.job_id(), metric_names, (*scorer)->output_names().size(),
-                           geometry.frame_bytes(), counts_);
+    FrameAnswerer answerer(metrics_, FrameAnswerer::StreamWriter(stream_, stream_->idle()), header_.job_id(),
+                           metric_names, (*scorer)->output_names().size(), geometry.frame_bytes(), counts_);
     FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
     spdlog::info(
         "stream start job_id={} peer={} geometry={} metrics={} backend={} placement={} frames_in_flight={} "
@@ -146,10 +149,9 @@ class DecodedScoring {
         break;
       }
       if (!*more) break;
-      absl::Status submitted = pipeline.Submit(frame->reference, frame->distorted,
-                                               [&answerer, frame](FramePipeline::Result result) {
-                                                 answerer.Answer(std::move(*frame), std::move(result));
-                                               });
+      absl::Status submitted = pipeline.Submit(
+          frame->reference, frame->distorted,
+          [&answerer, frame](FramePipeline::Result result) { answerer.Answer(std::move(*frame), std::move(result)); });
       if (!submitted.ok()) {
         reader_error = ToGrpc(submitted);
         break;
@@ -162,8 +164,8 @@ class DecodedScoring {
     StreamTotalsInput totals;
     totals.counts = *counts_;
     totals.bytes_received = bytes_received->load();
-    totals.wall_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    totals.wall_ns =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
     totals.timing_sum = answerer.timing_sum();
     absl::StatusOr<v1::StreamSummary> summary =
         BuildStreamSummary(header_.job_id(), pipeline.scorer(), answerer.per_output(), totals);
@@ -217,8 +219,8 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
   distorted.name = "distorted";
   distorted.field = "header.distorted_source";
   // Paths are checked (and opened) before anything else: a refusal ends the call now.
-  for (auto [source, side] : {std::pair{&header.reference_source(), &reference},
-                              std::pair{&header.distorted_source(), &distorted}}) {
+  for (auto [source, side] :
+       {std::pair{&header.reference_source(), &reference}, std::pair{&header.distorted_source(), &distorted}}) {
     if (absl::Status s = OpenEncodedSource(config.decode, *source, side); !s.ok()) {
       if (s.code() == absl::StatusCode::kPermissionDenied || s.code() == absl::StatusCode::kNotFound) {
         spdlog::warn("job_id={} peer={} refused {}", header.job_id(), context->peer(), std::string(s.message()));

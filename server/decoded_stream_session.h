@@ -16,8 +16,8 @@
 
 #include "exactq/v1/exactq.grpc.pb.h"
 #include "server/frame_answerer.h"
-#include "server/server_config.h"
 #include "server/request_stream.h"
+#include "server/server_config.h"
 #include "server/server_metrics.h"
 #include "server/stream_session.h"
 
@@ -29,8 +29,7 @@ bool UsesDecodedSources(const v1::StreamHeader& header);
 // Runs the call after its header; *counts receives the frames answered.
 grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* metrics,
                                      const SessionResources& resources, grpc::ServerContext* context,
-                                     RequestStream* stream,
-                                     const v1::StreamHeader& header, FrameCounts* counts);
+                                     RequestStream* stream, const v1::StreamHeader& header, FrameCounts* counts);
 
 }  // namespace exactq::server
 

@@ -19,8 +19,7 @@ class DrainState {
   bool draining() const { return draining_.load(); }
   // True once the grace period is over (gRPC cancels the calls left at that moment).
   bool grace_period_over() const {
-    return draining_.load() &&
-           std::chrono::system_clock::now().time_since_epoch().count() >= deadline_.load();
+    return draining_.load() && std::chrono::system_clock::now().time_since_epoch().count() >= deadline_.load();
   }
   int grace_period_seconds() const { return grace_period_seconds_.load(); }
 

@@ -19,10 +19,14 @@ absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
 
 v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
   switch (layout) {
-    case ChromaLayout::k400: return v1::CHROMA_400;
-    case ChromaLayout::k420: return v1::CHROMA_420;
-    case ChromaLayout::k422: return v1::CHROMA_422;
-    case ChromaLayout::k444: return v1::CHROMA_444;
+    case ChromaLayout::k400:
+      return v1::CHROMA_400;
+    case ChromaLayout::k420:
+      return v1::CHROMA_420;
+    case ChromaLayout::k422:
+      return v1::CHROMA_422;
+    case ChromaLayout::k444:
+      return v1::CHROMA_444;
   }
   return v1::CHROMA_LAYOUT_UNSPECIFIED;
 }
@@ -50,8 +54,7 @@ absl::Status OpenEncodedSource(const DecodeConfig& config, const v1::Source& wir
                                                      " exceeds the limit max_upload_bytes=", config.max_upload_bytes));
   }
   // The client's name, bounded: it only decorates messages.
-  source->label =
-      absl::StrCat(source->name, " upload", upload.name().empty() ? "" : " ", upload.name().substr(0, 200));
+  source->label = absl::StrCat(source->name, " upload", upload.name().empty() ? "" : " ", upload.name().substr(0, 200));
   absl::StatusOr<std::shared_ptr<SpoolFile>> spool =
       SpoolFile::Create(SpoolDirectory(config), config.max_upload_bytes, source->label);
   if (!spool.ok()) return spool.status();
@@ -69,12 +72,12 @@ absl::Status AppendUploadChunk(const v1::EncodedChunk& chunk, uint64_t max_chunk
     return absl::InvalidArgumentError(absl::StrCat("encoded_chunk: bytes after the last chunk of the ", source->label));
   }
   if (chunk.offset() != source->next_offset) {
-    return absl::InvalidArgumentError(absl::StrCat("encoded_chunk.offset: ", chunk.offset(), " for the ",
-                                                   source->label, ", expected ", source->next_offset));
+    return absl::InvalidArgumentError(absl::StrCat("encoded_chunk.offset: ", chunk.offset(), " for the ", source->label,
+                                                   ", expected ", source->next_offset));
   }
   if (chunk.data().size() > max_chunk_bytes) {
-    return absl::InvalidArgumentError(absl::StrCat("encoded_chunk.data: ", chunk.data().size(),
-                                                   " bytes exceed max_chunk_bytes=", max_chunk_bytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("encoded_chunk.data: ", chunk.data().size(), " bytes exceed max_chunk_bytes=", max_chunk_bytes));
   }
   if (absl::Status s = source->spool->Append(chunk.data().data(), chunk.data().size()); !s.ok()) return s;
   source->next_offset += chunk.data().size();

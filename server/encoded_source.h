@@ -18,10 +18,10 @@
 namespace exactq::server {
 
 struct EncodedSource {
-  std::string name;   // in messages: "reference", "distorted", "rendition 2"
-  std::string field;  // the header field that named it: "header.reference_source"
-  std::string label;  // in messages: "reference upload ref.mkv", "distorted /clips/d.mp4"
-  std::shared_ptr<SpoolFile> spool;  // uploads only
+  std::string name;                   // in messages: "reference", "distorted", "rendition 2"
+  std::string field;                  // the header field that named it: "header.reference_source"
+  std::string label;                  // in messages: "reference upload ref.mkv", "distorted /clips/d.mp4"
+  std::shared_ptr<SpoolFile> spool;   // uploads only
   std::unique_ptr<ByteSource> bytes;  // taken by the decoder
   uint64_t next_offset = 0;
   bool upload_ended = false;

@@ -30,14 +30,14 @@ void FrameAssembler::StartFrame(uint64_t index) {
 
 absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point arrival) {
   if (chunk.data().size() > max_chunk_bytes_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "chunk.data: ", chunk.data().size(), " bytes exceeds the limit max_chunk_bytes=",
-        max_chunk_bytes_));
+    return absl::ResourceExhaustedError(absl::StrCat("chunk.data: ", chunk.data().size(),
+                                                     " bytes exceeds the limit max_chunk_bytes=", max_chunk_bytes_));
   }
   if (chunk.frame_index() != current_.index) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "chunk.frame_index: expected ", current_.index, " (frames are sent in order, "
-        "one at a time), got ", chunk.frame_index()));
+    return absl::InvalidArgumentError(absl::StrCat("chunk.frame_index: expected ", current_.index,
+                                                   " (frames are sent in order, "
+                                                   "one at a time), got ",
+                                                   chunk.frame_index()));
   }
   Frame* picture = nullptr;
   PictureState* state = nullptr;
@@ -55,26 +55,24 @@ absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point 
       break;
     default:
       return absl::InvalidArgumentError(absl::StrCat(
-          "chunk.picture: must be PICTURE_REFERENCE or PICTURE_DISTORTED (frame ",
-          chunk.frame_index(), ")"));
+          "chunk.picture: must be PICTURE_REFERENCE or PICTURE_DISTORTED (frame ", chunk.frame_index(), ")"));
   }
   const std::string where = absl::StrCat(" (frame ", current_.index, ", ", picture_name, ")");
   if (state->complete) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("chunk.frame_index: picture already complete", where));
+    return absl::InvalidArgumentError(absl::StrCat("chunk.frame_index: picture already complete", where));
   }
   if (chunk.offset() != state->received) {
-    return absl::InvalidArgumentError(absl::StrCat("chunk.offset: expected ", state->received,
-                                                   ", got ", chunk.offset(), where));
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk.offset: expected ", state->received, ", got ", chunk.offset(), where));
   }
   const uint64_t end = chunk.offset() + chunk.data().size();
   if (end > picture_bytes_) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "chunk.data: ends at byte ", end, ", past the picture size ", picture_bytes_, where));
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk.data: ends at byte ", end, ", past the picture size ", picture_bytes_, where));
   }
   if (chunk.last() && end != picture_bytes_) {
-    return absl::InvalidArgumentError(absl::StrCat("chunk.last: picture ended at byte ", end,
-                                                   ", expected ", picture_bytes_, where));
+    return absl::InvalidArgumentError(
+        absl::StrCat("chunk.last: picture ended at byte ", end, ", expected ", picture_bytes_, where));
   }
   if (!reference_state_.started && !distorted_state_.started) current_.first_chunk = arrival;
   if (!state->started && picture->size_bytes() != picture_bytes_) {
@@ -92,9 +90,7 @@ absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point 
   return absl::OkStatus();
 }
 
-bool FrameAssembler::FrameReady() const {
-  return reference_state_.complete && distorted_state_.complete;
-}
+bool FrameAssembler::FrameReady() const { return reference_state_.complete && distorted_state_.complete; }
 
 bool FrameAssembler::HasPartialFrame() const {
   return (reference_state_.started || distorted_state_.started) && !FrameReady();

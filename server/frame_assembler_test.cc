@@ -18,8 +18,7 @@ FrameGeometry Geometry3x3Yuv420() {
   return g;  // 9 + 2 * (2 * 2) = 17 bytes
 }
 
-v1::FrameChunk Chunk(uint64_t frame, v1::Picture picture, uint64_t offset, const std::string& data,
-                     bool last) {
+v1::FrameChunk Chunk(uint64_t frame, v1::Picture picture, uint64_t offset, const std::string& data, bool last) {
   v1::FrameChunk c;
   c.set_frame_index(frame);
   c.set_picture(picture);
@@ -123,8 +122,8 @@ TEST(FrameAssemblerTest, RejectsAPictureOfTheWrongSize) {
   FrameAssembler a(Geometry3x3Yuv420(), 1 << 20);
   absl::Status short_last = a.Add(Chunk(0, v1::PICTURE_REFERENCE, 0, std::string(16, 'a'), true), Clock::now());
   EXPECT_EQ(short_last.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(short_last.message().find("chunk.last: picture ended at byte 16, expected 17"),
-            absl::string_view::npos) << short_last;
+  EXPECT_NE(short_last.message().find("chunk.last: picture ended at byte 16, expected 17"), absl::string_view::npos)
+      << short_last;
   FrameAssembler b(Geometry3x3Yuv420(), 1 << 20);
   absl::Status too_long = b.Add(Chunk(0, v1::PICTURE_DISTORTED, 0, std::string(18, 'a'), false), Clock::now());
   EXPECT_EQ(too_long.code(), absl::StatusCode::kInvalidArgument);

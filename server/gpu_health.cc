@@ -44,9 +44,10 @@ bool GpuHealthReporter::Poll() {
   const bool all_lost = pool_->AllLost();
   if (all_lost && !reported_lost_) {
     reported_lost_ = true;
-    spdlog::error("no GPU is left ({} configured, all lost): health NOT_SERVING so the orchestrator replaces this "
-                  "server; streams in flight finish on the CPU",
-                  devices.size());
+    spdlog::error(
+        "no GPU is left ({} configured, all lost): health NOT_SERVING so the orchestrator replaces this "
+        "server; streams in flight finish on the CPU",
+        devices.size());
   }
   if (all_lost && health_ != nullptr && !health_told_) {
     health_->SetServingStatus(false);

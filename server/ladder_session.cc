@@ -54,9 +54,9 @@ absl::Status CheckHeader(const v1::LadderHeader& header, const ServerConfig& con
     return absl::InvalidArgumentError("header.rendition_sources: a ladder needs at least one rendition");
   }
   if (static_cast<uint32_t>(header.rendition_sources_size()) > config.limits.max_renditions) {
-    return absl::ResourceExhaustedError(absl::StrCat("header.rendition_sources: ", header.rendition_sources_size(),
-                                                     " renditions exceed the limit max_renditions=",
-                                                     config.limits.max_renditions));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("header.rendition_sources: ", header.rendition_sources_size(),
+                     " renditions exceed the limit max_renditions=", config.limits.max_renditions));
   }
   for (int i = 0; i < header.rendition_sources_size(); ++i) {
     if (!IsDecoded(header.rendition_sources(i))) {
@@ -173,8 +173,8 @@ class LadderScoring {
     ladder_options.queue_frames = kDecodeAheadFrames;
     ladder_options.scale = scale;
     ladder_options.frame_memory = any_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();
-    absl::StatusOr<std::unique_ptr<LadderSources>> ladder = LadderSources::Start(
-        *std::move(reference_decoder), std::move(rendition_decoders), ladder_options);
+    absl::StatusOr<std::unique_ptr<LadderSources>> ladder =
+        LadderSources::Start(*std::move(reference_decoder), std::move(rendition_decoders), ladder_options);
     if (!ladder.ok()) return ToGrpc(ladder.status());
 
     v1::LadderResponse response;
@@ -197,12 +197,12 @@ class LadderScoring {
       described.push_back(absl::StrCat("\"", (*renditions)[i].source.label, "\" (", info.geometry.width, "x",
                                        info.geometry.height, (*ladder)->scaled(i) ? " scaled" : "", ")"));
     }
-    spdlog::info("ladder start job_id={} peer={} geometry={} metrics={} backend={} reference=\"{}\" ({}/{}) "
-                 "renditions={} [{}] frames_in_flight={} decode_threads={}",
-                 ClientText(header_.job_id()), context_->peer(), GeometryDescription(geometry),
-                 absl::StrJoin(metric_names, ","), v1::Backend_Name(header_.backend()), reference->label,
-                 ref_info.container, ref_info.codec, n, absl::StrJoin(described, ", "), frames_in_flight,
-                 options.threads);
+    spdlog::info(
+        "ladder start job_id={} peer={} geometry={} metrics={} backend={} reference=\"{}\" ({}/{}) "
+        "renditions={} [{}] frames_in_flight={} decode_threads={}",
+        ClientText(header_.job_id()), context_->peer(), GeometryDescription(geometry), absl::StrJoin(metric_names, ","),
+        v1::Backend_Name(header_.backend()), reference->label, ref_info.container, ref_info.codec, n,
+        absl::StrJoin(described, ", "), frames_in_flight, options.threads);
     if (!Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
 
     grpc::Status call_error;
@@ -253,11 +253,10 @@ class LadderScoring {
         frame->first_chunk = asked;
         frame->last_chunk = got;
         FrameAnswerer* answerer = r.answerer.get();
-        absl::Status submitted =
-            r.pipeline->Submit(*reference_picture, frame->distorted,
-                               [answerer, frame, reference_picture](FramePipeline::Result result) {
-                                 answerer->Answer(std::move(*frame), std::move(result));
-                               });
+        absl::Status submitted = r.pipeline->Submit(*reference_picture, frame->distorted,
+                                                    [answerer, frame, reference_picture](FramePipeline::Result result) {
+                                                      answerer->Answer(std::move(*frame), std::move(result));
+                                                    });
         if (!submitted.ok()) End(&r, ToGrpc(submitted));
       }
     }
@@ -271,8 +270,8 @@ class LadderScoring {
     if (reference_ended) ends = (*ladder)->Finish();
     StreamTotalsInput totals;
     totals.bytes_received = bytes_received->load();
-    totals.wall_ns = static_cast<uint64_t>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+    totals.wall_ns =
+        static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
     for (size_t i = 0; i < n; ++i) {
       Rendition& r = (*renditions)[i];
       counts_.frames += r.counts.frames;

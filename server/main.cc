@@ -14,15 +14,15 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
-#include "common/command_line.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/reflection.h"
 #include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "absl/flags/usage_config.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "common/command_line.h"
 #include "engine/metrics/registry.h"
 #include "engine/runtime/global_device_pool.h"
 #include "engine/runtime/gpu_scorer.h"
@@ -42,8 +42,7 @@
 ABSL_FLAG(std::string, listen, "0.0.0.0:50051", "gRPC address HOST:PORT (port 0 picks a free port)");
 ABSL_FLAG(std::string, metrics_listen, "0.0.0.0:9464",
           "HTTP address for Prometheus /metrics, IP:PORT (port 0 picks a free port)");
-ABSL_FLAG(std::string, port_file, "",
-          "write 'grpc=PORT\\nmetrics=PORT\\n' here once both ports are bound");
+ABSL_FLAG(std::string, port_file, "", "write 'grpc=PORT\\nmetrics=PORT\\n' here once both ports are bound");
 ABSL_FLAG(bool, reflection, true, "serve gRPC server reflection (grpcurl); off in locked-down production");
 ABSL_FLAG(int, grace_period_seconds, 30, "on SIGTERM/SIGINT, time given to calls in flight before exit");
 ABSL_FLAG(int, drain_notice_seconds, 5,
@@ -103,7 +102,8 @@ ABSL_FLAG(bool, self_check, true,
 ABSL_FLAG(std::vector<std::string>, source_root, {},
           "directory under which clients may name files for the server to read (repeatable, or comma-separated); "
           "none: every server path is refused with PERMISSION_DENIED");
-ABSL_FLAG(std::string, spool_dir, "", "where uploaded encoded files are spooled (unlinked at once); empty: $TMPDIR or /tmp");
+ABSL_FLAG(std::string, spool_dir, "",
+          "where uploaded encoded files are spooled (unlinked at once); empty: $TMPDIR or /tmp");
 ABSL_FLAG(uint64_t, max_upload_bytes, uint64_t{16} << 30, "largest encoded file one stream side may upload, bytes");
 ABSL_FLAG(uint32_t, decode_threads, 4, "decoder threads per decoded side when the client asks for none");
 ABSL_FLAG(uint32_t, max_decode_threads, 16, "decoder threads per decoded side, whatever the client asks");
@@ -123,30 +123,47 @@ void OnSignal(int signal) { g_stop_signal = signal; }
 
 // Environment variables as defaults for flags the command line did not set.
 void ApplyEnvironmentDefaults() {
-  for (absl::CommandLineFlag* flag :
-       {absl::FindCommandLineFlag("listen"), absl::FindCommandLineFlag("metrics_listen"),
-        absl::FindCommandLineFlag("port_file"), absl::FindCommandLineFlag("reflection"),
-        absl::FindCommandLineFlag("grace_period_seconds"), absl::FindCommandLineFlag("drain_notice_seconds"),
-        absl::FindCommandLineFlag("log_format"),
-        absl::FindCommandLineFlag("log_level"), absl::FindCommandLineFlag("max_chunk_bytes"),
-        absl::FindCommandLineFlag("max_unary_picture_bytes"), absl::FindCommandLineFlag("max_width"),
-        absl::FindCommandLineFlag("max_height"), absl::FindCommandLineFlag("max_streams"),
-        absl::FindCommandLineFlag("max_streams_per_peer"),
-        absl::FindCommandLineFlag("max_frames_per_stream"), absl::FindCommandLineFlag("max_renditions"),
-        absl::FindCommandLineFlag("frames_in_flight"),
-        absl::FindCommandLineFlag("max_message_bytes"), absl::FindCommandLineFlag("max_buffered_bytes"),
-        absl::FindCommandLineFlag("keepalive_time_seconds"), absl::FindCommandLineFlag("keepalive_timeout_seconds"),
-        absl::FindCommandLineFlag("max_connection_age_seconds"),
-        absl::FindCommandLineFlag("max_connection_age_grace_seconds"), absl::FindCommandLineFlag("tls_cert_file"),
-        absl::FindCommandLineFlag("tls_key_file"), absl::FindCommandLineFlag("tls_client_ca_file"),
-        absl::FindCommandLineFlag("gpus"), absl::FindCommandLineFlag("fault_injection"),
-        absl::FindCommandLineFlag("max_device_bytes"), absl::FindCommandLineFlag("max_cpu_streams"),
-        absl::FindCommandLineFlag("pinned_frame_bytes"), absl::FindCommandLineFlag("source_root"),
-        absl::FindCommandLineFlag("spool_dir"), absl::FindCommandLineFlag("max_upload_bytes"),
-        absl::FindCommandLineFlag("decode_threads"), absl::FindCommandLineFlag("max_decode_threads"),
-        absl::FindCommandLineFlag("max_decode_threads_total"),
-        absl::FindCommandLineFlag("gpu_retry_seconds"), absl::FindCommandLineFlag("stream_idle_seconds"),
-        absl::FindCommandLineFlag("max_streams_per_connection"), absl::FindCommandLineFlag("max_server_threads")}) {
+  for (absl::CommandLineFlag* flag : {absl::FindCommandLineFlag("listen"),
+                                      absl::FindCommandLineFlag("metrics_listen"),
+                                      absl::FindCommandLineFlag("port_file"),
+                                      absl::FindCommandLineFlag("reflection"),
+                                      absl::FindCommandLineFlag("grace_period_seconds"),
+                                      absl::FindCommandLineFlag("drain_notice_seconds"),
+                                      absl::FindCommandLineFlag("log_format"),
+                                      absl::FindCommandLineFlag("log_level"),
+                                      absl::FindCommandLineFlag("max_chunk_bytes"),
+                                      absl::FindCommandLineFlag("max_unary_picture_bytes"),
+                                      absl::FindCommandLineFlag("max_width"),
+                                      absl::FindCommandLineFlag("max_height"),
+                                      absl::FindCommandLineFlag("max_streams"),
+                                      absl::FindCommandLineFlag("max_streams_per_peer"),
+                                      absl::FindCommandLineFlag("max_frames_per_stream"),
+                                      absl::FindCommandLineFlag("max_renditions"),
+                                      absl::FindCommandLineFlag("frames_in_flight"),
+                                      absl::FindCommandLineFlag("max_message_bytes"),
+                                      absl::FindCommandLineFlag("max_buffered_bytes"),
+                                      absl::FindCommandLineFlag("keepalive_time_seconds"),
+                                      absl::FindCommandLineFlag("keepalive_timeout_seconds"),
+                                      absl::FindCommandLineFlag("max_connection_age_seconds"),
+                                      absl::FindCommandLineFlag("max_connection_age_grace_seconds"),
+                                      absl::FindCommandLineFlag("tls_cert_file"),
+                                      absl::FindCommandLineFlag("tls_key_file"),
+                                      absl::FindCommandLineFlag("tls_client_ca_file"),
+                                      absl::FindCommandLineFlag("gpus"),
+                                      absl::FindCommandLineFlag("fault_injection"),
+                                      absl::FindCommandLineFlag("max_device_bytes"),
+                                      absl::FindCommandLineFlag("max_cpu_streams"),
+                                      absl::FindCommandLineFlag("pinned_frame_bytes"),
+                                      absl::FindCommandLineFlag("source_root"),
+                                      absl::FindCommandLineFlag("spool_dir"),
+                                      absl::FindCommandLineFlag("max_upload_bytes"),
+                                      absl::FindCommandLineFlag("decode_threads"),
+                                      absl::FindCommandLineFlag("max_decode_threads"),
+                                      absl::FindCommandLineFlag("max_decode_threads_total"),
+                                      absl::FindCommandLineFlag("gpu_retry_seconds"),
+                                      absl::FindCommandLineFlag("stream_idle_seconds"),
+                                      absl::FindCommandLineFlag("max_streams_per_connection"),
+                                      absl::FindCommandLineFlag("max_server_threads")}) {
     if (flag == nullptr) continue;
     const std::string env = absl::StrCat("EXACTQ_", absl::AsciiStrToUpper(flag->Name()));
     const char* value = std::getenv(env.c_str());
@@ -181,9 +198,11 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeServerCredentials(c
   bool ok = false;
   grpc::SslServerCredentialsOptions::PemKeyCertPair pair;
   pair.cert_chain = ReadFileOrEmpty(config.tls_cert_file, &ok);
-  if (!ok || pair.cert_chain.empty()) return absl::InvalidArgumentError("cannot read --tls_cert_file " + config.tls_cert_file);
+  if (!ok || pair.cert_chain.empty())
+    return absl::InvalidArgumentError("cannot read --tls_cert_file " + config.tls_cert_file);
   pair.private_key = ReadFileOrEmpty(config.tls_key_file, &ok);
-  if (!ok || pair.private_key.empty()) return absl::InvalidArgumentError("cannot read --tls_key_file " + config.tls_key_file);
+  if (!ok || pair.private_key.empty())
+    return absl::InvalidArgumentError("cannot read --tls_key_file " + config.tls_key_file);
   options.pem_key_cert_pairs.push_back(pair);
   if (!config.tls_client_ca_file.empty()) {
     options.pem_root_certs = ReadFileOrEmpty(config.tls_client_ca_file, &ok);
@@ -334,11 +353,10 @@ int Serve(const ServerConfig& config) {
   }
   server->GetHealthCheckService()->SetServingStatus(true);
   gpu_health.SetHealthService(server->GetHealthCheckService());
-  spdlog::info("{} serving gRPC on port {} ({}{}), /metrics on port {} ({})", kServerVersion, grpc_port,
-               config.listen,
-               config.tls_cert_file.empty() ? ", plaintext"
-                                            : (config.tls_client_ca_file.empty() ? ", TLS" : ", mutual TLS"),
-               (*http)->port(), config.metrics_listen);
+  spdlog::info(
+      "{} serving gRPC on port {} ({}{}), /metrics on port {} ({})", kServerVersion, grpc_port, config.listen,
+      config.tls_cert_file.empty() ? ", plaintext" : (config.tls_client_ca_file.empty() ? ", TLS" : ", mutual TLS"),
+      (*http)->port(), config.metrics_listen);
   if (!config.port_file.empty()) {
     const std::string tmp = config.port_file + ".tmp";
     std::ofstream(tmp) << "grpc=" << grpc_port << "\nmetrics=" << (*http)->port() << "\n";
@@ -349,8 +367,7 @@ int Serve(const ServerConfig& config) {
     gpu_health.Poll();
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
-  spdlog::info("signal {}: draining (grace period {} s)", static_cast<int>(g_stop_signal),
-               config.grace_period_seconds);
+  spdlog::info("signal {}: draining (grace period {} s)", static_cast<int>(g_stop_signal), config.grace_period_seconds);
   const auto drain_deadline = std::chrono::system_clock::now() + std::chrono::seconds(config.grace_period_seconds);
   server->GetHealthCheckService()->SetServingStatus(false);
   service.StartDrain(drain_deadline, config.grace_period_seconds);
@@ -379,8 +396,8 @@ int main(int argc, char** argv) {
   command_line.help_epilogue = exactq::MetricsHelp();
   exactq::ParseCommandLine(argc, argv, command_line);
   exactq::server::ApplyEnvironmentDefaults();
-  if (absl::Status s = exactq::server::ConfigureLogging(absl::GetFlag(FLAGS_log_format),
-                                                      absl::GetFlag(FLAGS_log_level));
+  if (absl::Status s =
+          exactq::server::ConfigureLogging(absl::GetFlag(FLAGS_log_format), absl::GetFlag(FLAGS_log_level));
       !s.ok()) {
     std::fprintf(stderr, "exactqd: %s\n", std::string(s.message()).c_str());
     return 2;

@@ -23,12 +23,12 @@ absl::StatusOr<MemoryBudget::Reservation> MemoryBudget::Reserve(uint64_t bytes) 
 
 absl::Status MemoryBudget::CheckFits(uint64_t bytes) const {
   if (bytes <= limit_) return absl::OkStatus();
-  return absl::ResourceExhaustedError(absl::StrCat("a frame's pictures need ", bytes,
-                                                   " bytes, more than the limit max_buffered_bytes=", limit_));
+  return absl::ResourceExhaustedError(
+      absl::StrCat("a frame's pictures need ", bytes, " bytes, more than the limit max_buffered_bytes=", limit_));
 }
 
 absl::StatusOr<MemoryBudget::Reservation> MemoryBudget::ReserveWhenAvailable(uint64_t bytes,
-                                                                              const std::function<bool()>& give_up) {
+                                                                             const std::function<bool()>& give_up) {
   if (absl::Status fits = CheckFits(bytes); !fits.ok()) return fits;
   std::unique_lock<std::mutex> lock(mutex_);
   while (reserved_ > limit_ || bytes > limit_ - reserved_) {

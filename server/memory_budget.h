@@ -20,9 +20,7 @@ class MemoryBudget {
  public:
   class Reservation {
    public:
-    Reservation(Reservation&& other) noexcept : owner_(other.owner_), bytes_(other.bytes_) {
-      other.owner_ = nullptr;
-    }
+    Reservation(Reservation&& other) noexcept : owner_(other.owner_), bytes_(other.bytes_) { other.owner_ = nullptr; }
     Reservation& operator=(Reservation&&) = delete;
     ~Reservation();
     uint64_t bytes() const { return bytes_; }

@@ -37,19 +37,24 @@ class ScrapedRegistry : public prometheus::Collectable {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<MetricsExposer>> MetricsExposer::Start(
-    const std::string& host_port, std::shared_ptr<prometheus::Registry> registry,
-    std::function<void()> before_scrape, const MetricsExposerOptions& options) {
+absl::StatusOr<std::unique_ptr<MetricsExposer>> MetricsExposer::Start(const std::string& host_port,
+                                                                      std::shared_ptr<prometheus::Registry> registry,
+                                                                      std::function<void()> before_scrape,
+                                                                      const MetricsExposerOptions& options) {
   std::unique_ptr<MetricsExposer> server(new MetricsExposer());
   // civetweb wants "IP:PORT" with a numeric address; "localhost" is not accepted.
   std::string ports = host_port;
   if (ports.rfind("localhost:", 0) == 0) ports = "127.0.0.1:" + ports.substr(10);
   std::vector<std::string> civetweb_options = {
-      "listening_ports",    ports,
-      "num_threads",        std::to_string(options.worker_threads),
-      "request_timeout_ms", std::to_string(options.request_timeout_ms),
+      "listening_ports",
+      ports,
+      "num_threads",
+      std::to_string(options.worker_threads),
+      "request_timeout_ms",
+      std::to_string(options.request_timeout_ms),
       // A scraper that keeps its connection open gets no worker to itself for long.
-      "keep_alive_timeout_ms", std::to_string(options.request_timeout_ms),
+      "keep_alive_timeout_ms",
+      std::to_string(options.request_timeout_ms),
   };
   try {
     server->exposer_ = std::make_unique<prometheus::Exposer>(std::move(civetweb_options));

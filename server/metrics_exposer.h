@@ -22,7 +22,7 @@ class Collectable;
 namespace exactq::server {
 
 struct MetricsExposerOptions {
-  int worker_threads = 8;        // civetweb num_threads
+  int worker_threads = 8;         // civetweb num_threads
   int request_timeout_ms = 2000;  // civetweb request_timeout_ms (reads and writes)
 };
 
@@ -30,9 +30,10 @@ class MetricsExposer {
  public:
   // Listens on host:port (port 0 picks a free one; "localhost" means 127.0.0.1) and
   // serves the registry; before_scrape() runs before each scrape (gauges read then).
-  static absl::StatusOr<std::unique_ptr<MetricsExposer>> Start(
-      const std::string& host_port, std::shared_ptr<prometheus::Registry> registry,
-      std::function<void()> before_scrape, const MetricsExposerOptions& options = {});
+  static absl::StatusOr<std::unique_ptr<MetricsExposer>> Start(const std::string& host_port,
+                                                               std::shared_ptr<prometheus::Registry> registry,
+                                                               std::function<void()> before_scrape,
+                                                               const MetricsExposerOptions& options = {});
   ~MetricsExposer();
 
   int port() const { return port_; }

@@ -43,8 +43,8 @@ std::string Scrape(int port, int timeout_ms) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   char buffer[65536];
   while (true) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-        deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) break;
     pollfd p{fd, POLLIN, 0};
     if (poll(&p, 1, static_cast<int>(left.count())) <= 0) break;
@@ -116,8 +116,7 @@ TEST_F(MetricsExposerTest, StalledConnectionsDoNotBlockAScrape) {
   for (int round = 0; round < 2; ++round) {
     const auto start = std::chrono::steady_clock::now();
     const std::string page = Scrape(exposer_->port(), 3000);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_NE(page.find("exactq_active_streams"), std::string::npos) << "round " << round;
     EXPECT_LT(seconds, 3.0) << "round " << round;
   }
@@ -128,8 +127,7 @@ TEST_F(MetricsExposerTest, StalledConnectionsDoNotBlockAScrape) {
 // do hold the scrape: the test above would catch a return to them.
 TEST(MetricsExposerStallTest, TwoWorkersAndALongTimeoutAreBlocked) {
   ServerMetrics metrics({"psnr"}, BuildInfo{"0.1.0", "unknown", "false"});
-  auto exposer = MetricsExposer::Start("127.0.0.1:0", metrics.registry, nullptr,
-                                       MetricsExposerOptions{2, 30000});
+  auto exposer = MetricsExposer::Start("127.0.0.1:0", metrics.registry, nullptr, MetricsExposerOptions{2, 30000});
   ASSERT_TRUE(exposer.ok()) << exposer.status();
   std::vector<int> stalled;
   for (int i = 0; i < 4; ++i) {

@@ -55,10 +55,10 @@ ScorerService::ScorerService(const ServerConfig& config, ServerMetrics* metrics)
 grpc::Status ScorerService::Fail(const char* method, const grpc::Status& status) {
   if (!status.ok()) {
     static const char* const kNames[] = {
-        "OK",        "CANCELLED",          "UNKNOWN",        "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",
-        "NOT_FOUND", "ALREADY_EXISTS",     "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
-        "FAILED_PRECONDITION", "ABORTED",  "OUT_OF_RANGE",   "UNIMPLEMENTED",    "INTERNAL",
-        "UNAVAILABLE", "DATA_LOSS",        "UNAUTHENTICATED"};
+        "OK",        "CANCELLED",      "UNKNOWN",           "INVALID_ARGUMENT",   "DEADLINE_EXCEEDED",
+        "NOT_FOUND", "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED", "FAILED_PRECONDITION",
+        "ABORTED",   "OUT_OF_RANGE",   "UNIMPLEMENTED",     "INTERNAL",           "UNAVAILABLE",
+        "DATA_LOSS", "UNAUTHENTICATED"};
     const int code = static_cast<int>(status.error_code());
     metrics_->errors.At({method, code >= 0 && code <= 16 ? kNames[code] : "UNKNOWN"}).Increment();
   }
@@ -67,30 +67,37 @@ grpc::Status ScorerService::Fail(const char* method, const grpc::Status& status)
 
 grpc::Status ScorerService::ScoreRawStream(grpc::ServerContext* context, RequestStream::Raw* raw) {
   if (drain_.draining()) {
-    return Fail("ScoreStream", grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+    return Fail("ScoreStream",
+                grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail("ScoreStream", ToGrpc(ticket.status()));
   std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
   RequestStream stream(raw, idle.get(), &drain_);
-  return Fail("ScoreStream", RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_}, context, &stream));
+  return Fail("ScoreStream",
+              RunStreamSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_},
+                               context, &stream));
 }
 
 grpc::Status ScorerService::ScoreRawLadder(grpc::ServerContext* context, LadderRequestStream::Raw* raw) {
   if (drain_.draining()) {
-    return Fail("ScoreLadder", grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+    return Fail("ScoreLadder",
+                grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail("ScoreLadder", ToGrpc(ticket.status()));
   std::unique_ptr<StreamIdleMonitor::Watch> idle = idle_monitor_.Start(context);
   LadderRequestStream stream(raw, idle.get(), &drain_);
-  return Fail("ScoreLadder", RunLadderSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_}, context, &stream));
+  return Fail("ScoreLadder",
+              RunLadderSession(config_, metrics_, SessionResources{&memory_budget_, &cpu_streams_, &decode_threads_},
+                               context, &stream));
 }
 
 grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::ScorePairRequest* request,
                                       v1::ScorePairResponse* response) {
   if (drain_.draining()) {
-    return Fail("ScorePair", grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
+    return Fail("ScorePair",
+                grpc::Status(grpc::StatusCode::UNAVAILABLE, "the server is draining; retry on another replica"));
   }
   absl::StatusOr<StreamAdmission::Ticket> ticket = admission_.Admit(context->peer());
   if (!ticket.ok()) return Fail("ScorePair", ToGrpc(ticket.status()));
@@ -100,26 +107,28 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
   const uint64_t picture_bytes = wanted->geometry.frame_bytes();
   if (picture_bytes > config_.limits.max_unary_picture_bytes) {
     return Fail("ScorePair", grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
-                             absl::StrCat("reference: a ", picture_bytes,
-                                          "-byte picture exceeds the limit max_unary_picture_bytes=",
-                                          config_.limits.max_unary_picture_bytes, "; use ScoreStream")));
+                                          absl::StrCat("reference: a ", picture_bytes,
+                                                       "-byte picture exceeds the limit max_unary_picture_bytes=",
+                                                       config_.limits.max_unary_picture_bytes, "; use ScoreStream")));
   }
-  for (const auto& [bytes, name] : {std::pair{&request->reference(), "reference"},
-                                    std::pair{&request->distorted(), "distorted"}}) {
+  for (const auto& [bytes, name] :
+       {std::pair{&request->reference(), "reference"}, std::pair{&request->distorted(), "distorted"}}) {
     if (bytes->size() != picture_bytes) {
       return Fail("ScorePair", grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                               absl::StrCat(name, ": ", bytes->size(), " bytes, expected ", picture_bytes,
-                                            " for ", GeometryDescription(wanted->geometry))));
+                                            absl::StrCat(name, ": ", bytes->size(), " bytes, expected ", picture_bytes,
+                                                         " for ", GeometryDescription(wanted->geometry))));
     }
   }
   absl::StatusOr<MemoryBudget::Reservation> reservation = memory_budget_.Reserve(2 * picture_bytes);
   if (!reservation.ok()) return Fail("ScorePair", ToGrpc(reservation.status()));
   std::optional<StreamAdmission::Ticket> cpu_slot;
-  absl::StatusOr<std::unique_ptr<FrameScorer>> scorer = CreateAdmittedScorer(*wanted, &cpu_streams_, context, &cpu_slot);
+  absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
+      CreateAdmittedScorer(*wanted, &cpu_streams_, context, &cpu_slot);
   if (!scorer.ok()) return Fail("ScorePair", ToGrpc(scorer.status()));
   absl::StatusOr<Frame> reference = Frame::Create(wanted->geometry);
   absl::StatusOr<Frame> distorted = Frame::Create(wanted->geometry);
-  if (!reference.ok() || !distorted.ok()) return Fail("ScorePair", grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
+  if (!reference.ok() || !distorted.ok())
+    return Fail("ScorePair", grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
   std::copy(request->reference().begin(), request->reference().end(), reference->mutable_bytes());
   std::copy(request->distorted().begin(), request->distorted().end(), distorted->mutable_bytes());
   for (const auto& [frame, name] : {std::pair{&*reference, "reference"}, std::pair{&*distorted, "distorted"}}) {
@@ -134,11 +143,11 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
   const auto total = std::chrono::steady_clock::now() - started;
   v1::FrameResult* frame = response->mutable_frame();
   ToWire(*scored, frame);
-  frame->mutable_timing()->set_total_ns(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(total).count());
+  frame->mutable_timing()->set_total_ns(std::chrono::duration_cast<std::chrono::nanoseconds>(total).count());
   for (const MetricSpec& m : wanted->metrics) {
     metrics_->frames_scored.At({m.name, BackendName(scored->backend)}).Increment();
-    metrics_->bytes_scored.At({m.name, BackendName(scored->backend)}).Increment(2.0 * static_cast<double>(picture_bytes));
+    metrics_->bytes_scored.At({m.name, BackendName(scored->backend)})
+        .Increment(2.0 * static_cast<double>(picture_bytes));
   }
   ToWire(**scorer, kServerVersion, response->mutable_provenance());
   return grpc::Status::OK;

@@ -12,12 +12,12 @@ namespace exactq::server {
 
 // Sources the server decodes (uploads and server paths; proto "SOURCES").
 struct DecodeConfig {
-  SourceRoots source_roots;  // --source_root; none: every server path is refused
-  std::string spool_dir;     // uploads are spooled here (unlinked); "" = $TMPDIR or /tmp
+  SourceRoots source_roots;                 // --source_root; none: every server path is refused
+  std::string spool_dir;                    // uploads are spooled here (unlinked); "" = $TMPDIR or /tmp
   uint64_t max_upload_bytes = 16ull << 30;  // one spooled upload
-  uint32_t decode_threads = 4;       // per decoded side, when the header asks for 0
-  uint32_t max_decode_threads = 16;  // per decoded side, whatever the header asks
-  uint32_t max_decode_threads_total = 64;  // all decoded streams; beyond, one per side
+  uint32_t decode_threads = 4;              // per decoded side, when the header asks for 0
+  uint32_t max_decode_threads = 16;         // per decoded side, whatever the header asks
+  uint32_t max_decode_threads_total = 64;   // all decoded streams; beyond, one per side
 };
 
 struct ServerLimits {
@@ -28,8 +28,8 @@ struct ServerLimits {
   uint32_t max_streams = 64;
   uint32_t max_streams_per_peer = 16;
   uint32_t max_frames_in_flight_per_stream = 2;
-  uint64_t max_frames_per_stream = 0;  // 0 = unlimited (for a ladder: reference frames)
-  uint32_t max_renditions = 16;        // renditions in one ScoreLadder call
+  uint64_t max_frames_per_stream = 0;        // 0 = unlimited (for a ladder: reference frames)
+  uint32_t max_renditions = 16;              // renditions in one ScoreLadder call
   uint64_t max_buffered_bytes = 4ull << 30;  // frame bytes held across all streams
   uint64_t max_message_bytes = 4 << 20;      // gRPC receive limit
   // Streams scored on the CPU at once (the CPU is a fallback, not a second GPU: SSIMULACRA2

@@ -7,61 +7,48 @@ namespace exactq::server {
 namespace {
 // From 100 us (a small frame's compute) to 30 s (SSIMULACRA2 at 8K on a CPU).
 std::vector<double> LatencyBounds() {
-  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-          0.1,    0.25,    0.5,    1.0,   2.5,    5.0,   10.0, 30.0};
+  return {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0};
 }
 
-prometheus::Family<prometheus::Counter>& Counter(prometheus::Registry& r, const char* name,
-                                                  const char* help) {
+prometheus::Family<prometheus::Counter>& Counter(prometheus::Registry& r, const char* name, const char* help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(r);
 }
-prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const char* name,
-                                              const char* help) {
+prometheus::Family<prometheus::Gauge>& Gauge(prometheus::Registry& r, const char* name, const char* help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(r);
 }
-prometheus::Family<prometheus::Histogram>& Histogram(prometheus::Registry& r, const char* name,
-                                                      const char* help) {
+prometheus::Family<prometheus::Histogram>& Histogram(prometheus::Registry& r, const char* name, const char* help) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
 }
 }  // namespace
 
 ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names, const BuildInfo& build)
-    : frames_scored(Counter(*registry, "exactq_frames_scored_total",
-                            "Frames scored, by metric and backend."),
+    : frames_scored(Counter(*registry, "exactq_frames_scored_total", "Frames scored, by metric and backend."),
                     {"metric", "backend"}),
-      bytes_received(Counter(*registry, "exactq_received_bytes_total",
-                             "Picture bytes received from clients."),
-                     {}),
+      bytes_received(Counter(*registry, "exactq_received_bytes_total", "Picture bytes received from clients."), {}),
       bytes_scored(Counter(*registry, "exactq_scored_bytes_total",
                            "Picture bytes (reference + distorted) of scored frames, by metric and backend."),
                    {"metric", "backend"}),
-      streams_started(Counter(*registry, "exactq_streams_started_total",
-                              "Scoring streams and unary calls accepted."),
+      streams_started(Counter(*registry, "exactq_streams_started_total", "Scoring streams and unary calls accepted."),
                       {}),
-      fallbacks(Counter(*registry, "exactq_fallbacks_total",
-                        "Frames that auto placement sent to the CPU, by reason."),
+      fallbacks(Counter(*registry, "exactq_fallbacks_total", "Frames that auto placement sent to the CPU, by reason."),
                 {"reason"}),
-      errors(Counter(*registry, "exactq_errors_total",
-                     "Calls that ended with an error, by gRPC method and status code."),
-             {"method", "code"}),
-      pinned_frame_fallbacks(
-          Counter(*registry, "exactq_pinned_frame_fallbacks_total",
-                  "Picture buffers allocated in ordinary memory because the page-locked limit was "
-                  "reached or page-locking failed."),
-          {}),
+      errors(
+          Counter(*registry, "exactq_errors_total", "Calls that ended with an error, by gRPC method and status code."),
+          {"method", "code"}),
+      pinned_frame_fallbacks(Counter(*registry, "exactq_pinned_frame_fallbacks_total",
+                                     "Picture buffers allocated in ordinary memory because the page-locked limit was "
+                                     "reached or page-locking failed."),
+                             {}),
       active_streams(Gauge(*registry, "exactq_active_streams", "Streams being served."), {}),
-      queue_depth(Gauge(*registry, "exactq_queue_depth",
-                        "Frames fully received and waiting for a backend."),
-                  {}),
-      frames_in_flight(Gauge(*registry, "exactq_frames_in_flight",
-                             "Frames received in part or waiting or being scored."),
-                       {}),
-      device_memory_used(Gauge(*registry, "exactq_device_memory_used_bytes",
-                               "Device memory held by the engine, per GPU."),
-                         {"device"}),
-      configured_gpus(Gauge(*registry, "exactq_configured_gpus",
-                            "GPUs this process was given (--gpus, CUDA_VISIBLE_DEVICES)."),
-                      {}),
+      queue_depth(Gauge(*registry, "exactq_queue_depth", "Frames fully received and waiting for a backend."), {}),
+      frames_in_flight(
+          Gauge(*registry, "exactq_frames_in_flight", "Frames received in part or waiting or being scored."), {}),
+      device_memory_used(
+          Gauge(*registry, "exactq_device_memory_used_bytes", "Device memory held by the engine, per GPU."),
+          {"device"}),
+      configured_gpus(
+          Gauge(*registry, "exactq_configured_gpus", "GPUs this process was given (--gpus, CUDA_VISIBLE_DEVICES)."),
+          {}),
       usable_gpus(Gauge(*registry, "exactq_usable_gpus",
                         "GPUs taking new streams: not cooling down after a failure, not lost."),
                   {}),
@@ -92,8 +79,8 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names, const
     fallbacks.At({reason});
   }
   for (const char* method : kScoredMethods) {
-    for (const char* code : {"INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "CANCELLED",
-                             "DEADLINE_EXCEEDED", "INTERNAL"}) {
+    for (const char* code :
+         {"INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "UNAVAILABLE", "CANCELLED", "DEADLINE_EXCEEDED", "INTERNAL"}) {
       errors.At({method, code});
     }
   }
@@ -111,9 +98,7 @@ ServerMetrics::ServerMetrics(const std::vector<std::string>& metric_names, const
   frame_seconds.At({});
 }
 
-std::string ServerMetrics::Render() const {
-  return prometheus::TextSerializer().Serialize(registry->Collect());
-}
+std::string ServerMetrics::Render() const { return prometheus::TextSerializer().Serialize(registry->Collect()); }
 
 void ServerMetrics::SyncCounter(CounterSeries& counter, double cumulative) {
   std::lock_guard<std::mutex> lock(sync_mutex_);

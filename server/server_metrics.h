@@ -109,23 +109,23 @@ struct ServerMetrics {
 
   // Shared so that the /metrics exposer can hold it weakly.
   std::shared_ptr<prometheus::Registry> registry = std::make_shared<prometheus::Registry>();
-  CounterFamily frames_scored;        // {metric, backend}
-  CounterFamily bytes_received;       // picture bytes received
-  CounterFamily bytes_scored;         // {metric, backend}: picture bytes of scored frames
+  CounterFamily frames_scored;   // {metric, backend}
+  CounterFamily bytes_received;  // picture bytes received
+  CounterFamily bytes_scored;    // {metric, backend}: picture bytes of scored frames
   CounterFamily streams_started;
-  CounterFamily fallbacks;            // {reason}
-  CounterFamily errors;               // {method, code}: gRPC method and status code name
+  CounterFamily fallbacks;               // {reason}
+  CounterFamily errors;                  // {method, code}: gRPC method and status code name
   CounterFamily pinned_frame_fallbacks;  // pictures that got ordinary memory instead, since start
   GaugeFamily active_streams;
-  GaugeFamily queue_depth;            // frames received, not yet scored
+  GaugeFamily queue_depth;  // frames received, not yet scored
   GaugeFamily frames_in_flight;
-  GaugeFamily device_memory_used;     // {device}
-  GaugeFamily configured_gpus;        // GPUs given to the process
-  GaugeFamily usable_gpus;            // of those, the ones that take new streams
-  GaugeFamily pinned_frame_bytes;     // page-locked host bytes for pictures (read at scrape)
-  GaugeFamily build_info;             // {version, revision, cuda}; always 1
-  HistogramFamily stage_seconds;      // {stage}: the stages of a frame, which add up to...
-  HistogramFamily frame_seconds;      // ...a frame's whole time in the server
+  GaugeFamily device_memory_used;  // {device}
+  GaugeFamily configured_gpus;     // GPUs given to the process
+  GaugeFamily usable_gpus;         // of those, the ones that take new streams
+  GaugeFamily pinned_frame_bytes;  // page-locked host bytes for pictures (read at scrape)
+  GaugeFamily build_info;          // {version, revision, cuda}; always 1
+  HistogramFamily stage_seconds;   // {stage}: the stages of a frame, which add up to...
+  HistogramFamily frame_seconds;   // ...a frame's whole time in the server
 
   // The page /metrics serves (Prometheus text format), for tests and logs.
   std::string Render() const;

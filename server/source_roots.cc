@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 
 #include "absl/strings/match.h"
@@ -87,8 +87,8 @@ absl::StatusOr<int> SourceRoots::Open(const std::string& path) const {
   } else {
     for (const std::string& root : roots_) candidates.push_back(absl::StrCat(root, "/", path));
   }
-  const absl::Status outside = absl::PermissionDeniedError(
-      absl::StrCat("server path ", path, ": outside the server's source roots"));
+  const absl::Status outside =
+      absl::PermissionDeniedError(absl::StrCat("server path ", path, ": outside the server's source roots"));
   bool missing_inside = false;
   for (const std::string& candidate : candidates) {
     std::string resolved;

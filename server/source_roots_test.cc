@@ -80,8 +80,8 @@ TEST_F(SourceRootsTest, DirectoriesAreNotFiles) {
 }
 
 TEST(RepeatedFlagValuesTest, CollectsEveryOccurrence) {
-  const char* argv[] = {"exactqd",      "--source_root=/a", "--listen=x",         "--source_root",
-                        "/b,/c",        "--source_rootx=/d", "--source-root=/e-f"};
+  const char* argv[] = {"exactqd", "--source_root=/a",  "--listen=x",        "--source_root",
+                        "/b,/c",   "--source_rootx=/d", "--source-root=/e-f"};
   EXPECT_EQ(RepeatedFlagValues(7, const_cast<char**>(argv), "source_root"),
             (std::vector<std::string>{"/a", "/b", "/c", "/e-f"}));
 }

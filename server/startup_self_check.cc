@@ -29,9 +29,9 @@ bool StartupSelfCheck(DevicePool* pool) {
     const std::string why =
         !gpu.error.ok()
             ? absl::StrCat("self-check: ", gpu.error.message())
-            : (gpu.differences.empty() ? std::string("self-check: the GPU took none of the golden pairs")
-                                       : absl::StrCat("self-check: ", gpu.differences.size(),
-                                                      " outputs differ from the golden bits"));
+            : (gpu.differences.empty()
+                   ? std::string("self-check: the GPU took none of the golden pairs")
+                   : absl::StrCat("self-check: ", gpu.differences.size(), " outputs differ from the golden bits"));
     spdlog::error("{} ({}): {}; taken out of the pool", gpu.where, d.device.name, why);
     pool->ReportFailure(d.device.index, DeviceFault::kPoisoned, why);
   }

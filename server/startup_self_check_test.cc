@@ -20,8 +20,7 @@ TEST(StartupSelfCheckTest, AGpuThatFailsTheCheckIsLost) {
   EXPECT_TRUE(StartupSelfCheck(&pool));
   EXPECT_TRUE(pool.IsLost(bogus));
   EXPECT_EQ(pool.usable(), 0);
-  EXPECT_NE(pool.Snapshot()[0].last_error.find("self-check"), std::string::npos)
-      << pool.Snapshot()[0].last_error;
+  EXPECT_NE(pool.Snapshot()[0].last_error.find("self-check"), std::string::npos) << pool.Snapshot()[0].last_error;
 }
 
 }  // namespace

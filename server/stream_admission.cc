@@ -26,8 +26,8 @@ absl::StatusOr<StreamAdmission::Ticket> StreamAdmission::Admit(const std::string
   }
   uint32_t& mine = per_peer_[peer];
   if (mine >= max_per_peer_) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "peer ", peer, " is at its limit max_streams_per_peer=", max_per_peer_));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("peer ", peer, " is at its limit max_streams_per_peer=", max_per_peer_));
   }
   ++mine;
   ++total_;

@@ -18,9 +18,7 @@ class StreamAdmission {
  public:
   class Ticket {
    public:
-    Ticket(Ticket&& other) noexcept : owner_(other.owner_), peer_(std::move(other.peer_)) {
-      other.owner_ = nullptr;
-    }
+    Ticket(Ticket&& other) noexcept : owner_(other.owner_), peer_(std::move(other.peer_)) { other.owner_ = nullptr; }
     Ticket& operator=(Ticket&&) = delete;
     ~Ticket();
 

@@ -31,8 +31,8 @@ std::unique_ptr<StreamIdleMonitor::Watch> StreamIdleMonitor::Start(grpc::ServerC
 
 void StreamIdleMonitor::Run() {
   // A tenth of the limit, at most a second: a stream ends within 10% after its limit.
-  const auto period = std::min<Clock::duration>(std::chrono::seconds(1),
-                                                 std::chrono::milliseconds(100) * idle_seconds_);
+  const auto period =
+      std::min<Clock::duration>(std::chrono::seconds(1), std::chrono::milliseconds(100) * idle_seconds_);
   std::unique_lock<std::mutex> lock(mutex_);
   while (!wake_.wait_for(lock, period, [this] { return stop_; })) {
     const Clock::time_point now = Clock::now();
@@ -89,11 +89,11 @@ bool StreamIdleMonitor::Watch::expired() const {
 }
 
 grpc::Status StreamIdleMonitor::Watch::status() const {
-  return grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
-                      absl::StrCat(expired_writing_ ? "the client read no answer for " : "the client sent nothing for ",
-                                   monitor_->idle_seconds_,
-                                   " s while the server waited for it (the limit stream_idle_seconds=",
-                                   monitor_->idle_seconds_, ")"));
+  return grpc::Status(
+      grpc::StatusCode::DEADLINE_EXCEEDED,
+      absl::StrCat(expired_writing_ ? "the client read no answer for " : "the client sent nothing for ",
+                   monitor_->idle_seconds_,
+                   " s while the server waited for it (the limit stream_idle_seconds=", monitor_->idle_seconds_, ")"));
 }
 
 void StreamIdleMonitor::Watch::Check(Clock::time_point now) {

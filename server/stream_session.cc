@@ -21,8 +21,8 @@
 #include "server/frame_answerer.h"
 #include "server/frame_assembler.h"
 #include "server/scorer_service.h"
-#include "server/version.h"
 #include "server/session_log.h"
+#include "server/version.h"
 #include "server/wire_conversion.h"
 #include "spdlog/spdlog.h"
 
@@ -36,9 +36,7 @@ uint64_t Nanos(Clock::duration d) {
 
 double Seconds(uint64_t ns) { return static_cast<double>(ns) * 1e-9; }
 
-grpc::Status Invalid(const std::string& message) {
-  return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message);
-}
+grpc::Status Invalid(const std::string& message) { return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, message); }
 
 }  // namespace
 
@@ -65,9 +63,8 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> CreateAdmittedScorer(const ScoringR
   return scorer;
 }
 
-grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
-                              const SessionResources& resources, grpc::ServerContext* context,
-                              RequestStream* stream) {
+grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics, const SessionResources& resources,
+                              grpc::ServerContext* context, RequestStream* stream) {
   SessionLog log(metrics, context->peer());
   v1::ScoreRequest request;
   if (!stream->Read(&request)) {
@@ -128,8 +125,8 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     ~InFlight() { gauge.Add(-count.load()); }
   } in_flight{metrics->frames_in_flight.At({})};
   FrameCounts counts;
-  FrameAnswerer answerer(metrics, FrameAnswerer::StreamWriter(stream), log.job_id_, metric_names, output_count, geometry.frame_bytes(),
-                         &counts);
+  FrameAnswerer answerer(metrics, FrameAnswerer::StreamWriter(stream), log.job_id_, metric_names, output_count,
+                         geometry.frame_bytes(), &counts);
   // Declared after everything its callbacks touch, so it is joined first.
   FramePipeline pipeline(std::move(*scorer), {frames_in_flight});
   if (!pipeline.sibling_error().ok()) {
@@ -185,9 +182,9 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
 
   // A stream placed on a GPU receives its pictures into page-locked memory, so the GPU
   // copies them from there (no second host copy); a CPU stream needs none.
-  FrameAssembler assembler(geometry, config.limits.max_chunk_bytes,
-                           placement == FrameScorer::kCpuDevice ? std::pmr::get_default_resource()
-                                                                : PinnedFrameMemory());
+  FrameAssembler assembler(
+      geometry, config.limits.max_chunk_bytes,
+      placement == FrameScorer::kCpuDevice ? std::pmr::get_default_resource() : PinnedFrameMemory());
   uint64_t bytes_received = 0;
   std::optional<MemoryBudget::Reservation> frame_memory;  // the frame being assembled
   for (;;) {
@@ -207,12 +204,11 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     if (!request.has_chunk()) return stop(Invalid("request: a message with neither header nor chunk"));
     const v1::FrameChunk& chunk = request.chunk();
     const Clock::time_point arrival = Clock::now();
-    if (config.limits.max_frames_per_stream != 0 &&
-        chunk.frame_index() >= config.limits.max_frames_per_stream) {
-      return stop(grpc::Status(
-          grpc::StatusCode::RESOURCE_EXHAUSTED,
-          absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
-                       " exceeds the limit max_frames_per_stream=", config.limits.max_frames_per_stream)));
+    if (config.limits.max_frames_per_stream != 0 && chunk.frame_index() >= config.limits.max_frames_per_stream) {
+      return stop(
+          grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
+                       absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
+                                    " exceeds the limit max_frames_per_stream=", config.limits.max_frames_per_stream)));
     }
     if (expected_frames != 0 && chunk.frame_index() >= expected_frames) {
       return stop(Invalid(absl::StrCat("chunk.frame_index: ", chunk.frame_index(),
@@ -221,8 +217,8 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     const bool frame_starts = !assembler.HasPartialFrame();
     if (frame_starts) {
       // Short of memory, the stream stops reading until frames (its own or others') free it.
-      absl::StatusOr<MemoryBudget::Reservation> reserved = resources.memory_budget->ReserveWhenAvailable(
-          pair_bytes, [context] { return context->IsCancelled(); });
+      absl::StatusOr<MemoryBudget::Reservation> reserved =
+          resources.memory_budget->ReserveWhenAvailable(pair_bytes, [context] { return context->IsCancelled(); });
       if (!reserved.ok()) return context->IsCancelled() ? cancelled() : stop(ToGrpc(reserved.status()));
       frame_memory.reset();
       frame_memory.emplace(std::move(*reserved));
@@ -234,8 +230,8 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
     if (!assembler.FrameReady()) continue;
 
     auto frame = std::make_shared<AssembledFrame>(assembler.TakeFrame());
-    for (const auto& [picture, name] : {std::pair{&frame->reference, "reference"},
-                                        std::pair{&frame->distorted, "distorted"}}) {
+    for (const auto& [picture, name] :
+         {std::pair{&frame->reference, "reference"}, std::pair{&frame->distorted, "distorted"}}) {
       if (absl::Status s = ValidateSampleRange(*picture); !s.ok()) {
         return stop(Invalid(absl::StrCat("chunk.data: frame ", frame->index, " ", name, " picture: ", s.message())));
       }
@@ -265,9 +261,9 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
   CopyCounts copy{log, counts};
   if (grpc::Status error = answerer.error(); !error.ok()) return log.Finish(error);
   if (assembler.HasPartialFrame()) {
-    return log.Finish(Invalid(absl::StrCat(
-        "chunk: the stream ended in the middle of frame ", assembler.next_frame_index(),
-        " (both pictures must be complete before the client half-closes)")));
+    return log.Finish(
+        Invalid(absl::StrCat("chunk: the stream ended in the middle of frame ", assembler.next_frame_index(),
+                             " (both pictures must be complete before the client half-closes)")));
   }
 
   response.Clear();

@@ -47,9 +47,8 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> CreateAdmittedScorer(const ScoringR
                                                                   grpc::ServerContext* context,
                                                                   std::optional<StreamAdmission::Ticket>* cpu_ticket);
 
-grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics,
-                              const SessionResources& resources, grpc::ServerContext* context,
-                              RequestStream* stream);
+grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics, const SessionResources& resources,
+                              grpc::ServerContext* context, RequestStream* stream);
 
 }  // namespace exactq::server
 

@@ -9,25 +9,29 @@ namespace {
 
 absl::StatusOr<ChromaLayout> LayoutFromWire(v1::ChromaLayout layout) {
   switch (layout) {
-    case v1::CHROMA_400: return ChromaLayout::k400;
-    case v1::CHROMA_420: return ChromaLayout::k420;
-    case v1::CHROMA_422: return ChromaLayout::k422;
-    case v1::CHROMA_444: return ChromaLayout::k444;
+    case v1::CHROMA_400:
+      return ChromaLayout::k400;
+    case v1::CHROMA_420:
+      return ChromaLayout::k420;
+    case v1::CHROMA_422:
+      return ChromaLayout::k422;
+    case v1::CHROMA_444:
+      return ChromaLayout::k444;
     default:
-      return absl::InvalidArgumentError(absl::StrCat(
-          "header.geometry.format.chroma: must be CHROMA_400, CHROMA_420, CHROMA_422 or "
-          "CHROMA_444, got ", static_cast<int>(layout)));
+      return absl::InvalidArgumentError(
+          absl::StrCat("header.geometry.format.chroma: must be CHROMA_400, CHROMA_420, CHROMA_422 or "
+                       "CHROMA_444, got ",
+                       static_cast<int>(layout)));
   }
 }
 
 }  // namespace
 
-absl::StatusOr<ScoringRequest> FromWire(const v1::StreamHeader& header,
-                                        const ServerLimits& limits) {
+absl::StatusOr<ScoringRequest> FromWire(const v1::StreamHeader& header, const ServerLimits& limits) {
   ScoringRequest request;
   if (header.job_id().size() > kMaxJobIdBytes) {
-    return absl::InvalidArgumentError(absl::StrCat("header.job_id: ", header.job_id().size(),
-                                                   " bytes exceeds the limit of ", kMaxJobIdBytes));
+    return absl::InvalidArgumentError(
+        absl::StrCat("header.job_id: ", header.job_id().size(), " bytes exceeds the limit of ", kMaxJobIdBytes));
   }
   if (!header.has_geometry()) {
     return absl::InvalidArgumentError("header.geometry: missing");
@@ -36,20 +40,19 @@ absl::StatusOr<ScoringRequest> FromWire(const v1::StreamHeader& header,
   if (g.width() == 0) return absl::InvalidArgumentError("header.geometry.width: must be >= 1");
   if (g.height() == 0) return absl::InvalidArgumentError("header.geometry.height: must be >= 1");
   if (g.width() > limits.max_width) {
-    return absl::ResourceExhaustedError(absl::StrCat("header.geometry.width: ", g.width(),
-                                                     " exceeds the limit max_width=", limits.max_width));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("header.geometry.width: ", g.width(), " exceeds the limit max_width=", limits.max_width));
   }
   if (g.height() > limits.max_height) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "header.geometry.height: ", g.height(), " exceeds the limit max_height=", limits.max_height));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("header.geometry.height: ", g.height(), " exceeds the limit max_height=", limits.max_height));
   }
   const v1::PixelFormat& f = g.format();
   absl::StatusOr<ChromaLayout> layout = LayoutFromWire(f.chroma());
   if (!layout.ok()) return layout.status();
-  if (f.bit_depth() < static_cast<uint32_t>(kMinBitDepth) ||
-      f.bit_depth() > static_cast<uint32_t>(kMaxBitDepth)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "header.geometry.format.bit_depth: must be 8 to 16, got ", f.bit_depth()));
+  if (f.bit_depth() < static_cast<uint32_t>(kMinBitDepth) || f.bit_depth() > static_cast<uint32_t>(kMaxBitDepth)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("header.geometry.format.bit_depth: must be 8 to 16, got ", f.bit_depth()));
   }
   request.geometry.width = static_cast<int>(g.width());
   request.geometry.height = static_cast<int>(g.height());
@@ -76,19 +79,23 @@ absl::StatusOr<ScoringRequest> FromWire(const v1::StreamHeader& header,
     request.metrics.push_back(std::move(spec));
   }
   switch (header.backend()) {
-    case v1::BACKEND_AUTO: request.backend = BackendPreference::kAuto; break;
-    case v1::BACKEND_CUDA: request.backend = BackendPreference::kCuda; break;
-    case v1::BACKEND_CPU: request.backend = BackendPreference::kCpu; break;
+    case v1::BACKEND_AUTO:
+      request.backend = BackendPreference::kAuto;
+      break;
+    case v1::BACKEND_CUDA:
+      request.backend = BackendPreference::kCuda;
+      break;
+    case v1::BACKEND_CPU:
+      request.backend = BackendPreference::kCpu;
+      break;
     default:
-      return absl::InvalidArgumentError(absl::StrCat("header.backend: unknown value ",
-                                                     static_cast<int>(header.backend())));
+      return absl::InvalidArgumentError(
+          absl::StrCat("header.backend: unknown value ", static_cast<int>(header.backend())));
   }
   return request;
 }
 
-v1::Backend ToWire(Backend backend) {
-  return backend == Backend::kCuda ? v1::BACKEND_CUDA : v1::BACKEND_CPU;
-}
+v1::Backend ToWire(Backend backend) { return backend == Backend::kCuda ? v1::BACKEND_CUDA : v1::BACKEND_CPU; }
 
 void ToWire(const ScoredFrame& scored, v1::FrameResult* result) {
   for (const NamedScore& s : scored.scores) {

@@ -5,6 +5,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 tools/setup-debian.sh
+# The C++ and CUDA files as clang-format makes them (.clang-format).
+tools/check_format.sh
 if [ -z "${EXACTQ_CORPUS:-}" ] && [ -d ../shared/corpus ]; then
   EXACTQ_CORPUS=$(cd ../shared/corpus && pwd)
 fi

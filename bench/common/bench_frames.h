@@ -33,15 +33,13 @@ inline bool ReadFirstFrame(const std::string& path, Frame* frame, std::string* w
   return true;
 }
 
-inline bool ReadCorpusPair(const std::string& dir, const std::string& ref_name,
-                           const std::string& dis_name, Frame* ref, Frame* dis,
-                           std::string* why) {
+inline bool ReadCorpusPair(const std::string& dir, const std::string& ref_name, const std::string& dis_name, Frame* ref,
+                           Frame* dis, std::string* why) {
   if (dir.empty()) {
     *why = "no corpus (set EXACTQ_CORPUS or --corpus=DIR)";
     return false;
   }
-  return ReadFirstFrame(dir + "/" + ref_name, ref, why) &&
-         ReadFirstFrame(dir + "/" + dis_name, dis, why);
+  return ReadFirstFrame(dir + "/" + ref_name, ref, why) && ReadFirstFrame(dir + "/" + dis_name, dis, why);
 }
 
 // An 8-bit frame at `depth` bits: every sample v becomes v << (depth - 8) with hashed low
@@ -59,12 +57,10 @@ inline Frame Deepen(const Frame& in, int depth, uint32_t seed) {
     uint16_t* dst = out.mutable_plane16(p);
     for (int y = 0; y < h; ++y) {
       for (int x = 0; x < w; ++x) {
-        const uint32_t hash = (static_cast<uint32_t>(x) * 73856093u) ^
-                              (static_cast<uint32_t>(y) * 19349663u) ^
+        const uint32_t hash = (static_cast<uint32_t>(x) * 73856093u) ^ (static_cast<uint32_t>(y) * 19349663u) ^
                               ((seed * 4u + static_cast<uint32_t>(p)) * 83492791u);
         const size_t i = static_cast<size_t>(y) * w + x;
-        dst[i] = static_cast<uint16_t>((uint32_t{src[i]} << shift) |
-                                       (hash % (uint32_t{1} << shift)));
+        dst[i] = static_cast<uint16_t>((uint32_t{src[i]} << shift) | (hash % (uint32_t{1} << shift)));
       }
     }
   }

@@ -35,9 +35,7 @@ inline double Median(std::vector<double> v) {
   return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
 }
 
-inline double Min(const std::vector<double>& v) {
-  return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
-}
+inline double Min(const std::vector<double>& v) { return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end()); }
 
 inline double ProcessCpuMs() {
   timespec t;
@@ -73,9 +71,7 @@ struct Samples {
   double median_cpu() const { return Median(cpu_ms); }
 };
 
-inline int HardwareThreads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+inline int HardwareThreads() { return static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
 
 // "AMD EPYC, 2 logical CPUs, avx2" from /proc/cpuinfo (model name, processor count,
 // the widest vector flag) and the thread count the library sees.
@@ -140,8 +136,7 @@ inline Commit FindCommit(const std::string& given_sha, int given_dirty /* -1: as
   const std::string git = std::string("git -C '") + (ws != nullptr ? ws : ".") + "' ";
   c.sha = given_sha.empty() ? RunCommand(git + "rev-parse HEAD 2>/dev/null") : given_sha;
   if (c.sha.empty()) c.sha = "unknown";
-  c.dirty = given_dirty >= 0 ? given_dirty == 1
-                             : !RunCommand(git + "status --porcelain 2>/dev/null").empty();
+  c.dirty = given_dirty >= 0 ? given_dirty == 1 : !RunCommand(git + "status --porcelain 2>/dev/null").empty();
   return c;
 }
 
@@ -174,9 +169,7 @@ class Results {
  public:
   explicit Results(std::string benchmark) : benchmark_(std::move(benchmark)) {}
 
-  void Add(const std::string& name, double value, const std::string& unit) {
-    rows_.push_back({name, value, unit});
-  }
+  void Add(const std::string& name, double value, const std::string& unit) { rows_.push_back({name, value, unit}); }
   void set_input(const std::string& input) { input_ = input; }
   // The machine measured, when it is not this CPU (a GPU benchmark names its device).
   void set_device(const std::string& device) { device_ = device; }
@@ -188,12 +181,10 @@ class Results {
                  "{\n  \"benchmark\": %s,\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n"
                  "  \"input\": %s,\n  \"results\": [\n",
                  JsonString(benchmark_).c_str(), JsonString(device_.empty() ? CpuDescription() : device_).c_str(),
-                 JsonString(commit.sha).c_str(), commit.dirty ? "true" : "false",
-                 JsonString(input_).c_str());
+                 JsonString(commit.sha).c_str(), commit.dirty ? "true" : "false", JsonString(input_).c_str());
     for (size_t i = 0; i < rows_.size(); ++i) {
-      std::fprintf(f, "    {\"name\": %s, \"value\": %.9g, \"unit\": %s}%s\n",
-                   JsonString(rows_[i].name).c_str(), rows_[i].value,
-                   JsonString(rows_[i].unit).c_str(), i + 1 < rows_.size() ? "," : "");
+      std::fprintf(f, "    {\"name\": %s, \"value\": %.9g, \"unit\": %s}%s\n", JsonString(rows_[i].name).c_str(),
+                   rows_[i].value, JsonString(rows_[i].unit).c_str(), i + 1 < rows_.size() ? "," : "");
     }
     std::fprintf(f, "  ]\n}\n");
     return std::fclose(f) == 0;

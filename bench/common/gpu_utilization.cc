@@ -71,19 +71,24 @@ uint64_t NowUs() {
 
 double SampleValue(const NvmlSample& s, int type) {
   switch (type) {
-    case kDouble: return s.value.d;
-    case kUnsignedInt: return s.value.ui;
-    case kUnsignedLong: return static_cast<double>(s.value.ul);
-    case kUnsignedLongLong: return static_cast<double>(s.value.ull);
-    case kSignedLongLong: return static_cast<double>(s.value.sll);
-    default: return 0;
+    case kDouble:
+      return s.value.d;
+    case kUnsignedInt:
+      return s.value.ui;
+    case kUnsignedLong:
+      return static_cast<double>(s.value.ul);
+    case kUnsignedLongLong:
+      return static_cast<double>(s.value.ull);
+    case kSignedLongLong:
+      return static_cast<double>(s.value.sll);
+    default:
+      return 0;
   }
 }
 
 }  // namespace
 
-std::unique_ptr<GpuUtilizationWindow> GpuUtilizationWindow::Start(const std::string& pci_bus_id,
-                                                                   std::string* why_not) {
+std::unique_ptr<GpuUtilizationWindow> GpuUtilizationWindow::Start(const std::string& pci_bus_id, std::string* why_not) {
   const Nvml& nvml = LoadNvml();
   if (nvml.init == nullptr) {
     *why_not = nvml.error;

@@ -23,8 +23,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<exactq::VideoDecoder>> decoder =
-      exactq::VideoDecoder::Open(*std::move(file), options);
+  absl::StatusOr<std::unique_ptr<exactq::VideoDecoder>> decoder = exactq::VideoDecoder::Open(*std::move(file), options);
   if (!decoder.ok()) {
     std::fprintf(stderr, "%s\n", std::string(decoder.status().message()).c_str());
     return 1;

@@ -71,9 +71,7 @@ double HostMs(const Fn& fn) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-const char* BitsVerdict(double got, double want) {
-  return SameBitsOrBothNaN(got, want) ? "loop bits" : "OTHER BITS";
-}
+const char* BitsVerdict(double got, double want) { return SameBitsOrBothNaN(got, want) ? "loop bits" : "OTHER BITS"; }
 
 exactq::bench::Results g_results("ordered_sum");
 
@@ -138,14 +136,14 @@ struct SegmentStageMedians {
   double stage_ms[kSegmentStages];
   double total_ms;
 };
-SegmentStageMedians TimeSegmentStages(cudaStream_t stream, int reps, const gpu::DeviceArrayTerms& source,
-                                      size_t n, const gpu::SegmentWorkspace& seg,
-                                      const gpu::PlanOptions& options) {
+SegmentStageMedians TimeSegmentStages(cudaStream_t stream, int reps, const gpu::DeviceArrayTerms& source, size_t n,
+                                      const gpu::SegmentWorkspace& seg, const gpu::PlanOptions& options) {
   std::vector<double> stage_ms[kSegmentStages];
   std::vector<double> total_ms;
   TimeStages(
-      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, options, stream, e); },
-      stage_ms, total_ms);
+      stream, reps,
+      [&](const gpu::StageEvents* e) { return gpu::EnqueueSegmentedSum(source, n, seg, options, stream, e); }, stage_ms,
+      total_ms);
   SegmentStageMedians medians;
   for (int s = 0; s < kSegmentStages; ++s) medians.stage_ms[s] = Median(stage_ms[s]);
   medians.total_ms = Median(total_ms);
@@ -180,8 +178,8 @@ struct ClassTiming {
 
 // Host wall time of OrderedSumCuda::Sum with `options`, median of reps; checks the bits.
 // `flusher` given: L2 flushed before each repetition (cold); else back to back (warm).
-ClassTiming TimeClass(cudaStream_t stream, OrderedSumOptions options, const double* d_terms, size_t n,
-                      double want, int reps, L2Flusher* flusher = nullptr) {
+ClassTiming TimeClass(cudaStream_t stream, OrderedSumOptions options, const double* d_terms, size_t n, double want,
+                      int reps, L2Flusher* flusher = nullptr) {
   options.reuse_plan = false;  // one plane summed again and again: each sum plans afresh
   OrderedSumCuda exact(stream, options);
   ClassTiming timing;
@@ -211,8 +209,8 @@ struct StreamFrames {
   std::vector<double*> device;
   std::vector<double> want;
 };
-double TimeStream(cudaStream_t stream, const StreamFrames& frames, size_t n, int reps, bool reuse_plan,
-                  bool& same_bits, double& replanned, double& reused) {
+double TimeStream(cudaStream_t stream, const StreamFrames& frames, size_t n, int reps, bool reuse_plan, bool& same_bits,
+                  double& replanned, double& reused) {
   OrderedSumOptions options;
   options.reuse_plan = reuse_plan;
   OrderedSumCuda exact(stream, options);
@@ -301,13 +299,15 @@ double RunStreams(FixtureKind kind, FixtureKind other, size_t n, int reps, cudaS
   FreeStreamFrames(similar);
   FreeStreamFrames(cuts);
 
-  std::printf("  stream of similar frames (seeds 1-4): reused plan %.4f ms (%s, replanned %.0f of %lld chunks), "
-              "fresh plan %.4f ms (%s); ratio over cub %.2f\n",
-              similar_reuse, bits[0] ? "loop bits" : "OTHER BITS", replanned[0], static_cast<long long>(chunks),
-              similar_fresh, bits[1] ? "loop bits" : "OTHER BITS", similar_reuse / cub_median);
-  std::printf("  stream of scene cuts (%s and %s in turn): reused plan %.4f ms (%s, replanned %.0f), fresh plan %.4f ms (%s)\n",
-              fixture.c_str(), FixtureName(other), cuts_reuse, bits[2] ? "loop bits" : "OTHER BITS", replanned[2],
-              cuts_fresh, bits[3] ? "loop bits" : "OTHER BITS");
+  std::printf(
+      "  stream of similar frames (seeds 1-4): reused plan %.4f ms (%s, replanned %.0f of %lld chunks), "
+      "fresh plan %.4f ms (%s); ratio over cub %.2f\n",
+      similar_reuse, bits[0] ? "loop bits" : "OTHER BITS", replanned[0], static_cast<long long>(chunks), similar_fresh,
+      bits[1] ? "loop bits" : "OTHER BITS", similar_reuse / cub_median);
+  std::printf(
+      "  stream of scene cuts (%s and %s in turn): reused plan %.4f ms (%s, replanned %.0f), fresh plan %.4f ms (%s)\n",
+      fixture.c_str(), FixtureName(other), cuts_reuse, bits[2] ? "loop bits" : "OTHER BITS", replanned[2], cuts_fresh,
+      bits[3] ? "loop bits" : "OTHER BITS");
   std::printf("  reused-plan stages_ms");
   for (int s = 0; s < 5; ++s) std::printf(" %s %.4f ", kReuseStageNames[s], Median(reuse_stage_ms[s]));
   std::printf(" (device total %.4f)\n", Median(reuse_total_ms));
@@ -325,7 +325,8 @@ double RunStreams(FixtureKind kind, FixtureKind other, size_t n, int reps, cudaS
   Add(fixture + "/scene_cuts_reused_plan_replanned_chunks", replanned[2], "count");
   Add(fixture + "/scene_cuts_fresh_plan_ms", cuts_fresh, "ms");
   Add(fixture + "/scene_cuts_fresh_plan_bits_equal_loop", bits[3] ? 1 : 0, "bool");
-  for (int s = 0; s < 5; ++s) Add(fixture + "/reuse_stage_" + kReuseStageNames[s] + "_ms", Median(reuse_stage_ms[s]), "ms");
+  for (int s = 0; s < 5; ++s)
+    Add(fixture + "/reuse_stage_" + kReuseStageNames[s] + "_ms", Median(reuse_stage_ms[s]), "ms");
   Add(fixture + "/reuse_device_total_ms", Median(reuse_total_ms), "ms");
   return similar_reuse;
 }
@@ -346,17 +347,17 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   using Pipeline = OrderedSumOptions::DevicePipeline;
   const ClassTiming exact = TimeClass(stream, OrderedSumOptions{}, d_terms, n, want, reps);
   // The same with every kernel launched plainly (no programmatic dependent launch).
-  const ClassTiming plain = TimeClass(
-      stream, OptionsWith([](OrderedSumOptions& o) { o.programmatic_launch = false; }), d_terms, n, want, reps);
+  const ClassTiming plain = TimeClass(stream, OptionsWith([](OrderedSumOptions& o) { o.programmatic_launch = false; }),
+                                      d_terms, n, want, reps);
   // The same with every chunk summarised lane by lane in the tile (no strided chunks).
   const ClassTiming tile =
       TimeClass(stream, OptionsWith([](OrderedSumOptions& o) { o.strided_chunks = false; }), d_terms, n, want, reps);
   // The same with the chunk stage in index order.
   const ClassTiming index_order =
       TimeClass(stream, OptionsWith([](OrderedSumOptions& o) { o.crossings_first = false; }), d_terms, n, want, reps);
-  const ClassTiming walk = TimeClass(
-      stream, OptionsWith([](OrderedSumOptions& o) { o.device_pipeline = Pipeline::kEventWalkOnly; }), d_terms, n,
-      want, reps);
+  const ClassTiming walk =
+      TimeClass(stream, OptionsWith([](OrderedSumOptions& o) { o.device_pipeline = Pipeline::kEventWalkOnly; }),
+                d_terms, n, want, reps);
 
   // The inexact baseline.
   double* d_out = nullptr;
@@ -402,7 +403,8 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   std::vector<double> stage_ms[kStages];
   std::vector<double> device_total_ms;
   TimeStages(
-      stream, reps, [&](const gpu::StageEvents* e) { return gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, e); },
+      stream, reps,
+      [&](const gpu::StageEvents* e) { return gpu::EnqueueOrderedSum(source, n, ws, gpu::PlanOptions{}, stream, e); },
       stage_ms, device_total_ms);
   gpu::PlanOptions tile_options;
   tile_options.strided_chunks = false;
@@ -421,20 +423,24 @@ void RunFixture(FixtureKind kind, size_t n, int reps) {
   const double cub_median = Median(cub_ms);
   std::printf("%-24s n=%zu reps=%d\n", fixture.c_str(), n, reps);
   std::printf("  exact_ms  %8.4f  (%s)  segments %s: steps %lld, crossing lanes %lld\n", exact.ms,
-              exact.same_bits ? "loop bits" : "OTHER BITS", exact.stats.segment_accepted ? "accepted" : "REFUSED (event walk ran)",
-              static_cast<long long>(exact.stats.segment_steps), static_cast<long long>(exact.stats.segment_crossing_lanes));
+              exact.same_bits ? "loop bits" : "OTHER BITS",
+              exact.stats.segment_accepted ? "accepted" : "REFUSED (event walk ran)",
+              static_cast<long long>(exact.stats.segment_steps),
+              static_cast<long long>(exact.stats.segment_crossing_lanes));
   std::printf("  exact_plain_launches_ms %8.4f  (%s)  without programmatic dependent launch\n", plain.ms,
               plain.same_bits ? "loop bits" : "OTHER BITS");
   std::printf("  exact_index_order_ms %8.4f  (%s)  the chunk stage in index order (crossings_first off)\n",
               index_order.ms, index_order.same_bits ? "loop bits" : "OTHER BITS");
-  std::printf("  exact_tile_chunks_ms %8.4f  (%s)  every chunk lane by lane in the tile (before strided chunks); "
-              "strided: %lld of %lld chunks through the tile\n",
-              tile.ms, tile.same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(exact.stats.segment_tile_chunks),
-              static_cast<long long>(exact.stats.chunks));
-  std::printf("  event_walk_ms %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
-              walk.ms, walk.same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk.stats.chunks_rejected),
-              static_cast<long long>(walk.stats.subchunks_rejected), static_cast<long long>(walk.stats.terms_one_by_one),
-              static_cast<long long>(walk.stats.walk_windows));
+  std::printf(
+      "  exact_tile_chunks_ms %8.4f  (%s)  every chunk lane by lane in the tile (before strided chunks); "
+      "strided: %lld of %lld chunks through the tile\n",
+      tile.ms, tile.same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(exact.stats.segment_tile_chunks),
+      static_cast<long long>(exact.stats.chunks));
+  std::printf(
+      "  event_walk_ms %8.4f  (%s)  refused chunks %lld, sub-chunks %lld, terms one by one %lld, walk windows %lld\n",
+      walk.ms, walk.same_bits ? "loop bits" : "OTHER BITS", static_cast<long long>(walk.stats.chunks_rejected),
+      static_cast<long long>(walk.stats.subchunks_rejected), static_cast<long long>(walk.stats.terms_one_by_one),
+      static_cast<long long>(walk.stats.walk_windows));
   std::printf("  cub_ms    %8.4f  (%s; inexact baseline)\n", cub_median, BitsVerdict(*h_out, want));
   std::printf("  ratio     %8.2f\n", exact.ms / cub_median);
   std::printf("  L2 flushed before each: exact_ms %.4f (%s), cub_ms %.4f, ratio %.2f\n", cold.ms,
@@ -510,10 +516,13 @@ int Main(int argc, char** argv) {
   int reps = 50;
   exactq::bench::OutputFlags output;
   for (int i = 1; i < argc; ++i) {
-    if (std::strncmp(argv[i], "--n=", 4) == 0) n = std::strtoull(argv[i] + 4, nullptr, 10);
-    else if (std::strncmp(argv[i], "--reps=", 7) == 0) reps = std::atoi(argv[i] + 7);
+    if (std::strncmp(argv[i], "--n=", 4) == 0)
+      n = std::strtoull(argv[i] + 4, nullptr, 10);
+    else if (std::strncmp(argv[i], "--reps=", 7) == 0)
+      reps = std::atoi(argv[i] + 7);
     else if (!output.Parse(argv[i])) {
-      std::fprintf(stderr, "usage: %s [--n=8294400] [--reps=50] [--json=FILE] [--commit=SHA] [--dirty=true|false]\n", argv[0]);
+      std::fprintf(stderr, "usage: %s [--n=8294400] [--reps=50] [--json=FILE] [--commit=SHA] [--dirty=true|false]\n",
+                   argv[0]);
       return 2;
     }
   }

@@ -60,10 +60,10 @@ bool RunFixture(exact::FixtureKind kind, size_t n, int reps, const std::vector<i
   }
 
   std::printf("\nfixture %s: %zu terms, loop total %.17g\n", fixture.c_str(), n, want);
-  std::printf("  %-12s %10s %10s %10s %14s %14s %12s %s\n", "path", "median ms", "best ms",
-              "cpu ms", "vs loop", "vs threads=1", "one-by-one", "bits");
-  std::printf("  %-12s %10.3f %10.3f %10.3f %14.2f %14s %12s %s\n", "loop", loop.median(),
-              loop.best(), loop.median_cpu(), 1.0, "", "", loop_same ? "= loop" : "DIFFER");
+  std::printf("  %-12s %10s %10s %10s %14s %14s %12s %s\n", "path", "median ms", "best ms", "cpu ms", "vs loop",
+              "vs threads=1", "one-by-one", "bits");
+  std::printf("  %-12s %10.3f %10.3f %10.3f %14.2f %14s %12s %s\n", "loop", loop.median(), loop.best(),
+              loop.median_cpu(), 1.0, "", "", loop_same ? "= loop" : "DIFFER");
   const std::string p = fixture + "/";
   results->Add(p + "loop_ms", loop.median(), "ms");
   double one_thread_ms = 0;
@@ -77,9 +77,8 @@ bool RunFixture(exact::FixtureKind kind, size_t n, int reps, const std::vector<i
     char vs_one[32] = "";
     if (one_thread_ms > 0) std::snprintf(vs_one, sizeof vs_one, "%.2f", one_thread_ms / ms);
     std::printf("  %-12s %10.3f %10.3f %10.3f %14.2f %14s %12lld %s\n",
-                ("threads=" + std::to_string(threads[i])).c_str(), ms, timed[i].best(),
-                timed[i].median_cpu(), loop.median() / ms, vs_one,
-                static_cast<long long>(stats[i].terms_one_by_one),
+                ("threads=" + std::to_string(threads[i])).c_str(), ms, timed[i].best(), timed[i].median_cpu(),
+                loop.median() / ms, vs_one, static_cast<long long>(stats[i].terms_one_by_one),
                 same[i] ? "= loop" : "DIFFER");
     results->Add(p + name + "_ms", ms, "ms");
     results->Add(p + name + "_cpu_ms", timed[i].median_cpu(), "ms");
@@ -87,8 +86,7 @@ bool RunFixture(exact::FixtureKind kind, size_t n, int reps, const std::vector<i
     if (one_thread_ms > 0 && threads[i] != 1) {
       results->Add(p + name + "_speedup_vs_threads_1", one_thread_ms / ms, "ratio");
     }
-    results->Add(p + name + "_terms_one_by_one", static_cast<double>(stats[i].terms_one_by_one),
-                 "terms");
+    results->Add(p + name + "_terms_one_by_one", static_cast<double>(stats[i].terms_one_by_one), "terms");
     results->Add(p + name + "_bits_equal_loop", same[i] ? 1 : 0, "bool");
     ok = ok && same[i];
   }
@@ -146,12 +144,16 @@ int Main(int argc, char** argv) {
   if (n == 0 || reps < 1 || threads.empty()) return 2;
   const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
   const char* kernels_used = exact::OrderedSumThreads(1, options).kernels();
-  std::printf("ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nhost kernels: %s (--kernels=%s)\nload average (1, 5, 15 min) at the start: %s\n",
-              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps, kernels_used,
-              kernels.c_str(), bench::LoadAverage().c_str());
+  std::printf(
+      "ordered_sum_cpu_bench: %s\ncommit %s%s, %d repetitions (median), paths run in turn\nhost kernels: %s "
+      "(--kernels=%s)\nload average (1, 5, 15 min) at the start: %s\n",
+      bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps, kernels_used, kernels.c_str(),
+      bench::LoadAverage().c_str());
   bench::Results results("ordered_sum_cpu");
-  results.set_input(std::to_string(n) + " terms (a 3840x2160 plane), ordered_sum_fixtures.h seed 1: "
-                    "uniform (unsigned) and ssim_like_crossing_zero (signed); host kernels " + kernels_used);
+  results.set_input(std::to_string(n) +
+                    " terms (a 3840x2160 plane), ordered_sum_fixtures.h seed 1: "
+                    "uniform (unsigned) and ssim_like_crossing_zero (signed); host kernels " +
+                    kernels_used);
   bool ok = true;
   for (exact::FixtureKind kind : {exact::FixtureKind::kUniform, exact::FixtureKind::kSsimLikeCrossingZero}) {
     ok = RunFixture(kind, n, reps, threads, options, &results) && ok;

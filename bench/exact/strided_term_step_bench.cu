@@ -97,8 +97,11 @@ int Main() {
   cudaMemcpy(in, h.data(), 1024 * sizeof(double), cudaMemcpyHostToDevice);
   Time<0>(in, out, blocks);
   const double steps = double(blocks) * 256 / 32 * kIters;  // warp steps
-  const char* names[] = {"rint + add", "two-add round + add", "rint step (rest, doubtful, nonzero)",
-                         "two-add step (rest, doubtful, nonzero)", "rint step, nonzero from bits",
+  const char* names[] = {"rint + add",
+                         "two-add round + add",
+                         "rint step (rest, doubtful, nonzero)",
+                         "two-add step (rest, doubtful, nonzero)",
+                         "rint step, nonzero from bits",
                          "two-add step, nonzero from bits"};
   float t[6] = {Time<0>(in, out, blocks), Time<1>(in, out, blocks), Time<2>(in, out, blocks),
                 Time<3>(in, out, blocks), Time<4>(in, out, blocks), Time<5>(in, out, blocks)};

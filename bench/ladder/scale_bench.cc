@@ -39,7 +39,7 @@ struct Case {
 };
 
 const Case kCases[] = {
-    {1920, 1080, 3840, 2160, 8}, {1280, 720, 3840, 2160, 8}, {2560, 1440, 3840, 2160, 8},
+    {1920, 1080, 3840, 2160, 8},  {1280, 720, 3840, 2160, 8}, {2560, 1440, 3840, 2160, 8},
     {1920, 1080, 3840, 2160, 10}, {960, 540, 1920, 1080, 8},  {3840, 2160, 1920, 1080, 8},
 };
 
@@ -109,7 +109,8 @@ bool RunCase(const Case& c, int reps, int reference_reps, bench::Results* result
       if (path.reference && round >= reference_reps) continue;
       const Frame* out = nullptr;
       const bench::Timing t = bench::Time([&] { out = path.run(); });
-      if (out->size_bytes() != want->size_bytes() || std::memcmp(out->bytes(), want->bytes(), want->size_bytes()) != 0) {
+      if (out->size_bytes() != want->size_bytes() ||
+          std::memcmp(out->bytes(), want->bytes(), want->size_bytes()) != 0) {
         path.exact = false;
       }
       if (round >= 0) path.samples.Add(t);

@@ -2,9 +2,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "bench/runtime/resident_twin.h"
-#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/registry.h"
+#include "engine/platform/device_frame_buffer.h"
 
 namespace exactq {
 namespace bench {
@@ -42,8 +42,8 @@ absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int device, con
     return absl::UnavailableError("cudaStreamCreate failed");
   }
   auto resident = std::make_unique<CudaResidentTwin>(device, stream);
-  absl::StatusOr<DeviceFramePair> pair = resident->frame_.Upload(
-      reference, distorted, factory->planes_read(reference.geometry(), options), stream);
+  absl::StatusOr<DeviceFramePair> pair =
+      resident->frame_.Upload(reference, distorted, factory->planes_read(reference.geometry(), options), stream);
   if (!pair.ok()) return pair.status();
   if (cudaStreamSynchronize(stream) != cudaSuccess) return absl::InternalError("upload failed");
   resident->pair_ = *pair;

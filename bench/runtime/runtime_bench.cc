@@ -102,7 +102,8 @@ bool SameBits(const FrameScores& a, const FrameScores& b) {
 // A request's metrics: "psnr" or several joined by '+' ("psnr+ssim+ssimulacra2").
 std::vector<MetricSpec> Specs(const std::string& metrics) {
   std::vector<MetricSpec> specs;
-  for (absl::string_view name : absl::StrSplit(metrics, '+', absl::SkipEmpty())) specs.push_back({std::string(name), {}});
+  for (absl::string_view name : absl::StrSplit(metrics, '+', absl::SkipEmpty()))
+    specs.push_back({std::string(name), {}});
   return specs;
 }
 
@@ -177,9 +178,12 @@ struct Options {
 bool ParseSizes(const std::string& text, std::vector<Size>* out) {
   out->clear();
   for (absl::string_view s : absl::StrSplit(text, ',', absl::SkipEmpty())) {
-    if (s == "1080p") out->push_back({"1080p", 1920, 1080});
-    else if (s == "4k") out->push_back({"4k", 3840, 2160});
-    else return false;
+    if (s == "1080p")
+      out->push_back({"1080p", 1920, 1080});
+    else if (s == "4k")
+      out->push_back({"4k", 3840, 2160});
+    else
+      return false;
   }
   return true;
 }
@@ -198,25 +202,41 @@ bool ParseArgs(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     std::string v;
     bool good = true;
-    if (bench::Flag(argv[i], "--gpu", &v)) o->gpu = bench::ParseBool(v) == 1;
-    else if (bench::Flag(argv[i], "--cpu", &v)) o->cpu = bench::ParseBool(v) == 1;
-    else if (bench::Flag(argv[i], "--metrics", &v)) o->metrics = absl::StrSplit(v, ',', absl::SkipEmpty());
-    else if (bench::Flag(argv[i], "--sizes", &v)) good = ParseSizes(v, &o->sizes);
-    else if (bench::Flag(argv[i], "--cpu_sizes", &v)) good = ParseSizes(v, &o->cpu_sizes);
-    else if (bench::Flag(argv[i], "--streams", &v)) good = ParseInts(v, &o->streams);
-    else if (bench::Flag(argv[i], "--cpu_streams", &v)) good = ParseInts(v, &o->cpu_streams);
-    else if (bench::Flag(argv[i], "--seconds", &v)) good = absl::SimpleAtod(v, &o->seconds);
-    else if (bench::Flag(argv[i], "--cpu_seconds", &v)) good = absl::SimpleAtod(v, &o->cpu_seconds);
-    else if (bench::Flag(argv[i], "--reps", &v)) good = absl::SimpleAtoi(v, &o->reps) && o->reps > 0;
+    if (bench::Flag(argv[i], "--gpu", &v))
+      o->gpu = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--cpu", &v))
+      o->cpu = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--metrics", &v))
+      o->metrics = absl::StrSplit(v, ',', absl::SkipEmpty());
+    else if (bench::Flag(argv[i], "--sizes", &v))
+      good = ParseSizes(v, &o->sizes);
+    else if (bench::Flag(argv[i], "--cpu_sizes", &v))
+      good = ParseSizes(v, &o->cpu_sizes);
+    else if (bench::Flag(argv[i], "--streams", &v))
+      good = ParseInts(v, &o->streams);
+    else if (bench::Flag(argv[i], "--cpu_streams", &v))
+      good = ParseInts(v, &o->cpu_streams);
+    else if (bench::Flag(argv[i], "--seconds", &v))
+      good = absl::SimpleAtod(v, &o->seconds);
+    else if (bench::Flag(argv[i], "--cpu_seconds", &v))
+      good = absl::SimpleAtod(v, &o->cpu_seconds);
+    else if (bench::Flag(argv[i], "--reps", &v))
+      good = absl::SimpleAtoi(v, &o->reps) && o->reps > 0;
     else if (bench::Flag(argv[i], "--frames_in_flight", &v))
       good = absl::SimpleAtoi(v, &o->frames_in_flight) && o->frames_in_flight > 0;
-    else if (bench::Flag(argv[i], "--resident", &v)) o->resident = bench::ParseBool(v) == 1;
-    else if (bench::Flag(argv[i], "--json", &v)) o->json = v;
-    else if (bench::Flag(argv[i], "--commit", &v)) o->commit = v;
-    else if (bench::Flag(argv[i], "--dirty", &v)) o->dirty = bench::ParseBool(v);
-    else good = false;
+    else if (bench::Flag(argv[i], "--resident", &v))
+      o->resident = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--json", &v))
+      o->json = v;
+    else if (bench::Flag(argv[i], "--commit", &v))
+      o->commit = v;
+    else if (bench::Flag(argv[i], "--dirty", &v))
+      o->dirty = bench::ParseBool(v);
+    else
+      good = false;
     if (!good) {
-      std::fprintf(stderr, "runtime_bench: bad argument %s (see the comment at the top of runtime_bench.cc)\n", argv[i]);
+      std::fprintf(stderr, "runtime_bench: bad argument %s (see the comment at the top of runtime_bench.cc)\n",
+                   argv[i]);
       return false;
     }
   }
@@ -239,9 +259,10 @@ class Bench {
     if (o_.gpu && devices.ok()) {
       device = absl::StrCat((*devices)[0].name, " (cuda:0 of ", devices->size(), ", compute ",
                             (*devices)[0].compute_capability, "); host ", device);
-      std::printf("GPU: engine (FramePipeline, %d frames in flight per stream, auto; pageable frames, and "
-                  "engine_pinned: frames from PinnedFrameMemory) vs kernels (direct twins, pinned frames)\n",
-                  o_.frames_in_flight);
+      std::printf(
+          "GPU: engine (FramePipeline, %d frames in flight per stream, auto; pageable frames, and "
+          "engine_pinned: frames from PinnedFrameMemory) vs kernels (direct twins, pinned frames)\n",
+          o_.frames_in_flight);
       std::printf("%-12s %-6s %7s %12s %17s %12s %7s %7s %12s %9s %9s %9s\n", "metric", "size", "streams", "engine_fps",
                   "engine_pinned_fps", "kernel_fps", "ratio", "p_ratio", "direct_fps", "auto_cost", "gpu_idle",
                   "p_idle");
@@ -337,13 +358,12 @@ class Bench {
         return u.samples > 0 ? absl::StrCat(static_cast<int>((1.0 - u.busy_fraction) * 100 + 0.5), "%") : "-";
       };
       std::printf("%-12s %-6s %7d %12.1f %17.1f %12.1f %7.3f %7.3f %12s %9s %9s %9s%s\n", metric.c_str(),
-                  size.name.c_str(), streams, engine, engine_pinned, kernels, engine / kernels,
-                  engine_pinned / kernels,
+                  size.name.c_str(), streams, engine, engine_pinned, kernels, engine / kernels, engine_pinned / kernels,
                   streams == 1 ? absl::StrCat(static_cast<int>(direct * 10) / 10.0).c_str() : "",
                   streams == 1 ? absl::StrCat(static_cast<int>(engine / direct * 1000) / 1000.0).c_str() : "",
                   idle(busy).c_str(), idle(pinned_busy).c_str(), ok ? "" : "  BITS DIFFER");
-      std::printf("%-12s %-6s %7d host-to-device bytes per frame %.0f (one pair: %zu)\n", "", size.name.c_str(), streams,
-                  bytes_per_frame, 2 * in.geometry.frame_bytes());
+      std::printf("%-12s %-6s %7d host-to-device bytes per frame %.0f (one pair: %zu)\n", "", size.name.c_str(),
+                  streams, bytes_per_frame, 2 * in.geometry.frame_bytes());
       if (o_.resident) Resident(metric, size, streams, engine_pinned, key);
       std::fflush(stdout);
     }
@@ -392,8 +412,8 @@ class Bench {
 
   // The engine's throughput on `ref`/`dis` (pageable or page-locked), or -1 after a
   // failure that Fail reported. *busy: the GPU's busy share meanwhile.
-  double EngineThroughput(const Inputs& in, const std::string& metric, const Size& size, int streams,
-                          const Frame& ref, const Frame& dis, bool* ok, bench::GpuUtilization* busy) {
+  double EngineThroughput(const Inputs& in, const std::string& metric, const Size& size, int streams, const Frame& ref,
+                          const Frame& dis, bool* ok, bench::GpuUtilization* busy) {
     // Per stream: a pipeline fed the same pair, and a flag its answers raise on a
     // frame that failed, left the GPU or differs from the CPU reference.
     std::vector<std::unique_ptr<std::atomic<bool>>> bad;  // outlives the pipelines' answers
@@ -528,12 +548,12 @@ class Bench {
                  bench::JsonString(device).c_str(), bench::JsonString(commit.sha).c_str(),
                  commit.dirty ? "true" : "false");
     std::fprintf(f, "  \"frames_in_flight\": %d,\n", o_.frames_in_flight);
-    std::fprintf(f, "  \"input\": %s,\n  \"results\": [\n",
-                 bench::JsonString(absl::StrCat("synthetic textured pair with noise, 8-bit 4:2:0; engine: ",
-                                                o_.frames_in_flight, " frames in flight per stream; ", o_.seconds,
-                                                " s per GPU measurement, ", o_.cpu_seconds, " s per CPU one, median of ",
-                                                o_.reps))
-                     .c_str());
+    std::fprintf(
+        f, "  \"input\": %s,\n  \"results\": [\n",
+        bench::JsonString(absl::StrCat("synthetic textured pair with noise, 8-bit 4:2:0; engine: ", o_.frames_in_flight,
+                                       " frames in flight per stream; ", o_.seconds, " s per GPU measurement, ",
+                                       o_.cpu_seconds, " s per CPU one, median of ", o_.reps))
+            .c_str());
     for (size_t i = 0; i < rows_.size(); ++i) {
       std::fprintf(f, "    {\"name\": %s, \"value\": %.9g, \"unit\": %s}%s\n", bench::JsonString(rows_[i].name).c_str(),
                    rows_[i].value, bench::JsonString(rows_[i].unit).c_str(), i + 1 < rows_.size() ? "," : "");

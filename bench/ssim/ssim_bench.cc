@@ -77,9 +77,8 @@ struct Path {
   bool reference = false;
 };
 
-bool RunDepth(int depth, const Frame& ref, const Frame& dis, const std::string& source, int reps,
-              int reference_reps, const std::vector<int>& thread_counts, SsimIsa isa,
-              bench::Results* results) {
+bool RunDepth(int depth, const Frame& ref, const Frame& dis, const std::string& source, int reps, int reference_reps,
+              const std::vector<int>& thread_counts, SsimIsa isa, bench::Results* results) {
   const absl::StatusOr<SsimSums> want = ReferenceSums(ref, dis);
   if (!want.ok()) {
     std::fprintf(stderr, "%s\n", std::string(want.status().message()).c_str());
@@ -116,19 +115,17 @@ bool RunDepth(int depth, const Frame& ref, const Frame& dis, const std::string& 
   }
 
   const double one_ms = paths[1].samples.median();  // threads=1
-  std::printf("\n%d-bit: %s\n  ssim %.17g (term_sum %.17g, weight_sum %.17g)\n", depth,
-              source.c_str(), want->term_sum / want->weight_sum, want->term_sum,
-              want->weight_sum);
-  std::printf("  %-34s %6s %10s %10s %10s %16s %s\n", "path", "runs", "median ms", "best ms",
-              "cpu ms", "vs threads=1", "bits");
+  std::printf("\n%d-bit: %s\n  ssim %.17g (term_sum %.17g, weight_sum %.17g)\n", depth, source.c_str(),
+              want->term_sum / want->weight_sum, want->term_sum, want->weight_sum);
+  std::printf("  %-34s %6s %10s %10s %10s %16s %s\n", "path", "runs", "median ms", "best ms", "cpu ms", "vs threads=1",
+              "bits");
   const std::string d = std::to_string(depth) + "bit/";
   results->Add(d + "threads_1_speedup_vs_reference", paths[0].samples.median() / one_ms, "ratio");
   bool ok = true;
   for (const Path& p : paths) {
     const double ms = p.samples.median();
-    std::printf("  %-34s %6zu %10.1f %10.1f %10.1f %16.2f %s\n", p.label.c_str(),
-                p.samples.wall_ms.size(), ms, p.samples.best(), p.samples.median_cpu(),
-                one_ms / ms, p.exact ? "= reference" : "DIFFER");
+    std::printf("  %-34s %6zu %10.1f %10.1f %10.1f %16.2f %s\n", p.label.c_str(), p.samples.wall_ms.size(), ms,
+                p.samples.best(), p.samples.median_cpu(), one_ms / ms, p.exact ? "= reference" : "DIFFER");
     results->Add(d + p.key + "_ms", ms, "ms");
     results->Add(d + p.key + "_cpu_ms", p.samples.median_cpu(), "ms");
     if (p.key != "threads_1") results->Add(d + p.key + "_speedup_vs_threads_1", one_ms / ms, "ratio");
@@ -136,10 +133,10 @@ bool RunDepth(int depth, const Frame& ref, const Frame& dis, const std::string& 
     ok = ok && p.exact;
   }
   if (depth == 8) {
-    std::printf("  fork CPU extractor: %.0f ms per 4K frame on one core; threads=1 is %.2fx "
-                "faster (floor 2x: <= %.0f ms): %s\n",
-                kForkOneCoreMs, kForkOneCoreMs / one_ms, kForkOneCoreMs / 2,
-                one_ms <= kForkOneCoreMs / 2 ? "met" : "NOT MET");
+    std::printf(
+        "  fork CPU extractor: %.0f ms per 4K frame on one core; threads=1 is %.2fx "
+        "faster (floor 2x: <= %.0f ms): %s\n",
+        kForkOneCoreMs, kForkOneCoreMs / one_ms, kForkOneCoreMs / 2, one_ms <= kForkOneCoreMs / 2 ? "met" : "NOT MET");
     results->Add(d + "threads_1_speedup_vs_fork_cpu_558ms", kForkOneCoreMs / one_ms, "ratio");
   }
   return ok;
@@ -166,10 +163,14 @@ int Main(int argc, char** argv) {
       if (v.find("8") != std::string::npos) depths.push_back(8);
       if (v.find("10") != std::string::npos) depths.push_back(10);
     } else if (bench::Flag(argv[i], "--isa", &v)) {
-      if (v == "auto") isa = SsimIsa::kAuto;
-      else if (v == "sse2") isa = SsimIsa::kSse2;
-      else if (v == "avx") isa = SsimIsa::kAvx;
-      else return 2;
+      if (v == "auto")
+        isa = SsimIsa::kAuto;
+      else if (v == "sse2")
+        isa = SsimIsa::kSse2;
+      else if (v == "avx")
+        isa = SsimIsa::kAvx;
+      else
+        return 2;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
       corpus = v;
     } else if (output.Parse(argv[i])) {
@@ -187,16 +188,16 @@ int Main(int argc, char** argv) {
   if (thread_counts.back() != max_threads && max_threads > 1) thread_counts.push_back(max_threads);
 
   const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
-  std::printf("ssim_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
-              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
-              std::min(reps, reference_reps),
-              bench::LoadAverage().c_str());
+  std::printf(
+      "ssim_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, 15 min) "
+      "at the start: %s\n",
+      bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps, std::min(reps, reference_reps),
+      bench::LoadAverage().c_str());
 
   Frame ref8;
   Frame dis8;
   std::string why;
-  const bool have_corpus =
-      bench::ReadCorpusPair(corpus, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", &ref8, &dis8, &why);
+  const bool have_corpus = bench::ReadCorpusPair(corpus, "p4k.ref.y4m", "p4k_x265_crf26.dist.y4m", &ref8, &dis8, &why);
   if (!have_corpus) std::printf("corpus pair not used: %s\n", why.c_str());
   bench::Results results("ssim_cpu");
   std::string inputs;
@@ -212,16 +213,14 @@ int Main(int argc, char** argv) {
     } else if (have_corpus) {
       ref = bench::Deepen(ref8, depth, 1);
       dis = bench::Deepen(dis8, depth, 2);
-      source = "corpus p4k pair deepened to " + std::to_string(depth) +
-               " bits (v << " + std::to_string(depth - 8) +
+      source = "corpus p4k pair deepened to " + std::to_string(depth) + " bits (v << " + std::to_string(depth - 8) +
                " plus hashed low bits; no 10-bit 4K pair in the corpus), 3840x2160 yuv420p";
     } else {
       MakeSynthetic(depth, &ref, &dis);
       source = "synthetic 3840x2160 yuv420p pair (a ramp and its noisy copy)";
     }
     inputs += (inputs.empty() ? "" : "; ") + std::to_string(depth) + "-bit: " + source;
-    ok = RunDepth(depth, ref, dis, source, reps, std::min(reps, reference_reps), thread_counts,
-                  isa, &results) && ok;
+    ok = RunDepth(depth, ref, dis, source, reps, std::min(reps, reference_reps), thread_counts, isa, &results) && ok;
   }
   results.set_input(inputs);
   return bench::Finish(results, output, c, ok, "reference");

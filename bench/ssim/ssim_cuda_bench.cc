@@ -107,10 +107,14 @@ bool ReadFirstFrame(const std::string& path, Frame* frame) {
 enum class Variant { kExact, kExactEventWalk, kExactFused, kInexact };
 const char* VariantName(Variant v) {
   switch (v) {
-    case Variant::kExact: return "exact";
-    case Variant::kExactEventWalk: return "exact_event_walk";
-    case Variant::kExactFused: return "exact_fused";
-    case Variant::kInexact: return "inexact";
+    case Variant::kExact:
+      return "exact";
+    case Variant::kExactEventWalk:
+      return "exact_event_walk";
+    case Variant::kExactFused:
+      return "exact_fused";
+    case Variant::kInexact:
+      return "inexact";
   }
   return "?";
 }
@@ -268,7 +272,8 @@ bool g_all_exact = true;
 void CheckExact(double got, const Inputs& in, const char* where) {
   if (!SameBits(got, in.want.term_sum)) {
     g_all_exact = false;
-    std::fprintf(stderr, "NOT EXACT (%s, %s): %.17g, reference %.17g\n", where, in.label.c_str(), got, in.want.term_sum);
+    std::fprintf(stderr, "NOT EXACT (%s, %s): %.17g, reference %.17g\n", where, in.label.c_str(), got,
+                 in.want.term_sum);
   }
 }
 
@@ -532,14 +537,21 @@ int Main(int argc, char** argv) {
       const size_t len = std::strlen(flag);
       return a.compare(0, len, flag) == 0 ? a.c_str() + len : nullptr;
     };
-    if (const char* v = value("--reps=")) o.reps = std::max(1, std::atoi(v));
-    else if (const char* v = value("--frames=")) o.frames = std::max(8, std::atoi(v));
-    else if (const char* v = value("--json=")) json_path = v;
-    else if (const char* v = value("--commit=")) commit = v;
-    else if (const char* v = value("--corpus=")) corpus = v;
-    else if (const char* v = value("--cpu=")) o.cpu = std::atoi(v) != 0;
+    if (const char* v = value("--reps="))
+      o.reps = std::max(1, std::atoi(v));
+    else if (const char* v = value("--frames="))
+      o.frames = std::max(8, std::atoi(v));
+    else if (const char* v = value("--json="))
+      json_path = v;
+    else if (const char* v = value("--commit="))
+      commit = v;
+    else if (const char* v = value("--corpus="))
+      corpus = v;
+    else if (const char* v = value("--cpu="))
+      o.cpu = std::atoi(v) != 0;
     else {
-      std::fprintf(stderr, "usage: %s [--reps=30] [--frames=400] [--json=FILE] [--commit=SHA] [--corpus=DIR] [--cpu=1]\n",
+      std::fprintf(stderr,
+                   "usage: %s [--reps=30] [--frames=400] [--json=FILE] [--commit=SHA] [--corpus=DIR] [--cpu=1]\n",
                    argv[0]);
       return 2;
     }

@@ -45,7 +45,8 @@ __global__ void __launch_bounds__(exact::gpu::kBlockThreads, kMinBlocksPerSm<Sam
   if (!last) return;
   __threadfence();
   double acc = 0.0;
-  for (unsigned c = threadIdx.x; c < chunks; c += exact::gpu::kBlockThreads) acc = __dadd_rn(acc, __ldcg(chunk_sums + c));
+  for (unsigned c = threadIdx.x; c < chunks; c += exact::gpu::kBlockThreads)
+    acc = __dadd_rn(acc, __ldcg(chunk_sums + c));
   const double total = Final(temp.final).Sum(acc);
   if (threadIdx.x == 0) {
     *out = total;
@@ -71,12 +72,12 @@ cudaError_t Launch(const ssim::gpu::SsimDeviceFrame& f, void* scratch, double* o
 
 }  // namespace
 
-size_t SsimInexactScratchBytes(int64_t pixels) {
-  return CounterOffset(ssim::gpu::SsimChunkCount(pixels)) + 256;
-}
+size_t SsimInexactScratchBytes(int64_t pixels) { return CounterOffset(ssim::gpu::SsimChunkCount(pixels)) + 256; }
 
-cudaError_t EnqueueSsimInexactSum(const ssim::gpu::SsimDeviceFrame& f, void* scratch, double* out, cudaStream_t stream) {
-  if (static_cast<int64_t>(f.width) * f.height < 1 || scratch == nullptr || out == nullptr) return cudaErrorInvalidValue;
+cudaError_t EnqueueSsimInexactSum(const ssim::gpu::SsimDeviceFrame& f, void* scratch, double* out,
+                                  cudaStream_t stream) {
+  if (static_cast<int64_t>(f.width) * f.height < 1 || scratch == nullptr || out == nullptr)
+    return cudaErrorInvalidValue;
   // The same integer widths as the exact pipeline (ssim_cuda_terms.cuh).
   if (f.bit_depth <= 8) return Launch<uint8_t, uint32_t, uint32_t>(f, scratch, out, stream);
   if (f.bit_depth <= 12) return Launch<uint16_t, uint32_t, uint64_t>(f, scratch, out, stream);

@@ -69,9 +69,8 @@ struct Path {
   bool reference = false;
 };
 
-bool RunSize(const Size& size, const std::string& corpus, int reps, int reference_reps,
-             const std::vector<int>& threads, Ssimulacra2Isa isa, bench::Results* results,
-             std::string* inputs) {
+bool RunSize(const Size& size, const std::string& corpus, int reps, int reference_reps, const std::vector<int>& threads,
+             Ssimulacra2Isa isa, bench::Results* results, std::string* inputs) {
   Frame ref;
   Frame dis;
   std::string source;
@@ -91,14 +90,13 @@ bool RunSize(const Size& size, const std::string& corpus, int reps, int referenc
   const double want = ReferenceScore(ref, dis, YuvMatrix::kBt709Limited).value();
   std::vector<std::unique_ptr<Ssimulacra2Threads>> engines;
   std::vector<Path> paths;
-  paths.push_back({"reference", "reference",
-                   [&] { return ReferenceScore(ref, dis, YuvMatrix::kBt709Limited).value(); }});
+  paths.push_back(
+      {"reference", "reference", [&] { return ReferenceScore(ref, dis, YuvMatrix::kBt709Limited).value(); }});
   paths.back().reference = true;
   for (int t : threads) {
     engines.push_back(std::make_unique<Ssimulacra2Threads>(t, isa));
     Ssimulacra2Threads* e = engines.back().get();
-    paths.push_back({"threads=" + std::to_string(t) + " (" + e->isa_name() + ")",
-                     "threads_" + std::to_string(t),
+    paths.push_back({"threads=" + std::to_string(t) + " (" + e->isa_name() + ")", "threads_" + std::to_string(t),
                      [&ref, &dis, e] { return e->Score(ref, dis, YuvMatrix::kBt709Limited).value(); }});
   }
   for (int rep = -1; rep < reps; ++rep) {  // -1: warm-up (the reference already ran once)
@@ -116,17 +114,16 @@ bool RunSize(const Size& size, const std::string& corpus, int reps, int referenc
     if (p.key == "threads_1") one_ms = p.samples.median();
   }
   std::printf("\n%s\n  ssimulacra2 %.17g\n", source.c_str(), want);
-  std::printf("  %-22s %5s %10s %10s %10s %13s %s\n", "path", "runs", "median ms", "best ms",
-              "cpu ms", "vs threads=1", "bits");
+  std::printf("  %-22s %5s %10s %10s %10s %13s %s\n", "path", "runs", "median ms", "best ms", "cpu ms", "vs threads=1",
+              "bits");
   const std::string k = std::to_string(g.height) + "p/";
   bool ok = true;
   for (const Path& p : paths) {
     const double ms = p.samples.median();
     char vs_one[32] = "";
     if (one_ms > 0) std::snprintf(vs_one, sizeof vs_one, "%.2f", one_ms / ms);
-    std::printf("  %-22s %5zu %10.1f %10.1f %10.1f %13s %s\n", p.label.c_str(),
-                p.samples.wall_ms.size(), ms, p.samples.best(), p.samples.median_cpu(), vs_one,
-                p.exact ? "= reference" : "DIFFER");
+    std::printf("  %-22s %5zu %10.1f %10.1f %10.1f %13s %s\n", p.label.c_str(), p.samples.wall_ms.size(), ms,
+                p.samples.best(), p.samples.median_cpu(), vs_one, p.exact ? "= reference" : "DIFFER");
     results->Add(k + p.key + "_ms", ms, "ms");
     results->Add(k + p.key + "_cpu_ms", p.samples.median_cpu(), "ms");
     if (one_ms > 0 && p.key != "threads_1") {
@@ -139,10 +136,11 @@ bool RunSize(const Size& size, const std::string& corpus, int reps, int referenc
     results->Add(k + "threads_1_speedup_vs_reference", paths[0].samples.median() / one_ms, "ratio");
     const bool fork_size = g.width == size.width && g.height == size.height;
     if (fork_size) {
-      std::printf("  fork CPU extractor: %.0f ms per frame on one core; threads=1 is %.2fx faster "
-                  "(floor 2x: <= %.0f ms): %s\n",
-                  size.fork_one_core_ms, size.fork_one_core_ms / one_ms, size.fork_one_core_ms / 2,
-                  one_ms <= size.fork_one_core_ms / 2 ? "met" : "NOT MET");
+      std::printf(
+          "  fork CPU extractor: %.0f ms per frame on one core; threads=1 is %.2fx faster "
+          "(floor 2x: <= %.0f ms): %s\n",
+          size.fork_one_core_ms, size.fork_one_core_ms / one_ms, size.fork_one_core_ms / 2,
+          one_ms <= size.fork_one_core_ms / 2 ? "met" : "NOT MET");
       char name[64];
       std::snprintf(name, sizeof name, "threads_1_speedup_vs_fork_cpu_%.0fms", size.fork_one_core_ms);
       results->Add(k + name, size.fork_one_core_ms / one_ms, "ratio");
@@ -181,10 +179,14 @@ int Main(int argc, char** argv) {
     } else if (bench::Flag(argv[i], "--sizes", &v)) {
       good = parse_list(v, &sizes);
     } else if (bench::Flag(argv[i], "--isa", &v)) {
-      if (v == "auto") isa = Ssimulacra2Isa::kAuto;
-      else if (v == "generic") isa = Ssimulacra2Isa::kGeneric;
-      else if (v == "avx2") isa = Ssimulacra2Isa::kAvx2;
-      else good = false;
+      if (v == "auto")
+        isa = Ssimulacra2Isa::kAuto;
+      else if (v == "generic")
+        isa = Ssimulacra2Isa::kGeneric;
+      else if (v == "avx2")
+        isa = Ssimulacra2Isa::kAvx2;
+      else
+        good = false;
     } else if (bench::Flag(argv[i], "--corpus", &v)) {
       corpus = v;
     } else if (output.Parse(argv[i])) {
@@ -201,10 +203,11 @@ int Main(int argc, char** argv) {
     }
   }
   const bench::Commit c = bench::FindCommit(output.commit, output.dirty);
-  std::printf("ssimulacra2_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, 15 min) at the start: %s\n",
-              bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps,
-              std::min(reps, reference_reps),
-              bench::LoadAverage().c_str());
+  std::printf(
+      "ssimulacra2_bench: %s\ncommit %s%s, medians of %d runs (reference %d), paths run in turn\nload average (1, 5, "
+      "15 min) at the start: %s\n",
+      bench::CpuDescription().c_str(), c.sha.c_str(), c.dirty ? " (dirty)" : "", reps, std::min(reps, reference_reps),
+      bench::LoadAverage().c_str());
   bench::Results results("ssimulacra2_cpu");
   std::string inputs;
   bool ok = true;
@@ -217,8 +220,7 @@ int Main(int argc, char** argv) {
       std::fprintf(stderr, "--sizes: 1080 or 2160\n");
       return 2;
     }
-    ok = RunSize(*size, corpus, reps, std::min(reps, reference_reps), threads, isa, &results,
-                 &inputs) && ok;
+    ok = RunSize(*size, corpus, reps, std::min(reps, reference_reps), threads, isa, &results, &inputs) && ok;
   }
   results.set_input(inputs);
   return bench::Finish(results, output, c, ok, "reference");

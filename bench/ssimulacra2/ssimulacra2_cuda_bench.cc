@@ -79,11 +79,11 @@ struct Flags {
   int frames = 60;
   bool graph = true;
   int channel_batch = 3;  // Ssimulacra2CudaOptions::channels_per_sum_batch
-  int stream_rank = -1;  // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
+  int stream_rank = -1;   // Ssimulacra2CudaOptions::sum_stream_priority_rank (-1: the mode's default)
   bool stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale;
-  bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice;  // --advice=32|64
-  int slab_chunks = Ssimulacra2CudaOptions{}.sum_slab_chunks;      // --slab=N (0: whole scales)
-  bool evict_last = Ssimulacra2CudaOptions{}.bases_evict_last;    // --evict_last=0|1
+  bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice;              // --advice=32|64
+  int slab_chunks = Ssimulacra2CudaOptions{}.sum_slab_chunks;                   // --slab=N (0: whole scales)
+  bool evict_last = Ssimulacra2CudaOptions{}.bases_evict_last;                  // --evict_last=0|1
   int slab_min_in_flight = Ssimulacra2CudaOptions{}.slab_min_frames_in_flight;  // --slab_min_in_flight=N
   bool check = true;
   std::string corpus;
@@ -121,8 +121,8 @@ std::string SizeLabels() {
 }
 
 bool ParseMode(const std::string& name, Ssimulacra2SumMode* mode) {
-  for (Ssimulacra2SumMode m : {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk,
-                               Ssimulacra2SumMode::kInexactTree}) {
+  for (Ssimulacra2SumMode m :
+       {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk, Ssimulacra2SumMode::kInexactTree}) {
     if (name == Ssimulacra2SumModeName(m)) {
       *mode = m;
       return true;
@@ -278,7 +278,8 @@ std::vector<FramePair> MakeStream(const Input& in, const std::string& kind) {
     stream.push_back({testing_frames::MovedFrame(in.ref, 0, 0, true), testing_frames::MovedFrame(in.dis, 0, 0, true)});
   } else {  // pan
     for (int i = 0; i < 8; ++i) {
-      stream.push_back({testing_frames::MovedFrame(in.ref, 4 * i, 2 * i), testing_frames::MovedFrame(in.dis, 4 * i, 2 * i)});
+      stream.push_back(
+          {testing_frames::MovedFrame(in.ref, 4 * i, 2 * i), testing_frames::MovedFrame(in.dis, 4 * i, 2 * i)});
     }
   }
   return stream;
@@ -377,8 +378,8 @@ struct LatencyRun {
   std::vector<double> device;
   FrameSums last;
 };
-LatencyRun TimeLatency(Ssimulacra2Cuda& twin, const std::vector<FramePair>& stream, const Flags& flags,
-                       const Input& in, Ssimulacra2SumMode mode, bool* bits_ok) {
+LatencyRun TimeLatency(Ssimulacra2Cuda& twin, const std::vector<FramePair>& stream, const Flags& flags, const Input& in,
+                       Ssimulacra2SumMode mode, bool* bits_ok) {
   LatencyRun run;
   for (int i = 1; i <= flags.reps; ++i) {
     const FramePair& pair = stream[static_cast<size_t>(i) % stream.size()];
@@ -406,19 +407,18 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     r.latency_wall_ms = bench::Median(run.wall);
     r.latency_device_ms = bench::Median(run.device);
     absl::StatusOr<double> score = ScoreFromSums(run.last);
-    std::printf("  %-16s latency: wall %.3f ms (%.1f frames/s), device %.3f ms (median of %d; min wall %.3f); "
-                "last score %.17g; %lld of %lld frames redone with the event walk\n",
-                name, r.latency_wall_ms, 1000.0 / r.latency_wall_ms, r.latency_device_ms, flags.reps,
-                bench::Min(run.wall), score.ok() ? *score : std::nan(""),
-                static_cast<long long>(twin->stats().frames_redone_event_walk),
-                static_cast<long long>(twin->stats().frames));
+    std::printf(
+        "  %-16s latency: wall %.3f ms (%.1f frames/s), device %.3f ms (median of %d; min wall %.3f); "
+        "last score %.17g; %lld of %lld frames redone with the event walk\n",
+        name, r.latency_wall_ms, 1000.0 / r.latency_wall_ms, r.latency_device_ms, flags.reps, bench::Min(run.wall),
+        score.ok() ? *score : std::nan(""), static_cast<long long>(twin->stats().frames_redone_event_walk),
+        static_cast<long long>(twin->stats().frames));
     if (mode == Ssimulacra2SumMode::kExactSegments && twin->stats().frames > 0) {
       // The chunks the strided form refused (the redo's work: a sum's first chunk and a few
       // per binade each sum crosses), per frame of all 108 sums.
       r.tile_chunks_per_frame =
           static_cast<double>(twin->stats().chunks_in_tile) / static_cast<double>(twin->stats().frames);
-      std::printf("  %-16s %.1f chunks per frame through the redo's tile path\n", name,
-                  r.tile_chunks_per_frame);
+      std::printf("  %-16s %.1f chunks per frame through the redo's tile path\n", name, r.tile_chunks_per_frame);
     }
     // The same pairs from page-locked memory, as exactqd's receive buffers hold them: the
     // twin uploads them without the staging copy.
@@ -426,7 +426,8 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
     bool locked = true;
     for (FramePair& pair : locked_stream) {
       for (Frame* f : {&pair.ref, &pair.dis}) {
-        locked = locked && cudaHostRegister(f->mutable_bytes(), f->size_bytes(), cudaHostRegisterDefault) == cudaSuccess;
+        locked =
+            locked && cudaHostRegister(f->mutable_bytes(), f->size_bytes(), cudaHostRegisterDefault) == cudaSuccess;
       }
     }
     if (locked) {
@@ -486,10 +487,10 @@ ModeResult RunMode(const Flags& flags, const Input& in, Ssimulacra2SumMode mode,
       redone += t->stats().frames_redone_event_walk;
       in_slabs += t->stats().frames_in_slabs;
     }
-    std::printf("  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone; "
-                "%lld in slabs\n",
-                name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone),
-                static_cast<long long>(in_slabs));
+    std::printf(
+        "  %-16s %d in flight (%d threads x %d frames): %.1f frames/s (%.3f ms per frame); %lld redone; "
+        "%lld in slabs\n",
+        name, n, n, flags.frames, fps, 1000.0 / fps, static_cast<long long>(redone), static_cast<long long>(in_slabs));
   }
   r.ran = true;
   return r;
@@ -521,8 +522,8 @@ int Main(int argc, char** argv) {
     if (std::find(flags.sizes.begin(), flags.sizes.end(), in.label) == flags.sizes.end()) continue;
     LoadInput(flags, &in);
     in.stream = MakeStream(in, flags.stream);
-    input_description += std::string(input_description.empty() ? "" : "; ") + in.label + ": " + in.source + ", stream " +
-                         flags.stream;
+    input_description +=
+        std::string(input_description.empty() ? "" : "; ") + in.label + ": " + in.source + ", stream " + flags.stream;
     std::printf("\n%dx%d 8-bit 4:2:0, %s; stream %s (%zu pairs in a cycle)\n", in.width, in.height, in.source.c_str(),
                 flags.stream.c_str(), in.stream.size());
     if (flags.check) {

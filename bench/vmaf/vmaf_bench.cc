@@ -43,23 +43,23 @@ int Main(int argc, char** argv) {
     std::fprintf(stderr, "cannot read the p1080 pair (set EXACTQ_CORPUS or --corpus=DIR)\n");
     return 1;
   }
-  std::printf("vmaf features, 1920x1080 8-bit, %s, load %s, median of %d\n",
-              bench::CpuDescription().c_str(), bench::LoadAverage().c_str(), reps);
+  std::printf("vmaf features, 1920x1080 8-bit, %s, load %s, median of %d\n", bench::CpuDescription().c_str(),
+              bench::LoadAverage().c_str(), reps);
 
   bench::Samples reference;
   for (int r = 0; r < reps; ++r) {
     reference.Add(bench::Time([&] { (void)vmaf::ComputeVmafFeatures(ref1, dis1, &ref0); }));
   }
-  std::printf("reference        %8.1f ms/frame  %6.2f frames/s  (cpu %.1f ms)\n",
-              reference.median(), 1000.0 / reference.median(), reference.median_cpu());
+  std::printf("reference        %8.1f ms/frame  %6.2f frames/s  (cpu %.1f ms)\n", reference.median(),
+              1000.0 / reference.median(), reference.median_cpu());
   for (int t = 1; t <= max_threads; ++t) {
     vmaf::VmafThreads threads(t);
     bench::Samples samples;
     for (int r = 0; r < reps; ++r) {
       samples.Add(bench::Time([&] { (void)threads.ComputeFeatures(ref1, dis1, &ref0); }));
     }
-    std::printf("threads %-2d       %8.1f ms/frame  %6.2f frames/s  (cpu %.1f ms)\n", t,
-                samples.median(), 1000.0 / samples.median(), samples.median_cpu());
+    std::printf("threads %-2d       %8.1f ms/frame  %6.2f frames/s  (cpu %.1f ms)\n", t, samples.median(),
+                1000.0 / samples.median(), samples.median_cpu());
   }
   return 0;
 }

@@ -50,8 +50,7 @@ int Main(int argc, char** argv) {
       return 1;
     }
     if (!*a || !*b) break;
-    absl::StatusOr<vmaf::VmafFeatures> f =
-        vmaf::ComputeVmafFeatures(ref, dis, have_prev ? &prev : nullptr);
+    absl::StatusOr<vmaf::VmafFeatures> f = vmaf::ComputeVmafFeatures(ref, dis, have_prev ? &prev : nullptr);
     if (!f.ok()) {
       std::fprintf(stderr, "%s\n", std::string(f.status().message()).c_str());
       return 1;

@@ -33,9 +33,9 @@ bool IsJpegRangeFormat(AVPixelFormat format) {
 absl::StatusOr<PixelFormat> PixelFormatFromAv(AVPixelFormat format) {
   const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(format);
   const auto refuse = [&](const char* why) {
-    return absl::UnimplementedError(
-        absl::StrCat("decoded pixel format ", FormatName(format), " is not supported (", why,
-                     "); ExactQ scores planar YUV or gray, 8 to 16 bits, little-endian"));
+    return absl::UnimplementedError(absl::StrCat("decoded pixel format ", FormatName(format), " is not supported (",
+                                                 why,
+                                                 "); ExactQ scores planar YUV or gray, 8 to 16 bits, little-endian"));
   };
   if (desc == nullptr) return refuse("unknown");
   if (desc->flags & (AV_PIX_FMT_FLAG_HWACCEL | AV_PIX_FMT_FLAG_BITSTREAM | AV_PIX_FMT_FLAG_PAL)) {

@@ -104,9 +104,9 @@ class DecodeAhead {
 
   std::mutex mutex_;
   std::condition_variable changed_;
-  std::deque<Frame> ready_;  // decoded, not handed out
+  std::deque<Frame> ready_;   // decoded, not handed out
   std::vector<Frame> spare_;  // buffers to decode into
-  int64_t decoded_ = 0;  // pictures the thread finished, queued or only counted
+  int64_t decoded_ = 0;       // pictures the thread finished, queued or only counted
   bool counting_ = false;
   bool ended_ = false;  // the thread finished: status_ says how
   bool stop_ = false;

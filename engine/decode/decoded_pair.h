@@ -61,8 +61,7 @@ class DecodedPair {
   int64_t pairs() const { return pairs_; }
 
  private:
-  DecodedPair(std::unique_ptr<VideoDecoder> reference, std::unique_ptr<VideoDecoder> distorted,
-              const Options& options);
+  DecodedPair(std::unique_ptr<VideoDecoder> reference, std::unique_ptr<VideoDecoder> distorted, const Options& options);
 
   std::unique_ptr<DecodeAhead> reference_;
   std::unique_ptr<DecodeAhead> distorted_;

@@ -16,10 +16,10 @@ std::string TimingDescription(const SourceTiming& timing) {
 absl::Status CheckSourcesPair(const SourceTiming& reference, const SourceTiming& distorted) {
   if (reference.rate_known() && distorted.rate_known() &&
       reference.rate_num * distorted.rate_den != distorted.rate_num * reference.rate_den) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the sources' frame rates differ (reference ", reference.rate_num, "/", reference.rate_den,
-        " fps, distorted ", distorted.rate_num, "/", distorted.rate_den,
-        " fps): pairing by presentation order would compare different moments; convert one first"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the sources' frame rates differ (reference ", reference.rate_num, "/", reference.rate_den,
+                     " fps, distorted ", distorted.rate_num, "/", distorted.rate_den,
+                     " fps): pairing by presentation order would compare different moments; convert one first"));
   }
   if (reference.start_known && distorted.start_known) {
     const SourceTiming& rated = reference.rate_known() ? reference : distorted;

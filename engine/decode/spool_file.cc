@@ -27,7 +27,8 @@ class SpoolFile::Reader : public ByteSource {
         position_ += static_cast<uint64_t>(n);
         return static_cast<size_t>(n);
       }
-      if (errno != EINTR) return absl::InternalError(absl::StrCat(spool_->name_, ": spool read: ", std::strerror(errno)));
+      if (errno != EINTR)
+        return absl::InternalError(absl::StrCat(spool_->name_, ": spool read: ", std::strerror(errno)));
     }
   }
   absl::Status Seek(uint64_t position) override {

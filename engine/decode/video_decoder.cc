@@ -254,11 +254,9 @@ absl::StatusOr<bool> VideoDecoder::DecodeNext() {
       // continuity error (MPEG-TS), as corrupt; decoding it would score a guess.
       if ((av.packet->flags & AV_PKT_FLAG_CORRUPT) != 0) {
         av_packet_unref(av.packet);
-        return absl::InvalidArgumentError(absl::StrCat(source_->name(), ": ", frame_name,
-                                                       ": the container delivered a damaged packet (",
-                                                       av.format->pb->eof_reached ? "the input ends inside it: truncated"
-                                                                                  : "lost or cut data",
-                                                       ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(source_->name(), ": ", frame_name, ": the container delivered a damaged packet (",
+                         av.format->pb->eof_reached ? "the input ends inside it: truncated" : "lost or cut data", ")"));
       }
       e = avcodec_send_packet(av.codec, av.packet);
       av_packet_unref(av.packet);
@@ -272,17 +270,19 @@ absl::Status VideoDecoder::CheckPicture() {
   const AVFrame& picture = *av_->picture;
   const int64_t index = frames_read_ + (pending_ ? 1 : 0);
   if (picture.decode_error_flags != 0 || (picture.flags & AV_FRAME_FLAG_CORRUPT) != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(source_->name(), ": frame ", index, ": the decoder reported a damaged picture (flags ",
-                     picture.decode_error_flags, "): corrupt or truncated bitstream"));
+    return absl::InvalidArgumentError(absl::StrCat(source_->name(), ": frame ", index,
+                                                   ": the decoder reported a damaged picture (flags ",
+                                                   picture.decode_error_flags, "): corrupt or truncated bitstream"));
   }
   absl::StatusOr<PixelFormat> format = decode::internal::PixelFormatFromAv(static_cast<AVPixelFormat>(picture.format));
-  if (!format.ok()) return absl::Status(format.status().code(), absl::StrCat(source_->name(), ": frame ", index, ": ", format.status().message()));
+  if (!format.ok())
+    return absl::Status(format.status().code(),
+                        absl::StrCat(source_->name(), ": frame ", index, ": ", format.status().message()));
   const FrameGeometry geometry{picture.width, picture.height, *format};
   if (index == 0) {
     if (picture.width > options_.max_width || picture.height > options_.max_height) {
-      return absl::ResourceExhaustedError(absl::StrCat(source_->name(), ": pictures of ", picture.width, "x",
-                                                       picture.height, " exceed the limit"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat(source_->name(), ": pictures of ", picture.width, "x", picture.height, " exceed the limit"));
     }
     if (absl::Status s = ValidateGeometry(geometry); !s.ok()) {
       return absl::InvalidArgumentError(absl::StrCat(source_->name(), ": frame 0: ", s.message()));
@@ -328,9 +328,9 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
       // but the demuxer still delivers their packets.
       const AVStream* stream = av_->format->streams[av_->stream_index];
       if (stream->nb_frames > 0 && packets_read_ < stream->nb_frames) {
-        return Fail(absl::InvalidArgumentError(absl::StrCat(
-            source_->name(), ": frame ", frames_read_, ": the stream ends after ", packets_read_, " of the ",
-            stream->nb_frames, " pictures its container lists (truncated)")));
+        return Fail(absl::InvalidArgumentError(
+            absl::StrCat(source_->name(), ": frame ", frames_read_, ": the stream ends after ", packets_read_,
+                         " of the ", stream->nb_frames, " pictures its container lists (truncated)")));
       }
       // Matroska lists no samples, but FFmpeg's muxer tags each track's duration: a
       // stream whose last picture ends half a frame or more before it was cut short.
@@ -340,9 +340,9 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
             static_cast<double>(info_.timing.rate_den) / static_cast<double>(info_.timing.rate_num);
         const double last_end = last_pts_seconds_ + frame_seconds;
         if (last_end + frame_seconds / 2 < tagged) {
-          return Fail(absl::InvalidArgumentError(absl::StrFormat(
-              "%s: frame %d: the stream ends at %.3f s but its track is tagged %.3f s long (truncated)",
-              source_->name(), frames_read_, last_end, tagged)));
+          return Fail(absl::InvalidArgumentError(
+              absl::StrFormat("%s: frame %d: the stream ends at %.3f s but its track is tagged %.3f s long (truncated)",
+                              source_->name(), frames_read_, last_end, tagged)));
         }
       }
       return false;

@@ -94,11 +94,11 @@ class VideoDecoder {
   DecodedStreamInfo info_;
   bool pending_ = false;  // av's frame holds a picture not yet returned
   int64_t frames_read_ = 0;
-  int64_t packets_read_ = 0;  // of the video stream, discarded ones included
+  int64_t packets_read_ = 0;      // of the video stream, discarded ones included
   double last_pts_seconds_ = -1;  // the last picture returned
-  absl::Status io_error_;  // the byte source's error, seen by the AVIOContext callbacks
+  absl::Status io_error_;         // the byte source's error, seen by the AVIOContext callbacks
   std::pair<ByteSource*, absl::Status*> io_opaque_{nullptr, nullptr};
-  absl::Status error_;     // sticky
+  absl::Status error_;  // sticky
 };
 
 }  // namespace exactq

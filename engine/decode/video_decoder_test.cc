@@ -283,8 +283,8 @@ TEST(VideoDecoderTimingTest, RatesAndStartsComeFromTheContainer) {
   ASSERT_TRUE(a.ok() && b.ok() && c.ok() && d.ok());
   EXPECT_EQ(a->timing.rate_num, 24);
   EXPECT_EQ(a->timing.rate_den, 1);
-  EXPECT_TRUE(CheckSourcesPair(a->timing, d->timing).ok()) << TimingDescription(a->timing) << " vs "
-                                                           << TimingDescription(d->timing);
+  EXPECT_TRUE(CheckSourcesPair(a->timing, d->timing).ok())
+      << TimingDescription(a->timing) << " vs " << TimingDescription(d->timing);
   EXPECT_EQ(CheckSourcesPair(a->timing, b->timing).code(), absl::StatusCode::kInvalidArgument);
   absl::Status offset = CheckSourcesPair(d->timing, c->timing);
   EXPECT_EQ(offset.code(), absl::StatusCode::kInvalidArgument) << TimingDescription(c->timing);

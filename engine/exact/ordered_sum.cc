@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cfloat>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -55,8 +55,7 @@ RunSummary SummarizeFast(const double* terms, size_t n, int frame) {
 
 }  // namespace
 
-void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s,
-                      OrderedSumStats& stats) {
+void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s, OrderedSumStats& stats) {
   const size_t step = static_cast<size_t>(std::max<int64_t>(1, subchunk_terms));
   for (size_t begin = 0; begin < n; begin += step) {
     const size_t len = std::min(step, n - begin);
@@ -123,7 +122,6 @@ class PlanChain {
   std::condition_variable cv_;
 };
 
-
 }  // namespace
 
 OrderedSumThreads::OrderedSumThreads(int num_threads, OrderedSumOptions options, WorkerPool* pool)
@@ -175,8 +173,10 @@ absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, Ord
       const int64_t kernel_end = kernel_end_of(first);
 
       // 1. Approximate chunk sums (any fixed order would do: they only feed the plan).
-      for (int64_t c = first; c < kernel_end; c += 4) kernels->approximate_sums4(terms + c * chunk, chunk, &chunk_sums[c]);
-      for (int64_t c = kernel_end; c < end; ++c) chunk_sums[c] = internal::ApproximateChunkSum(terms + c * chunk, chunk_length(c));
+      for (int64_t c = first; c < kernel_end; c += 4)
+        kernels->approximate_sums4(terms + c * chunk, chunk, &chunk_sums[c]);
+      for (int64_t c = kernel_end; c < end; ++c)
+        chunk_sums[c] = internal::ApproximateChunkSum(terms + c * chunk, chunk_length(c));
 
       // 2. The plan, from the approximate prefix before each chunk, folded in chunk order
       // across blocks: the same plan for every thread count.
@@ -203,13 +203,16 @@ absl::StatusOr<double> OrderedSumThreads::Sum(const double* terms, size_t n, Ord
           const int handed_over = kernels->summarize4(terms + c * chunk, chunk, frames, &summaries[c], prefetch);
           for (int j = 0; j < 4; ++j) {
             // What SummarizeTermsBinary64 does when it hands over.
-            if (handed_over & (1 << j)) summaries[c + j] = SummarizeTermsFast(terms + (c + j) * chunk, static_cast<int>(chunk), frames[j]);
+            if (handed_over & (1 << j))
+              summaries[c + j] = SummarizeTermsFast(terms + (c + j) * chunk, static_cast<int>(chunk), frames[j]);
           }
         } else {
-          for (int j = 0; j < 4; ++j) summaries[c + j] = SummarizeFast(terms + (c + j) * chunk, static_cast<size_t>(chunk), frames[j]);
+          for (int j = 0; j < 4; ++j)
+            summaries[c + j] = SummarizeFast(terms + (c + j) * chunk, static_cast<size_t>(chunk), frames[j]);
         }
       }
-      for (int64_t c = kernel_end; c < end; ++c) summaries[c] = SummarizeFast(terms + c * chunk, chunk_length(c), plan[c]);
+      for (int64_t c = kernel_end; c < end; ++c)
+        summaries[c] = SummarizeFast(terms + c * chunk, chunk_length(c), plan[c]);
       b = next;
     }
   };

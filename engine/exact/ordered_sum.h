@@ -30,12 +30,12 @@
 #define EXACTQ_ENGINE_EXACT_ORDERED_SUM_H_
 
 #include <cstddef>
-#include <memory>
 #include <cstdint>
+#include <memory>
 
 #include "absl/status/statusor.h"
-#include "engine/platform/worker_pool.h"
 #include "engine/exact/ordered_sum_algebra.h"
+#include "engine/platform/worker_pool.h"
 
 namespace exactq {
 namespace exact {
@@ -196,8 +196,7 @@ RunSummary SummarizeTerms(const double* terms, size_t n, int frame);
 // Adds terms[0..n) to the exact running sum `s` the way the walk does with a refused
 // chunk: sub-chunks of `subchunk_terms`, each summarised under the frame of the exact sum
 // at its start and applied when the check allows it, the others added one by one.
-void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s,
-                      OrderedSumStats& stats);
+void AddTermsByReplan(const double* terms, size_t n, int64_t subchunk_terms, double& s, OrderedSumStats& stats);
 
 }  // namespace exact
 }  // namespace exactq

@@ -77,12 +77,8 @@ inline constexpr uint64_t kHiddenBit = uint64_t{1} << 52;
 // NaNs as a class: GPUs do not propagate payloads the way x86 does.
 inline constexpr uint64_t kCanonicalNaNBits = uint64_t{0x7ff8} << 48;
 
-EXACTQ_HD inline bool IsNaNBits(uint64_t b) {
-  return (b & kExponentMask) == kExponentMask && (b & kFractionMask) != 0;
-}
-EXACTQ_HD inline bool IsInfBits(uint64_t b) {
-  return (b & ~kSignBit) == kExponentMask;
-}
+EXACTQ_HD inline bool IsNaNBits(uint64_t b) { return (b & kExponentMask) == kExponentMask && (b & kFractionMask) != 0; }
+EXACTQ_HD inline bool IsInfBits(uint64_t b) { return (b & ~kSignBit) == kExponentMask; }
 
 // ---------------------------------------------------------------------------------
 // Frames.
@@ -166,9 +162,7 @@ EXACTQ_HD inline int64_t AtParity(const int64_t (&v)[2], int parity) { return pa
 
 // The parity of N after a run that moved it by `moved`, from start parity p. `& 1`, not
 // `%`: a negative odd increment must give 1.
-EXACTQ_HD inline int ParityAfter(int p, int64_t moved) {
-  return static_cast<int>((p + moved) & 1);
-}
+EXACTQ_HD inline int ParityAfter(int p, int64_t moved) { return static_cast<int>((p + moved) & 1); }
 
 // Stores one parity's values, or marks it unfit when a prefix left +-kLimit.
 EXACTQ_HD inline void StoreOrMarkUnfit(RunSummary& r, int p, int64_t d, int64_t lo, int64_t hi) {

@@ -53,8 +53,7 @@ std::string Describe(double s0, const std::vector<double>& terms) {
 // When the check accepts, the result must be the loop's. Returns whether it accepted.
 bool CheckOneStep(double s0, const std::vector<double>& terms, size_t split) {
   const int frame = FrameOfBits(BitsOf(s0));
-  const RunSummary run =
-      Compose(Fold(terms, 0, split, frame), Fold(terms, split, terms.size(), frame));
+  const RunSummary run = Compose(Fold(terms, 0, split, frame), Fold(terms, split, terms.size(), frame));
   uint64_t bits = BitsOf(s0);
   if (!TryApplyRun(bits, run, frame)) return false;
   const double want = LoopFrom(s0, terms);
@@ -88,9 +87,15 @@ TEST(OrderedSumAlgebra, OneTermRuleMatchesTheDoubleAdd) {
     } else {
       uint64_t m;
       switch (rng.Next() % 3) {
-        case 0: m = (uint64_t{1} << 52) + rng.Range(0, 3); break;
-        case 1: m = (uint64_t{1} << 53) - rng.Range(1, 4); break;
-        default: m = (uint64_t{1} << 52) | (rng.Next() & kFractionMask); break;
+        case 0:
+          m = (uint64_t{1} << 52) + rng.Range(0, 3);
+          break;
+        case 1:
+          m = (uint64_t{1} << 53) - rng.Range(1, 4);
+          break;
+        default:
+          m = (uint64_t{1} << 52) | (rng.Next() & kFractionMask);
+          break;
       }
       s0 = Compose53(s_negative, frame - 52, m);
     }
@@ -173,9 +178,8 @@ TEST(OrderedSumAlgebra, EveryShortRunAtTheEdgesOfABinade) {
     for (int64_t n0 : n0s) {
       for (bool negative : {false, true}) {
         if (n0 == 0 && negative) continue;  // the running sum is never -0
-        const double s0 = frame == kTinyFrame
-                              ? DoubleOf((negative ? kSignBit : 0) | static_cast<uint64_t>(n0))
-                              : Compose53(negative, unit_exponent, static_cast<uint64_t>(n0));
+        const double s0 = frame == kTinyFrame ? DoubleOf((negative ? kSignBit : 0) | static_cast<uint64_t>(n0))
+                                              : Compose53(negative, unit_exponent, static_cast<uint64_t>(n0));
         for (size_t a = 0; a < pool.size(); ++a) {
           ++checks;
           accepted += CheckOneStep(s0, {pool[a]}, 1);
@@ -203,13 +207,21 @@ TEST(OrderedSumAlgebra, CompositionIsAssociative) {
   const int frame = 0;
   const auto random_term = [&]() -> double {
     switch (rng.Next() % 8) {
-      case 0: return (rng.Next() & 1 ? -1.0 : 1.0) * std::ldexp(static_cast<double>(rng.Range(0, 64)), -53);  // ties
-      case 1: return (rng.Next() & 1 ? -1.0 : 1.0) * std::ldexp(static_cast<double>(rng.Range(0, 1 << 20)), -60);
-      case 2: return 0.0;
-      case 3: return -0.0;
-      case 4: return rng.Next() % 50 == 0 ? 1e300 : 0x1p-54;  // rarely unfit
-      case 5: return rng.Next() % 50 == 0 ? INFINITY : -0x1.8p-53;
-      default: return (rng.Next() & 1 ? -1.0 : 1.0) * std::ldexp(1.0 + (rng.Next() >> 11) * 0x1p-53, -static_cast<int>(rng.Range(1, 40)));
+      case 0:
+        return (rng.Next() & 1 ? -1.0 : 1.0) * std::ldexp(static_cast<double>(rng.Range(0, 64)), -53);  // ties
+      case 1:
+        return (rng.Next() & 1 ? -1.0 : 1.0) * std::ldexp(static_cast<double>(rng.Range(0, 1 << 20)), -60);
+      case 2:
+        return 0.0;
+      case 3:
+        return -0.0;
+      case 4:
+        return rng.Next() % 50 == 0 ? 1e300 : 0x1p-54;  // rarely unfit
+      case 5:
+        return rng.Next() % 50 == 0 ? INFINITY : -0x1.8p-53;
+      default:
+        return (rng.Next() & 1 ? -1.0 : 1.0) *
+               std::ldexp(1.0 + (rng.Next() >> 11) * 0x1p-53, -static_cast<int>(rng.Range(1, 40)));
     }
   };
   // Folds [begin, end) with random bracketing.

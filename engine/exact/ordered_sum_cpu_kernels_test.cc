@@ -151,7 +151,8 @@ TEST(OrderedSumCpuKernels, SummariesEqualTheScalarFoldLaneByLane) {
       }
     }
     std::printf("%s: %lld lanes decided by the kernel (%lld non-zero), %lld handed over\n", k->isa,
-                static_cast<long long>(own), static_cast<long long>(parity_free_nonzero), static_cast<long long>(handed));
+                static_cast<long long>(own), static_cast<long long>(parity_free_nonzero),
+                static_cast<long long>(handed));
     EXPECT_GT(own, 40000);
     EXPECT_GT(parity_free_nonzero, 30000);
     EXPECT_GT(handed, 40000);
@@ -230,13 +231,15 @@ TEST(OrderedSumCpuKernels, FixtureChunksUnderTheirPlans) {
           prefix = prefix + internal::ApproximateChunkSum(t.data() + c * chunk, static_cast<size_t>(chunk));
         }
         for (int64_t c = 0; c + 4 <= num_chunks; c += 4) {
-          if (!FastFrame(plan[c]) || !FastFrame(plan[c + 1]) || !FastFrame(plan[c + 2]) || !FastFrame(plan[c + 3])) continue;
+          if (!FastFrame(plan[c]) || !FastFrame(plan[c + 1]) || !FastFrame(plan[c + 2]) || !FastFrame(plan[c + 3]))
+            continue;
           RunSummary out[4];
           const int mask = k->summarize4(t.data() + c * chunk, chunk, &plan[c], out, t.data());
           for (int j = 0; j < 4; ++j) {
             const double* lane = t.data() + (c + j) * chunk;
             const RunSummary want = SummarizeTerms(lane, static_cast<size_t>(chunk), plan[c + j]);
-            const RunSummary got = (mask >> j) & 1 ? SummarizeTermsFast(lane, static_cast<int>(chunk), plan[c + j]) : out[j];
+            const RunSummary got =
+                (mask >> j) & 1 ? SummarizeTermsFast(lane, static_cast<int>(chunk), plan[c + j]) : out[j];
             ASSERT_TRUE(SameRun(got, want)) << k->isa << " " << FixtureName(kind) << " chunk " << c + j;
           }
         }

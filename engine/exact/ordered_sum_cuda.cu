@@ -11,8 +11,8 @@ namespace exact {
 namespace {
 
 absl::Status CudaError(const char* what, cudaError_t err) {
-  return absl::InternalError(absl::StrCat("OrderedSumCuda: ", what, ": ", cudaGetErrorName(err), " (",
-                                          cudaGetErrorString(err), ")"));
+  return absl::InternalError(
+      absl::StrCat("OrderedSumCuda: ", what, ": ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")"));
 }
 
 // What comes back to the host: one of the two outputs.
@@ -23,8 +23,7 @@ union PinnedOutput {
 
 }  // namespace
 
-OrderedSumCuda::OrderedSumCuda(cudaStream_t stream, OrderedSumOptions options)
-    : stream_(stream), options_(options) {}
+OrderedSumCuda::OrderedSumCuda(cudaStream_t stream, OrderedSumOptions options) : stream_(stream), options_(options) {}
 
 OrderedSumCuda::~OrderedSumCuda() {
   // Errors here can only be reported by a log; the process may be tearing CUDA down.
@@ -43,7 +42,8 @@ absl::Status OrderedSumCuda::Reserve(DeviceBuffer& buffer, int64_t chunks, size_
   if (chunks <= buffer.chunks) return absl::OkStatus();
   if (buffer.data != nullptr) {
     // The previous workspace may still be in use by work queued on the stream.
-    if (cudaError_t err = cudaStreamSynchronize(stream_); err != cudaSuccess) return CudaError("cudaStreamSynchronize", err);
+    if (cudaError_t err = cudaStreamSynchronize(stream_); err != cudaSuccess)
+      return CudaError("cudaStreamSynchronize", err);
     cudaFree(buffer.data);
     buffer = DeviceBuffer{};
   }
@@ -71,7 +71,8 @@ absl::StatusOr<double> OrderedSumCuda::EventWalkSum(const double* device_terms, 
       err != cudaSuccess) {
     return CudaError("kernel launch", err);
   }
-  if (cudaError_t err = cudaMemcpyAsync(pinned_output_, ws.output, sizeof(gpu::WalkOutput), cudaMemcpyDeviceToHost, stream_);
+  if (cudaError_t err =
+          cudaMemcpyAsync(pinned_output_, ws.output, sizeof(gpu::WalkOutput), cudaMemcpyDeviceToHost, stream_);
       err != cudaSuccess) {
     return CudaError("cudaMemcpyAsync", err);
   }
@@ -88,7 +89,8 @@ absl::StatusOr<double> OrderedSumCuda::EventWalkSum(const double* device_terms, 
 
 absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n, OrderedSumStats* stats) {
   if (options_.chunk_terms != gpu::kChunkTerms || options_.subchunk_terms != gpu::kSubchunkTerms) {
-    return absl::InvalidArgumentError("OrderedSumCuda: the device layout fixes chunk_terms = 1024 and subchunk_terms = 32");
+    return absl::InvalidArgumentError(
+        "OrderedSumCuda: the device layout fixes chunk_terms = 1024 and subchunk_terms = 32");
   }
   if (stats != nullptr) {
     *stats = OrderedSumStats{};
@@ -152,9 +154,9 @@ absl::StatusOr<double> OrderedSumCuda::Sum(const double* device_terms, size_t n,
   }
   if (out.status == gpu::kSegmentAccepted) return DoubleOf(out.sum_bits);
   if (options_.device_pipeline == Pipeline::kSegmentsOnly) {
-    return absl::FailedPreconditionError(absl::StrCat("OrderedSumCuda: the segment pipeline ",
-                                                      out.status == gpu::kSegmentRefused ? "refused step " : "overflowed",
-                                                      out.status == gpu::kSegmentRefused ? absl::StrCat(out.refused_step) : ""));
+    return absl::FailedPreconditionError(absl::StrCat(
+        "OrderedSumCuda: the segment pipeline ", out.status == gpu::kSegmentRefused ? "refused step " : "overflowed",
+        out.status == gpu::kSegmentRefused ? absl::StrCat(out.refused_step) : ""));
   }
   return EventWalkSum(device_terms, n, stats);
 }
@@ -163,7 +165,8 @@ bool CudaDeviceAvailable(std::string* reason) {
   int count = 0;
   const cudaError_t err = cudaGetDeviceCount(&count);
   if (err != cudaSuccess) {
-    if (reason != nullptr) *reason = absl::StrCat("cudaGetDeviceCount failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
+    if (reason != nullptr)
+      *reason = absl::StrCat("cudaGetDeviceCount failed: ", cudaGetErrorName(err), " (", cudaGetErrorString(err), ")");
     return false;
   }
   if (count == 0) {

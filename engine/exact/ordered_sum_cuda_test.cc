@@ -145,12 +145,13 @@ TEST_F(OrderedSumCudaTest, EqualsTheLoopOn4kFrames) {
     const OrderedSumStats stats = ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 4K");
     const OrderedSumStats walk =
         ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 4K event walk", Pipeline::kEventWalkOnly);
-    std::printf("%-24s 4K: segments %s steps %lld crossing lanes %lld | event walk: refused %lld sub-chunks %lld "
-                "one-by-one %lld windows %lld\n",
-                FixtureName(kind), stats.segment_accepted ? "accepted" : "refused",
-                static_cast<long long>(stats.segment_steps), static_cast<long long>(stats.segment_crossing_lanes),
-                static_cast<long long>(walk.chunks_rejected), static_cast<long long>(walk.subchunks_rejected),
-                static_cast<long long>(walk.terms_one_by_one), static_cast<long long>(walk.walk_windows));
+    std::printf(
+        "%-24s 4K: segments %s steps %lld crossing lanes %lld | event walk: refused %lld sub-chunks %lld "
+        "one-by-one %lld windows %lld\n",
+        FixtureName(kind), stats.segment_accepted ? "accepted" : "refused", static_cast<long long>(stats.segment_steps),
+        static_cast<long long>(stats.segment_crossing_lanes), static_cast<long long>(walk.chunks_rejected),
+        static_cast<long long>(walk.subchunks_rejected), static_cast<long long>(walk.terms_one_by_one),
+        static_cast<long long>(walk.walk_windows));
   }
 }
 
@@ -173,9 +174,9 @@ TEST_F(OrderedSumCudaTest, FallbackStaysRareOnA4kSsimLikeFrame) {
 // segment pipeline alone gives the loop's bits, in about one crossing lane per binade the
 // sum crosses (tens, out of 259,200 lanes).
 TEST_F(OrderedSumCudaTest, SegmentPipelineAloneSumsRealisticFrames) {
-  for (FixtureKind kind : {FixtureKind::kUniform, FixtureKind::kTieHeavy, FixtureKind::kFourthPowers,
-                           FixtureKind::kSsimLikeCrossingZero, FixtureKind::kZeroCrossings, FixtureKind::kZeros,
-                           FixtureKind::kSubnormals}) {
+  for (FixtureKind kind :
+       {FixtureKind::kUniform, FixtureKind::kTieHeavy, FixtureKind::kFourthPowers, FixtureKind::kSsimLikeCrossingZero,
+        FixtureKind::kZeroCrossings, FixtureKind::kZeros, FixtureKind::kSubnormals}) {
     for (uint64_t seed : {11u, 12u}) {
       const std::vector<double> terms = MakeFixture(kind, k4kTerms, seed);
       const OrderedSumStats stats = ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 4K segments",
@@ -200,10 +201,11 @@ TEST_F(OrderedSumCudaTest, StridedChunksAreThePathAndGiveTheTilesBits) {
         ExpectParity(terms, kPlans[0], what + " strided", Pipeline::kSegmentsOnly, /*must_accept=*/true);
     const OrderedSumStats tile = ExpectParity(terms, kPlans[0], what + " tile", Pipeline::kSegmentsOnly,
                                               /*must_accept=*/true, /*strided_chunks=*/false);
-    std::printf("%-26s chunks %lld: through the tile %lld with strided chunks, %lld without; crossing lanes %lld / %lld\n",
-                FixtureName(kind), static_cast<long long>(strided.chunks),
-                static_cast<long long>(strided.segment_tile_chunks), static_cast<long long>(tile.segment_tile_chunks),
-                static_cast<long long>(strided.segment_crossing_lanes), static_cast<long long>(tile.segment_crossing_lanes));
+    std::printf(
+        "%-26s chunks %lld: through the tile %lld with strided chunks, %lld without; crossing lanes %lld / %lld\n",
+        FixtureName(kind), static_cast<long long>(strided.chunks), static_cast<long long>(strided.segment_tile_chunks),
+        static_cast<long long>(tile.segment_tile_chunks), static_cast<long long>(strided.segment_crossing_lanes),
+        static_cast<long long>(tile.segment_crossing_lanes));
     if (kind != FixtureKind::kTieHeavy) {
       EXPECT_LE(strided.segment_tile_chunks, 400) << what;
     }
@@ -214,8 +216,8 @@ TEST_F(OrderedSumCudaTest, StridedChunksAreThePathAndGiveTheTilesBits) {
 // in index order: the same records in another order, so the same bits, steps, crossing
 // lanes and tile chunks, on fixtures with few and with many crossings and a short last run.
 TEST_F(OrderedSumCudaTest, CrossingsFirstChangesOnlyTheOrder) {
-  for (FixtureKind kind : {FixtureKind::kSsimLikeCrossingZero, FixtureKind::kZeroCrossings,
-                           FixtureKind::kMixedWalk, FixtureKind::kSignedSubnormals, FixtureKind::kNaN}) {
+  for (FixtureKind kind : {FixtureKind::kSsimLikeCrossingZero, FixtureKind::kZeroCrossings, FixtureKind::kMixedWalk,
+                           FixtureKind::kSignedSubnormals, FixtureKind::kNaN}) {
     for (size_t n : {size_t{5 * 1024 + 333}, size_t{300000}, k4kTerms}) {
       const std::vector<double> terms = MakeFixture(kind, n, 47);
       const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n);
@@ -319,8 +321,8 @@ TEST_F(OrderedSumCudaTest, FallbackCountsMatchTheHostModelOfTheWalk) {
       for (const PlanCase& plan : fixed_plans) {
         OrderedSumStats model;
         ModelDeviceWalk(terms.data(), n, ModelPlan(n, plan.mode, plan.fixed_frame), &model);
-        const OrderedSumStats device =
-            ExpectParity(terms, plan, std::string(FixtureName(kind)) + " n=" + std::to_string(n), Pipeline::kEventWalkOnly);
+        const OrderedSumStats device = ExpectParity(
+            terms, plan, std::string(FixtureName(kind)) + " n=" + std::to_string(n), Pipeline::kEventWalkOnly);
         const std::string what = std::string(FixtureName(kind)) + " n=" + std::to_string(n) + " plan=" + plan.name;
         EXPECT_EQ(device.chunks_rejected, model.chunks_rejected) << what;
         EXPECT_EQ(device.subchunks_rejected, model.subchunks_rejected) << what;
@@ -409,11 +411,13 @@ TEST_F(OrderedSumCudaTest, ReusedPlansGiveTheFreshPipelineOnA4kStream) {
   std::vector<StreamFrame> frames;
   frames.push_back({"ssim_like seed 21", base});
   frames.push_back({"the same frame again", base});
-  frames.push_back({"ssim_like seed 22 (a similar frame)", MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 22)});
+  frames.push_back(
+      {"ssim_like seed 22 (a similar frame)", MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 22)});
   frames.push_back({"seed 21 x 1.01 (a 1% drift)", Scaled(base, 1.01)});
   frames.push_back({"seed 21 x 0.9", Scaled(base, 0.9)});
   frames.push_back({"uniform (a scene cut)", MakeFixture(FixtureKind::kUniform, k4kTerms, 23)});
-  frames.push_back({"uniform x 2^-40 (every frame moves)", Scaled(MakeFixture(FixtureKind::kUniform, k4kTerms, 23), 0x1p-40)});
+  frames.push_back(
+      {"uniform x 2^-40 (every frame moves)", Scaled(MakeFixture(FixtureKind::kUniform, k4kTerms, 23), 0x1p-40)});
   frames.push_back({"ssim_like seed 24", MakeFixture(FixtureKind::kSsimLikeCrossingZero, k4kTerms, 24)});
   const std::vector<OrderedSumStats> stats = ExpectReusedPlansGiveTheFreshPipeline(frames);
   ASSERT_EQ(stats.size(), frames.size());
@@ -432,8 +436,8 @@ TEST_F(OrderedSumCudaTest, ReusedPlansGiveTheFreshPipelineForEveryFixtureInTurn)
   std::vector<StreamFrame> frames;
   for (int round = 0; round < 2; ++round) {
     for (FixtureKind kind : AllFixtureKinds()) {
-      frames.push_back({std::string(FixtureName(kind)) + (round ? " again" : ""),
-                        MakeFixture(kind, 5 * 1024 + 333, 31 + round)});
+      frames.push_back(
+          {std::string(FixtureName(kind)) + (round ? " again" : ""), MakeFixture(kind, 5 * 1024 + 333, 31 + round)});
     }
   }
   frames.push_back({"a new length: no plan", MakeFixture(FixtureKind::kUniform, 300000, 33)});
@@ -524,7 +528,8 @@ TEST_F(OrderedSumCudaTest, BatchedSegmentSumsGiveTheLoopsBitsOn4kPlanes) { Expec
 
 // MappedArrayTerms in a batch: the chunk stage maps the stored values as it reads them.
 void ExpectStoredBatchEqualsTheLoop(std::initializer_list<size_t> lengths) {
-  ExpectBatchEqualsTheLoop<kStoredBatch>(lengths, [](size_t n) { return SumStoredBatchOnDevice(n); }, StoredBatchTerm);
+  ExpectBatchEqualsTheLoop<kStoredBatch>(
+      lengths, [](size_t n) { return SumStoredBatchOnDevice(n); }, StoredBatchTerm);
 }
 
 TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOnSmallPlanes) {
@@ -538,10 +543,10 @@ TEST_F(OrderedSumCudaTest, StoredArrayBatchGivesTheLoopsBitsOn4kPlanes) { Expect
 TEST_F(OrderedSumCudaTest, StoredArrayBatchInSlabsGivesTheLoopsBits) {
   // Slabs of 32 chunks: one term past the first slab (a second slab of one chunk of one
   // term), and 40,001 terms (two slabs, the last short).
-  ExpectBatchEqualsTheLoop<kStoredBatch>({size_t{32 * 1024 + 1}, size_t{40001}},
-                                         [](size_t n) { return SumStoredBatchOnDevice(n, 32); }, StoredBatchTerm);
-  ExpectBatchEqualsTheLoop<kStoredBatch>({k4kTerms}, [](size_t n) { return SumStoredBatchOnDevice(n, 128); },
-                                         StoredBatchTerm);
+  ExpectBatchEqualsTheLoop<kStoredBatch>(
+      {size_t{32 * 1024 + 1}, size_t{40001}}, [](size_t n) { return SumStoredBatchOnDevice(n, 32); }, StoredBatchTerm);
+  ExpectBatchEqualsTheLoop<kStoredBatch>(
+      {k4kTerms}, [](size_t n) { return SumStoredBatchOnDevice(n, 128); }, StoredBatchTerm);
 }
 
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {

@@ -122,7 +122,8 @@ cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batc
 
 absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks) {
   if (slab_chunks < 0 || slab_chunks % 32 != 0) return absl::InvalidArgumentError("slab_chunks: a multiple of 32");
-  if (n == 0 || !gpu::SegmentPipelineFits(n)) return absl::InvalidArgumentError("n out of the segment pipeline's range");
+  if (n == 0 || !gpu::SegmentPipelineFits(n))
+    return absl::InvalidArgumentError("n out of the segment pipeline's range");
   const size_t arrays = (2 * n * sizeof(double) + 255) / 256 * 256;
   char* workspace = nullptr;
   if (cudaError_t err = cudaMalloc(&workspace, arrays + kStoredBatch * gpu::SegmentWorkspaceBytes(gpu::ChunkCount(n)));
@@ -139,12 +140,14 @@ absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_ch
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{n}, result, slab_chunks);
   cudaFree(workspace);
-  if (err != cudaSuccess) return absl::InternalError(absl::StrCat("stored batch segment sums: ", cudaGetErrorString(err)));
+  if (err != cudaSuccess)
+    return absl::InternalError(absl::StrCat("stored batch segment sums: ", cudaGetErrorString(err)));
   return result;
 }
 
 absl::StatusOr<GeneratedBatchSums> SumGeneratedBatchOnDevice(size_t n) {
-  if (n == 0 || !gpu::SegmentPipelineFits(n)) return absl::InvalidArgumentError("n out of the segment pipeline's range");
+  if (n == 0 || !gpu::SegmentPipelineFits(n))
+    return absl::InvalidArgumentError("n out of the segment pipeline's range");
   char* workspace = nullptr;
   if (cudaError_t err = cudaMalloc(&workspace, kGeneratedBatch * gpu::SegmentWorkspaceBytes(gpu::ChunkCount(n)));
       err != cudaSuccess) {
@@ -171,7 +174,8 @@ absl::StatusOr<double> SumGeneratedTermsOnDevice(size_t n, OrderedSumStats* stat
   cudaError_t err = gpu::EnqueueOrderedSum(GeneratedTerms{n}, n, ws, gpu::PlanOptions{}, nullptr);
   if (err == cudaSuccess) err = cudaMemcpy(&out, ws.output, sizeof out, cudaMemcpyDeviceToHost);
   cudaFree(workspace);
-  if (err != cudaSuccess) return absl::InternalError(absl::StrCat("ordered sum of generated terms: ", cudaGetErrorString(err)));
+  if (err != cudaSuccess)
+    return absl::InternalError(absl::StrCat("ordered sum of generated terms: ", cudaGetErrorString(err)));
   if (stats != nullptr) {
     *stats = OrderedSumStats{};
     stats->terms = static_cast<int64_t>(n);

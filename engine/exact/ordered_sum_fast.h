@@ -271,7 +271,7 @@ EXACTQ_HD inline bool TieRunBinary64(const Terms& x, int len, const FrameScale& 
     const double rest = SubRn(t, r);
     const bool tie = rest == 0.5 || rest == -0.5;
     const double toward = AddRn(r, rest > 0.0 ? 1.0 : -1.0);  // r + s, taken on a tie only
-    const double half = MulRn(r, 0.5);                         // exact: r is an integer
+    const double half = MulRn(r, 0.5);                        // exact: r is an integer
     const uint32_t r_odd = RoundHalfEven(half) != half ? 1u : 0u;
     EXACTQ_UNROLL
     for (int p = 0; p < 2; ++p) {
@@ -316,7 +316,7 @@ EXACTQ_HD inline RunSummary SummarizeTermsBinary64Impl(const Terms& x, int len, 
   if (!FastFrame(frame)) return SummarizeTermsFast(x, len, frame);
   const FrameScale scale = ScaleOfFrame(frame);
   double d = 0.0;
-  double lo = 0x1p60;   // empty: no prefix yet
+  double lo = 0x1p60;  // empty: no prefix yet
   double hi = -0x1p60;
   bool tie = false;
   bool nonzero = false;
@@ -382,7 +382,6 @@ EXACTQ_HD inline RunSummary SummarizeTermsBinary64WithTies(const Terms& x, int l
                                                            bool* handed_over = nullptr) {
   return SummarizeTermsBinary64Impl<true>(x, len, frame, handed_over);
 }
-
 
 // ---------------------------------------------------------------------------------
 // A chunk of 1024 terms as ONE run from strided reads: the device's lane l of 32 takes
@@ -591,7 +590,8 @@ EXACTQ_HD inline void ApplyTieStep(StridedTies& ties, const StridedTieStepSummar
 // The chunk's run from its lanes' sums (added in any order), its ties (all steps, when
 // `chunk.doubtful`; else unused) and its first term's r; false when it must be summarised
 // in order. Every value below is an integer of magnitude below 2^53: each add is exact.
-EXACTQ_HD inline bool StridedChunkRun(const StridedSums& chunk, const StridedTies& ties, double first, RunSummary& run) {
+EXACTQ_HD inline bool StridedChunkRun(const StridedSums& chunk, const StridedTies& ties, double first,
+                                      RunSummary& run) {
   if (!(chunk.magnitude < 0x1p53 - 0x1p11)) return false;  // NaN fails too
   const int64_t sum = static_cast<int64_t>(chunk.sum);
   const int64_t positive = static_cast<int64_t>(MulRn(AddRn(chunk.magnitude, chunk.sum), 0.5));
@@ -631,18 +631,18 @@ EXACTQ_HD inline bool StridedChunkRun(const StridedSums& chunk, const StridedTie
 // A refusal here only hands over: the caller asks TryApplyRun, which decides.
 struct FloatRun {
   double d[2];
-  double lo[2];      // NaN for an unfit parity: every comparison with it fails
+  double lo[2];  // NaN for an unfit parity: every comparison with it fails
   double hi[2];
-  uint32_t biased;   // the exponent field a sum must have (frame + 1023); 0: never here
-  uint32_t pad;      // explicit, and zeroed: no byte of a staged FloatRun is left undefined
+  uint32_t biased;  // the exponent field a sum must have (frame + 1023); 0: never here
+  uint32_t pad;     // explicit, and zeroed: no byte of a staged FloatRun is left undefined
 };
 
 EXACTQ_HD inline FloatRun FloatRunOf(const RunSummary& run, int frame) {
   FloatRun f;
   f.biased = 0;
   f.pad = 0;
-  const bool eligible = frame >= kLowestNormalUnitFrame && frame <= kHighestFrame &&
-                        (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
+  const bool eligible =
+      frame >= kLowestNormalUnitFrame && frame <= kHighestFrame && (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
   const double u = eligible ? Pow2(frame - 52) : 1.0;
   EXACTQ_UNROLL
   for (int p = 0; p < 2; ++p) {

@@ -92,10 +92,29 @@ int FrameFor(TestRng& rng) {
 // the value.)
 TEST(OrderedSumFast, RoundHalfEvenEqualsNearbyint) {
   TestRng rng{4};
-  std::vector<double> ts = {0.0, -0.0, 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0x1p51, -0x1p51, 0x1p51 - 0.5, -0x1p51 + 0.5,
-                            0x1p51 + 1, 0x1p52, 0x1p52 + 1, 0x1p53, 0x1p54, -0x1p54, 0x1.fffffffffffffp50,
-                            std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
-                            std::numeric_limits<double>::denorm_min(), -std::numeric_limits<double>::denorm_min()};
+  std::vector<double> ts = {0.0,
+                            -0.0,
+                            0.5,
+                            -0.5,
+                            1.5,
+                            -1.5,
+                            2.5,
+                            -2.5,
+                            0x1p51,
+                            -0x1p51,
+                            0x1p51 - 0.5,
+                            -0x1p51 + 0.5,
+                            0x1p51 + 1,
+                            0x1p52,
+                            0x1p52 + 1,
+                            0x1p53,
+                            0x1p54,
+                            -0x1p54,
+                            0x1.fffffffffffffp50,
+                            std::numeric_limits<double>::infinity(),
+                            -std::numeric_limits<double>::infinity(),
+                            std::numeric_limits<double>::denorm_min(),
+                            -std::numeric_limits<double>::denorm_min()};
   for (int i = 0; i < 2000000; ++i) {
     const double sign = (rng.Next() & 1) ? -1.0 : 1.0;
     switch (rng.Range(0, 3)) {
@@ -142,7 +161,7 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
   TestRng rng{2};
   int64_t fit = 0;
   int64_t parity_dependent = 0;
-  int64_t own_path = 0;  // runs the binary64 fold decided itself
+  int64_t own_path = 0;       // runs the binary64 fold decided itself
   int64_t own_ties_path = 0;  // the same for SummarizeTermsBinary64WithTies
   int64_t tie_runs_own = 0;   // runs with a tie it decided (SummarizeTermsBinary64 hands them over)
   for (int i = 0; i < 300000; ++i) {
@@ -158,15 +177,16 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
         const int k = static_cast<int>(rng.Range(-2, 30));
         const double m = static_cast<double>((rng.Next() >> 11) | (uint64_t{1} << 52));
         v = ((rng.Next() & 1) ? -1.0 : 1.0) * std::ldexp(m, frame - 104 - k);
-        if (mode == 2 && rng.Next() % 4 == 0) v = std::ldexp(static_cast<double>(rng.Range(-9, 9)), frame - 53);  // ties
+        if (mode == 2 && rng.Next() % 4 == 0)
+          v = std::ldexp(static_cast<double>(rng.Range(-9, 9)), frame - 53);  // ties
       }
       if (!std::isfinite(v) && rng.Next() % 4 != 0) v = 1.0;
     }
     RunSummary want = IdentityRun();
     for (int j = 0; j < len; ++j) AppendTerm(want, BitsOf(x[j]), frame);
     const RunSummary got = SummarizeTermsFast(x, len, frame);
-    ASSERT_TRUE(SameRun(got, want)) << "frame " << frame << " len " << len << " mode " << mode << " flags "
-                                    << got.flags << " vs " << want.flags;
+    ASSERT_TRUE(SameRun(got, want)) << "frame " << frame << " len " << len << " mode " << mode << " flags " << got.flags
+                                    << " vs " << want.flags;
     bool handed_over = true;
     const RunSummary got64 = SummarizeTermsBinary64(x, len, frame, &handed_over);
     own_path += handed_over ? 0 : 1;
@@ -176,12 +196,12 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
                   (long long)got64.lo[0], (long long)got64.hi[0], (long long)want.d[0], (long long)want.d[1],
                   (long long)want.lo[0], (long long)want.lo[1], (long long)want.hi[0], (long long)want.hi[1]);
     }
-    ASSERT_TRUE(SameRun(got64, want)) << "binary64: frame " << frame << " len " << len << " mode " << mode
-                                      << " flags " << got64.flags << " vs " << want.flags;
+    ASSERT_TRUE(SameRun(got64, want)) << "binary64: frame " << frame << " len " << len << " mode " << mode << " flags "
+                                      << got64.flags << " vs " << want.flags;
     bool ties_handed_over = true;
     const RunSummary got_ties = SummarizeTermsBinary64WithTies(x, len, frame, &ties_handed_over);
-    ASSERT_TRUE(SameRun(got_ties, want)) << "binary64 with ties: frame " << frame << " len " << len << " mode "
-                                         << mode << " flags " << got_ties.flags << " vs " << want.flags;
+    ASSERT_TRUE(SameRun(got_ties, want)) << "binary64 with ties: frame " << frame << " len " << len << " mode " << mode
+                                         << " flags " << got_ties.flags << " vs " << want.flags;
     // It decides at least every run SummarizeTermsBinary64 decides.
     if (!handed_over) {
       ASSERT_FALSE(ties_handed_over) << "frame " << frame << " len " << len;
@@ -194,7 +214,8 @@ TEST(OrderedSumFast, LaneSummaryEqualsTheLeftFold) {
   std::printf("binary64 with ties decided %lld runs itself, %lld of them with a tie\n",
               static_cast<long long>(own_ties_path), static_cast<long long>(tie_runs_own));
   EXPECT_GT(tie_runs_own, 5000);
-  std::printf("fit runs %lld, parity-dependent %lld\n", static_cast<long long>(fit), static_cast<long long>(parity_dependent));
+  std::printf("fit runs %lld, parity-dependent %lld\n", static_cast<long long>(fit),
+              static_cast<long long>(parity_dependent));
   EXPECT_GT(fit, 50000);
   EXPECT_GT(parity_dependent, 5000);
   std::printf("binary64 fold decided %lld runs itself\n", static_cast<long long>(own_path));
@@ -246,7 +267,8 @@ TEST(OrderedSumFast, Binary64FoldAtItsBound) {
     RunSummary want = IdentityRun();
     for (int j = 0; j < len; ++j) AppendTerm(want, BitsOf(x[j]), frame);
     bool handed_over = true;
-    ASSERT_TRUE(SameRun(SummarizeTermsBinary64(x, len, frame, &handed_over), want)) << "frame " << frame << " len " << len;
+    ASSERT_TRUE(SameRun(SummarizeTermsBinary64(x, len, frame, &handed_over), want))
+        << "frame " << frame << " len " << len;
     (handed_over ? handed : own) += 1;
     // The same path with ties (terms of k + 1/2 units, some of them): both parities' paths
     // near the bound, decided in binary64 or handed over.
@@ -281,13 +303,14 @@ TEST(OrderedSumFast, LongPathsReachTheSaturationLimit) {
       for (int j = 0; j < 32; ++j) {
         const double sign = (variant == 0) ? 1.0 : (variant == 1 ? (j < 16 ? 1.0 : -1.0) : (j % 2 ? -1.0 : 1.0));
         x[j] = sign * std::ldexp(1.5 + (variant == 3 ? 0x1p-52 * j : 0.0), frame);  // 1.5 * 2^52 units
-        if (variant == 3 && j % 3 == 0) x[j] = std::ldexp(3.0, frame - 53);  // 1.5 u: a tie
+        if (variant == 3 && j % 3 == 0) x[j] = std::ldexp(3.0, frame - 53);         // 1.5 u: a tie
       }
       RunSummary want = IdentityRun();
       for (int j = 0; j < 32; ++j) AppendTerm(want, BitsOf(x[j]), frame);
       EXPECT_TRUE(SameRun(SummarizeTermsFast(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
       EXPECT_TRUE(SameRun(SummarizeTermsBinary64(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
-      EXPECT_TRUE(SameRun(SummarizeTermsBinary64WithTies(x, 32, frame), want)) << "frame " << frame << " variant " << variant;
+      EXPECT_TRUE(SameRun(SummarizeTermsBinary64WithTies(x, 32, frame), want))
+          << "frame " << frame << " variant " << variant;
     }
   }
 }
@@ -396,8 +419,8 @@ TEST(OrderedSumFast, FloatRunDecidesAsTheIntegerCheck) {
     } else {
       ASSERT_EQ(BitsOf(got), BitsOf(s));
     }
-    const bool its_case = run_frame == frame && frame >= kLowestNormalUnitFrame &&
-                          (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
+    const bool its_case =
+        run_frame == frame && frame >= kLowestNormalUnitFrame && (run.flags & (kSpecialTerms | kNonZero)) == kNonZero;
     if (its_case) {
       ASSERT_EQ(decided, want) << std::hexfloat << s << " frame " << run_frame;
       (want ? accepted : refused) += 1;
@@ -456,7 +479,7 @@ TEST(OrderedSumFast, TieStepSummariesGiveTheStepByStepTies) {
   TestRng rng{20261203};
   int chunks_with_ties = 0;
   for (int trial = 0; trial < 20000; ++trial) {
-    const int tie_density = static_cast<int>(rng.Next() % 5);   // 0: none .. 4: every lane
+    const int tie_density = static_cast<int>(rng.Next() % 5);  // 0: none .. 4: every lane
     const int odd_density = static_cast<int>(rng.Next() % 5);
     const auto mask = [&](int density) {
       uint32_t m = 0;
@@ -493,9 +516,9 @@ TEST(OrderedSumFast, TieStepSummariesGiveTheStepByStepTies) {
 // here from the integer rule.
 TEST(OrderedSumFast, StridedChunkRunBoundsTheLeftFold) {
   TestRng rng{6};
-  int64_t same = 0;       // accepted, equal to the fold
-  int64_t wider = 0;      // accepted, signed, bounds wider than the fold's extremes
-  int64_t with_ties = 0;  // accepted with ties
+  int64_t same = 0;              // accepted, equal to the fold
+  int64_t wider = 0;             // accepted, signed, bounds wider than the fold's extremes
+  int64_t with_ties = 0;         // accepted with ties
   int64_t parity_dependent = 0;  // of them, d differs between the start parities
   int64_t refused = 0;
   std::vector<double> x(1024);
@@ -527,7 +550,8 @@ TEST(OrderedSumFast, StridedChunkRunBoundsTheLeftFold) {
                      : ordinary;
           break;
         case 5:  // float-precision terms: few significant bits, ties wherever one sits at u/2
-          x[j] = std::ldexp(static_cast<double>(rng.Range(1, 1 << 24)), frame - 52 - static_cast<int>(rng.Range(20, 26)));
+          x[j] =
+              std::ldexp(static_cast<double>(rng.Range(1, 1 << 24)), frame - 52 - static_cast<int>(rng.Range(20, 26)));
           break;
         default:  // increments of about 2^43: sums around 2^53
           x[j] = std::ldexp(m, frame - 52 + static_cast<int>(rng.Range(42, 43)) - 52);
@@ -554,8 +578,8 @@ TEST(OrderedSumFast, StridedChunkRunBoundsTheLeftFold) {
       }
     }
     RunSummary got;
-    const std::string what = "iter " + std::to_string(iter) + " frame " + std::to_string(frame) + " mode " +
-                             std::to_string(mode);
+    const std::string what =
+        "iter " + std::to_string(iter) + " frame " + std::to_string(frame) + " mode " + std::to_string(mode);
     if (!StridedChunkRunOf(x.data(), frame, got)) {
       ASSERT_TRUE(special || magnitude >= (__int128{1} << 53) - 2048) << what;
       ++refused;
@@ -579,10 +603,11 @@ TEST(OrderedSumFast, StridedChunkRunBoundsTheLeftFold) {
       wider += SameRun(got, want) ? 0 : 1;
     }
   }
-  std::printf("strided chunks: %lld equal to the fold, %lld with wider bounds, %lld with ties (%lld whose d depends "
-              "on the start parity), %lld refused\n",
-              static_cast<long long>(same), static_cast<long long>(wider), static_cast<long long>(with_ties),
-              static_cast<long long>(parity_dependent), static_cast<long long>(refused));
+  std::printf(
+      "strided chunks: %lld equal to the fold, %lld with wider bounds, %lld with ties (%lld whose d depends "
+      "on the start parity), %lld refused\n",
+      static_cast<long long>(same), static_cast<long long>(wider), static_cast<long long>(with_ties),
+      static_cast<long long>(parity_dependent), static_cast<long long>(refused));
   EXPECT_GT(same, 2000);
   EXPECT_GT(wider, 1000);
   EXPECT_GT(with_ties, 1000);

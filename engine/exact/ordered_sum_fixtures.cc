@@ -65,40 +65,70 @@ double SsimLikeTerm(Rng& rng, double weight) {
 }  // namespace
 
 std::vector<FixtureKind> AllFixtureKinds() {
-  return {FixtureKind::kUniform,          FixtureKind::kTieHeavy,
-          FixtureKind::kSignedTies,       FixtureKind::kSpan300Binades,
-          FixtureKind::kSignedSpan300,    FixtureKind::kFourthPowers,
-          FixtureKind::kSsimLikeCrossingZero, FixtureKind::kMixedWalk,
-          FixtureKind::kZeroCrossings,    FixtureKind::kZeros,
-          FixtureKind::kZeroIslands,      FixtureKind::kSubnormals,
-          FixtureKind::kSignedSubnormals, FixtureKind::kExactCancellation,
-          FixtureKind::kNearMax,          FixtureKind::kNearMaxOverflow,
-          FixtureKind::kPosInf,           FixtureKind::kNegInf,
-          FixtureKind::kPosInfThenNegInf, FixtureKind::kNaN};
+  return {FixtureKind::kUniform,
+          FixtureKind::kTieHeavy,
+          FixtureKind::kSignedTies,
+          FixtureKind::kSpan300Binades,
+          FixtureKind::kSignedSpan300,
+          FixtureKind::kFourthPowers,
+          FixtureKind::kSsimLikeCrossingZero,
+          FixtureKind::kMixedWalk,
+          FixtureKind::kZeroCrossings,
+          FixtureKind::kZeros,
+          FixtureKind::kZeroIslands,
+          FixtureKind::kSubnormals,
+          FixtureKind::kSignedSubnormals,
+          FixtureKind::kExactCancellation,
+          FixtureKind::kNearMax,
+          FixtureKind::kNearMaxOverflow,
+          FixtureKind::kPosInf,
+          FixtureKind::kNegInf,
+          FixtureKind::kPosInfThenNegInf,
+          FixtureKind::kNaN};
 }
 
 const char* FixtureName(FixtureKind kind) {
   switch (kind) {
-    case FixtureKind::kUniform: return "uniform";
-    case FixtureKind::kTieHeavy: return "tie_heavy";
-    case FixtureKind::kSignedTies: return "signed_ties";
-    case FixtureKind::kSpan300Binades: return "span_300_binades";
-    case FixtureKind::kSignedSpan300: return "signed_span_300";
-    case FixtureKind::kFourthPowers: return "fourth_powers";
-    case FixtureKind::kSsimLikeCrossingZero: return "ssim_like_crossing_zero";
-    case FixtureKind::kMixedWalk: return "mixed_walk";
-    case FixtureKind::kZeroCrossings: return "zero_crossings";
-    case FixtureKind::kZeros: return "zeros";
-    case FixtureKind::kZeroIslands: return "zero_islands";
-    case FixtureKind::kSubnormals: return "subnormals";
-    case FixtureKind::kSignedSubnormals: return "signed_subnormals";
-    case FixtureKind::kExactCancellation: return "exact_cancellation";
-    case FixtureKind::kNearMax: return "near_max";
-    case FixtureKind::kNearMaxOverflow: return "near_max_overflow";
-    case FixtureKind::kPosInf: return "pos_inf";
-    case FixtureKind::kNegInf: return "neg_inf";
-    case FixtureKind::kPosInfThenNegInf: return "pos_inf_then_neg_inf";
-    case FixtureKind::kNaN: return "nan";
+    case FixtureKind::kUniform:
+      return "uniform";
+    case FixtureKind::kTieHeavy:
+      return "tie_heavy";
+    case FixtureKind::kSignedTies:
+      return "signed_ties";
+    case FixtureKind::kSpan300Binades:
+      return "span_300_binades";
+    case FixtureKind::kSignedSpan300:
+      return "signed_span_300";
+    case FixtureKind::kFourthPowers:
+      return "fourth_powers";
+    case FixtureKind::kSsimLikeCrossingZero:
+      return "ssim_like_crossing_zero";
+    case FixtureKind::kMixedWalk:
+      return "mixed_walk";
+    case FixtureKind::kZeroCrossings:
+      return "zero_crossings";
+    case FixtureKind::kZeros:
+      return "zeros";
+    case FixtureKind::kZeroIslands:
+      return "zero_islands";
+    case FixtureKind::kSubnormals:
+      return "subnormals";
+    case FixtureKind::kSignedSubnormals:
+      return "signed_subnormals";
+    case FixtureKind::kExactCancellation:
+      return "exact_cancellation";
+    case FixtureKind::kNearMax:
+      return "near_max";
+    case FixtureKind::kNearMaxOverflow:
+      return "near_max_overflow";
+    case FixtureKind::kPosInf:
+      return "pos_inf";
+    case FixtureKind::kNegInf:
+      return "neg_inf";
+    case FixtureKind::kPosInfThenNegInf:
+      return "pos_inf_then_neg_inf";
+    case FixtureKind::kNaN:
+      return "nan";
   }
   return "?";
 }

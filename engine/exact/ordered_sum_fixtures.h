@@ -17,27 +17,27 @@ namespace exactq {
 namespace exact {
 
 enum class FixtureKind {
-  kUniform,              // [0, 1)
-  kTieHeavy,             // 1, then k * 2^-53: every odd k is a tie while the sum is in [1, 2)
-  kSignedTies,           // 1, then +-k * 2^-53: ties above 1, exact steps below 1
-  kSpan300Binades,       // positive, exponents uniform in [-300, 300]
-  kSignedSpan300,        // the same with random signs
-  kFourthPowers,         // u^4, u uniform: many tiny terms, full mantissas
-  kSsimLikeCrossingZero, // w * SSIM(window), 5% negative; the last 65% inverted: the total
-                         // climbs, crosses zero once and ends negative
-  kMixedWalk,            // random signs and magnitudes 2^[-20, 20]: hundreds of sign flips
-  kZeroCrossings,        // bands of positive and negative drift: the sum crosses zero 9 times
-  kZeros,                // +0 and -0 only
-  kZeroIslands,          // 1024 exactly, long runs of +-0, uniform runs between them
-  kSubnormals,           // positive subnormals: the sum climbs through the tiny frame
-  kSignedSubnormals,     // +- subnormals: the sum crosses zero in the tiny frame
-  kExactCancellation,    // x, -x pairs (exact zeros), tiny terms right after them
-  kNearMax,              // a walk at the top of binade 1023 (unit 2^971), staying finite
-  kNearMaxOverflow,      // the same walk drifting up until it overflows to +inf
-  kPosInf,               // uniform with one +inf
-  kNegInf,               // uniform with one -inf
-  kPosInfThenNegInf,     // +inf, later -inf: NaN
-  kNaN,                  // uniform with one NaN
+  kUniform,               // [0, 1)
+  kTieHeavy,              // 1, then k * 2^-53: every odd k is a tie while the sum is in [1, 2)
+  kSignedTies,            // 1, then +-k * 2^-53: ties above 1, exact steps below 1
+  kSpan300Binades,        // positive, exponents uniform in [-300, 300]
+  kSignedSpan300,         // the same with random signs
+  kFourthPowers,          // u^4, u uniform: many tiny terms, full mantissas
+  kSsimLikeCrossingZero,  // w * SSIM(window), 5% negative; the last 65% inverted: the total
+                          // climbs, crosses zero once and ends negative
+  kMixedWalk,             // random signs and magnitudes 2^[-20, 20]: hundreds of sign flips
+  kZeroCrossings,         // bands of positive and negative drift: the sum crosses zero 9 times
+  kZeros,                 // +0 and -0 only
+  kZeroIslands,           // 1024 exactly, long runs of +-0, uniform runs between them
+  kSubnormals,            // positive subnormals: the sum climbs through the tiny frame
+  kSignedSubnormals,      // +- subnormals: the sum crosses zero in the tiny frame
+  kExactCancellation,     // x, -x pairs (exact zeros), tiny terms right after them
+  kNearMax,               // a walk at the top of binade 1023 (unit 2^971), staying finite
+  kNearMaxOverflow,       // the same walk drifting up until it overflows to +inf
+  kPosInf,                // uniform with one +inf
+  kNegInf,                // uniform with one -inf
+  kPosInfThenNegInf,      // +inf, later -inf: NaN
+  kNaN,                   // uniform with one NaN
 };
 
 std::vector<FixtureKind> AllFixtureKinds();

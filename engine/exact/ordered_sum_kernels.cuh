@@ -68,14 +68,14 @@ namespace gpu {
 inline constexpr int kSubchunks = kChunkTerms / kSubchunkTerms;  // 32: one per lane
 static_assert(kSubchunks == 32 && kSubchunkTerms == 32, "the warp layout needs 32 sub-chunks of 32 terms");
 
-inline constexpr int kGroupChunks = 512;      // PrepareWalk block; pieces never cross groups
-inline constexpr int kGroupSlots = 64;        // precomputed sub-chunk scans per group
-inline constexpr int kMaxSlotsPerChunk = 8;   // predicted round starts kept per chunk
-inline constexpr int kSumWarps = 8;           // ChunkApproximateSumsWarp block = 8 warps
-inline constexpr int kSummaryWarps = 4;       // ChunkSummariesWarp block = 4 warps
-inline constexpr int kPrefixThreads = 512;    // PlanAndPrefix
+inline constexpr int kGroupChunks = 512;     // PrepareWalk block; pieces never cross groups
+inline constexpr int kGroupSlots = 64;       // precomputed sub-chunk scans per group
+inline constexpr int kMaxSlotsPerChunk = 8;  // predicted round starts kept per chunk
+inline constexpr int kSumWarps = 8;          // ChunkApproximateSumsWarp block = 8 warps
+inline constexpr int kSummaryWarps = 4;      // ChunkSummariesWarp block = 4 warps
+inline constexpr int kPrefixThreads = 512;   // PlanAndPrefix
 inline constexpr int kPrefixItems = 8;
-inline constexpr int kWalkThreads = 256;      // OrderedEventWalk
+inline constexpr int kWalkThreads = 256;  // OrderedEventWalk
 inline constexpr int kBatchEvents = 64;
 inline constexpr int kBatchSlots = 80;
 inline constexpr int kBatchSubchunks = 96;
@@ -86,7 +86,7 @@ inline constexpr int kBatchSubchunks = 96;
 struct TransitionInfo {
   uint32_t starts;
   uint32_t crossing;
-  int32_t slot_base;   // the chunk's precomputed scans: slots[slot_base .. slot_base + slot_count)
+  int32_t slot_base;  // the chunk's precomputed scans: slots[slot_base .. slot_base + slot_count)
   int32_t slot_count;
   int16_t frame[kSubchunks];
 };
@@ -120,19 +120,19 @@ static_assert(sizeof(ScanSlot) % 16 == 0, "ScanSlot is copied in 16-byte words")
 // Device memory the pipeline needs for n terms, carved from one allocation. The first
 // four fields keep their v1 meaning (chunk_sums, plan, summaries, output).
 struct Workspace {
-  double* chunk_sums;            // [chunks]
-  int* plan;                     // [chunks]
-  RunSummary* summaries;         // [chunks]
-  WalkOutput* output;            // [1]
-  double* approximate_prefix;    // [chunks]
-  uint8_t* predicted_refused;    // [chunks]
-  TransitionInfo* transitions;   // [chunks], written for predicted-refused chunks only
-  RunSummary* piece_prefix;      // [chunks]: compose(piece start .. c)
-  WalkEvent* events;             // [groups * kGroupChunks]
-  int* event_count;              // [groups]
-  int* plan_runs;                // [groups]
-  ScanSlot* slots;               // [groups * kGroupSlots], a pool taken by ChunkSummariesWarp
-  int* slot_pool;                // [1]: slots taken so far (reset by PlanAndPrefix)
+  double* chunk_sums;           // [chunks]
+  int* plan;                    // [chunks]
+  RunSummary* summaries;        // [chunks]
+  WalkOutput* output;           // [1]
+  double* approximate_prefix;   // [chunks]
+  uint8_t* predicted_refused;   // [chunks]
+  TransitionInfo* transitions;  // [chunks], written for predicted-refused chunks only
+  RunSummary* piece_prefix;     // [chunks]: compose(piece start .. c)
+  WalkEvent* events;            // [groups * kGroupChunks]
+  int* event_count;             // [groups]
+  int* plan_runs;               // [groups]
+  ScanSlot* slots;              // [groups * kGroupSlots], a pool taken by ChunkSummariesWarp
+  int* slot_pool;               // [1]: slots taken so far (reset by PlanAndPrefix)
 };
 
 __host__ __device__ inline int64_t GroupCount(int64_t chunks) { return (chunks + kGroupChunks - 1) / kGroupChunks; }
@@ -736,8 +736,9 @@ struct WalkState {
 // matches the round's start and frame, else formed here from the terms), then add the first
 // refused sub-chunk one by one (staged terms where present).
 template <class TermSource>
-__device__ __forceinline__ void ReplanChunk(WalkState& st, const TermSource& source, size_t n, int64_t c, const ScanSlot* slots,
-                            int nslots, uint32_t x_mask, const double (*xterms)[kSubchunkTerms]) {
+__device__ __forceinline__ void ReplanChunk(WalkState& st, const TermSource& source, size_t n, int64_t c,
+                                            const ScanSlot* slots, int nslots, uint32_t x_mask,
+                                            const double (*xterms)[kSubchunkTerms]) {
   const int lane = LaneId();
   const size_t base = static_cast<size_t>(c) * kChunkTerms;
   const int count = TermsInChunk(n, base);
@@ -791,8 +792,8 @@ __device__ __forceinline__ void ReplanChunk(WalkState& st, const TermSource& sou
 // Chunks [c, end) with one plan, from their summaries, 32 at a time (warp scan, check,
 // longest accepted prefix); a refused chunk is re-planned.
 template <class TermSource>
-__device__ __forceinline__ void WalkChunkWindows(WalkState& st, const TermSource& source, size_t n, int64_t c, int64_t end, int frame,
-                                 const RunSummary* summaries) {
+__device__ __forceinline__ void WalkChunkWindows(WalkState& st, const TermSource& source, size_t n, int64_t c,
+                                                 int64_t end, int frame, const RunSummary* summaries) {
   const int lane = LaneId();
   while (c < end) {
     const int w = end - c < 32 ? static_cast<int>(end - c) : 32;
@@ -821,8 +822,9 @@ __device__ __forceinline__ void WalkChunkWindows(WalkState& st, const TermSource
 // Rare (a piece is refused only when its prediction was wrong), so it stays out of line; the
 // state goes in and out by value, so the walk's state never lives in local memory.
 template <class TermSource>
-__device__ __noinline__ WalkState WalkRefusedPiece(WalkState st, const TermSource& source, size_t n, int64_t first, int64_t end,
-                                 int frame, const RunSummary* summaries, const RunSummary* piece_prefix) {
+__device__ __noinline__ WalkState WalkRefusedPiece(WalkState st, const TermSource& source, size_t n, int64_t first,
+                                                   int64_t end, int frame, const RunSummary* summaries,
+                                                   const RunSummary* piece_prefix) {
   const int lane = LaneId();
   int64_t lo = first;
   int64_t hi = end - 1;  // refused (the piece total)
@@ -848,7 +850,8 @@ __device__ __noinline__ WalkState WalkRefusedPiece(WalkState st, const TermSourc
 }
 
 // Warp 0: the next batch of events that fits in shared memory, and the tables to stage it.
-__device__ __forceinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events, const int* event_count, int64_t groups) {
+__device__ __forceinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events, const int* event_count,
+                                          int64_t groups) {
   const int lane = LaneId();
   const int64_t g0 = sh.cur_group;
   const int e0 = sh.cur_event;
@@ -922,7 +925,8 @@ __device__ __forceinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events,
       for (int t = 0; m != 0; ++t) {
         const int k = __ffs(m) - 1;
         m &= m - 1;
-        sh.x_src[xoff + t] = static_cast<long long>(first[h]) * kChunkTerms + static_cast<long long>(k) * kSubchunkTerms;
+        sh.x_src[xoff + t] =
+            static_cast<long long>(first[h]) * kChunkTerms + static_cast<long long>(k) * kSubchunkTerms;
       }
       if (i == nb - 1) {
         sh.ns = slots_incl[h];
@@ -953,7 +957,7 @@ __device__ __forceinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events,
 // All threads: copy the planned batch into shared memory.
 template <class TermSource>
 __device__ __forceinline__ void LoadBatch(WalkSmem& sh, const TermSource& source, size_t n, const WalkEvent* events,
-                          const ScanSlot* slots) {
+                                          const ScanSlot* slots) {
   constexpr int kEventWords = sizeof(WalkEvent) / 16;
   constexpr int kSlotWords = sizeof(ScanSlot) / 16;
   constexpr int kUnroll = 8;
@@ -1041,7 +1045,8 @@ __global__ void __launch_bounds__(kWalkThreads, 1)
           st = WalkRefusedPiece(st, source, n, e.first, e.end, e.frame, summaries, piece_prefix);
         } else {
           st.chunks_rejected += 1;
-          ReplanChunk(st, source, n, e.first, &sh.slot[sh.ev_soff[i]], e.slot_count, e.x_mask, &sh.xterm[sh.ev_xoff[i]]);
+          ReplanChunk(st, source, n, e.first, &sh.slot[sh.ev_soff[i]], e.slot_count, e.x_mask,
+                      &sh.xterm[sh.ev_xoff[i]]);
         }
       }
     }
@@ -1103,8 +1108,8 @@ cudaError_t EnqueueOrderedSum(const TermSource& source, size_t n, const Workspac
   ChunkApproximateSumsWarp<TermSource>
       <<<WarpGrid(chunks, kSumWarps), kSumWarps * 32, 0, stream>>>(source, n, chunks, ws.chunk_sums);
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
-  PlanAndPrefix<kPrefixThreads><<<1, kPrefixThreads, 0, stream>>>(ws.chunk_sums, chunks, options, ws.plan,
-                                                                   ws.approximate_prefix, ws.slot_pool);
+  PlanAndPrefix<kPrefixThreads>
+      <<<1, kPrefixThreads, 0, stream>>>(ws.chunk_sums, chunks, options, ws.plan, ws.approximate_prefix, ws.slot_pool);
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
   ChunkSummariesWarp<TermSource><<<WarpGrid(chunks, kSummaryWarps), kSummaryWarps * 32, 0, stream>>>(
       source, n, chunks, ws.plan, ws.approximate_prefix, ws.summaries, ws.predicted_refused, ws.transitions, ws.slots,

@@ -79,13 +79,13 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-inline constexpr int kSegmentWarps = 4;             // SegmentChunkWarp block
-inline constexpr int kSegmentGroupChunks = 512;     // SegmentGroups block: one thread per chunk
+inline constexpr int kSegmentWarps = 4;          // SegmentChunkWarp block
+inline constexpr int kSegmentGroupChunks = 512;  // SegmentGroups block: one thread per chunk
 // A sum of at most this many chunks (four runs of 32) takes its super-prefix and groups
 // stages in blocks of as many threads (groups: 32 for 32 chunks or fewer), not 1,024 and
 // kSegmentGroupChunks: EnqueueSegmentedSumsFromChunkSums.
 inline constexpr int kSmallSumChunks = 128;
-inline constexpr int kSegmentGroupSteps = 4096;     // steps one group may emit
+inline constexpr int kSegmentGroupSteps = 4096;  // steps one group may emit
 inline constexpr int kSegmentWalkThreads = 64;
 inline constexpr int kSegmentBatch = 64;            // steps staged per batch
 inline constexpr int kSegmentMaxGroups = 2048;      // 2^30 terms; beyond, callers use the event walk
@@ -122,8 +122,8 @@ struct SegmentCounters {
   int middle_taken;
   int lanes_taken;
   int overflow;
-  int supers_done;  // SegmentApproximateSums' blocks that have written their run's sum
-  int tile_chunks;  // chunks the strided form refused (summarised lane by lane in the tile)
+  int supers_done;       // SegmentApproximateSums' blocks that have written their run's sum
+  int tile_chunks;       // chunks the strided form refused (summarised lane by lane in the tile)
   int replanned_chunks;  // chunks listed in ws.redo: under a reused plan, those this frame's plan changed;
                          // in the batch's two-pass chunk stage, those the strided pass refused
 };
@@ -135,36 +135,36 @@ inline constexpr int32_t kSegmentOverflow = 2;  // a pool or a group's step list
 struct SegmentOutput {
   uint64_t sum_bits;
   int32_t status;
-  int32_t steps;            // steps applied
-  int32_t crossing_lanes;   // of them, crossing lanes (32 terms added one by one each)
-  int32_t refused_step;     // the global index of the refused step, or -1
-  int32_t terms_one_by_one; // terms the walk added with binary64 adds (in the crossing lanes)
-  int32_t tile_chunks;      // chunks summarised lane by lane in the tile (the rest: strided)
-  int32_t replanned_chunks; // chunks the redo stage summarised (SegmentCounters::replanned_chunks)
+  int32_t steps;             // steps applied
+  int32_t crossing_lanes;    // of them, crossing lanes (32 terms added one by one each)
+  int32_t refused_step;      // the global index of the refused step, or -1
+  int32_t terms_one_by_one;  // terms the walk added with binary64 adds (in the crossing lanes)
+  int32_t tile_chunks;       // chunks summarised lane by lane in the tile (the rest: strided)
+  int32_t replanned_chunks;  // chunks the redo stage summarised (SegmentCounters::replanned_chunks)
   int32_t pad;
-  int64_t cycles_total;     // the walk's thread from its first step to its result (clock64), for benchmarks
+  int64_t cycles_total;  // the walk's thread from its first step to its result (clock64), for benchmarks
 };
 
 struct SegmentWorkspace {
-  double* chunk_sums;          // [chunks]
-  double* plan_before;         // [chunks]: the approximate prefix each chunk was planned from (for the next frame)
-  double* super_sums;          // [supers]: sums of 32 chunks
-  double* super_prefix;        // [supers]: the exclusive prefix of super_sums
-  double* super_low;           // [supers]: the approximate path's extremes through each run of 32 chunks,
-  double* super_high;          //   chunk by chunk, from the run's start (OrderRunsByCrossing)
-  int* super_order;            // [supers]: the runs in the order the chunk stage takes them (crossings_first)
-  unsigned* super_arrivals;    // [supers]: chunks of the run of 32 whose sums are in (SegmentChunkUnderPreviousPlan)
-  ChunkRecord* records;        // [chunks]
-  int* redo;                   // [chunks]: the chunks the confirm stage summarises again (replanned_chunks of them)
-  SegmentStep* middle;         // [middle_capacity]
-  double* lane_terms;          // [lane_capacity * 32]
-  SegmentStep* steps;          // [groups * kSegmentGroupSteps]
-  int* step_count;             // [groups]
-  SegmentCounters* counters;   // [1]
-  SegmentOutput* output;       // [1]
+  double* chunk_sums;         // [chunks]
+  double* plan_before;        // [chunks]: the approximate prefix each chunk was planned from (for the next frame)
+  double* super_sums;         // [supers]: sums of 32 chunks
+  double* super_prefix;       // [supers]: the exclusive prefix of super_sums
+  double* super_low;          // [supers]: the approximate path's extremes through each run of 32 chunks,
+  double* super_high;         //   chunk by chunk, from the run's start (OrderRunsByCrossing)
+  int* super_order;           // [supers]: the runs in the order the chunk stage takes them (crossings_first)
+  unsigned* super_arrivals;   // [supers]: chunks of the run of 32 whose sums are in (SegmentChunkUnderPreviousPlan)
+  ChunkRecord* records;       // [chunks]
+  int* redo;                  // [chunks]: the chunks the confirm stage summarises again (replanned_chunks of them)
+  SegmentStep* middle;        // [middle_capacity]
+  double* lane_terms;         // [lane_capacity * 32]
+  SegmentStep* steps;         // [groups * kSegmentGroupSteps]
+  int* step_count;            // [groups]
+  SegmentCounters* counters;  // [1]
+  SegmentOutput* output;      // [1]
   int middle_capacity;
   int lane_capacity;
-  int64_t chunk_capacity;      // the chunks the workspace was carved for (ZeroSegmentState)
+  int64_t chunk_capacity;  // the chunks the workspace was carved for (ZeroSegmentState)
 };
 
 // The counters as the next run must find them: empty pools, no overflow, no run sums
@@ -234,7 +234,8 @@ inline cudaError_t ZeroSegmentState(const SegmentWorkspace& ws, cudaStream_t str
     return err;
   }
   // A plan of zeros (SegmentChunkUnderPreviousPlan's records under it are confirmed or formed again).
-  if (cudaError_t err = cudaMemsetAsync(ws.plan_before, 0, static_cast<size_t>(ws.chunk_capacity) * sizeof(double), stream);
+  if (cudaError_t err =
+          cudaMemsetAsync(ws.plan_before, 0, static_cast<size_t>(ws.chunk_capacity) * sizeof(double), stream);
       err != cudaSuccess) {
     return err;
   }
@@ -512,8 +513,7 @@ using ConstTileRows = const double (*)[kTileStride];
 // maps its row's values as it reads them (TileLine), so no pass over the tile maps them in
 // place first (on the H200, with ssimulacra2's branch-free map: 384 against 370 fps at 4K).
 template <class TermSource>
-__device__ inline void StartChunkLoad(const TermSource& source, size_t base, int count,
-                                      TileRows rows, int lane) {
+__device__ inline void StartChunkLoad(const TermSource& source, size_t base, int count, TileRows rows, int lane) {
   double x[32];
 #pragma unroll
   for (int i = 0; i < 32; ++i) {
@@ -526,8 +526,7 @@ __device__ inline void StartChunkLoad(const TermSource& source, size_t base, int
 template <class TermSource>
 __device__ inline void FinishChunkLoad(const TermSource&) {}
 
-__device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t base, int count,
-                                      TileRows rows, int lane) {
+__device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t base, int count, TileRows rows, int lane) {
   if (count == kChunkTerms) {  // every chunk but a sum's last: no bounds, one base address
     const double* from = source.terms + base + static_cast<size_t>(lane);
 #pragma unroll
@@ -549,8 +548,8 @@ __device__ inline void StartChunkLoad(const DeviceArrayTerms& source, size_t bas
 __device__ inline void FinishChunkLoad(const DeviceArrayTerms&) { __pipeline_wait_prior(0); }
 
 template <class Map>
-__device__ inline void StartChunkLoad(const MappedArrayTerms<Map>& source, size_t base, int count,
-                                      TileRows rows, int lane) {
+__device__ inline void StartChunkLoad(const MappedArrayTerms<Map>& source, size_t base, int count, TileRows rows,
+                                      int lane) {
   StartChunkLoad(DeviceArrayTerms{source.stored}, base, count, rows, lane);
 }
 template <class Map>
@@ -769,8 +768,8 @@ __device__ inline bool TryStridedChunkFrom(const Columns& columns, int count, in
   // whose approximate sum already takes the path out of its frame goes to the tile at
   // once: those chunks (where the sum crosses a binade or zero) are the stage's slowest,
   // and one of them late in the grid ends the kernel after the others are done.
-  if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) ||
-      count != kChunkTerms || !ApproximateSumStaysInFrame(before, approximate_sum)) {
+  if (!options.strided_chunks || options.mode == PlanMode::kRandom || !StridedFrame(frame) || count != kChunkTerms ||
+      !ApproximateSumStaysInFrame(before, approximate_sum)) {
     return false;
   }
   const int lane = LaneId();
@@ -861,9 +860,8 @@ __device__ inline void FirstChunkAsOneTerm(const TermSource& source, TileRows ro
 // tile is the warp's own: a sum's first chunk (FirstChunkAsOneTerm) leaves its mapped
 // terms there. Counted in ws.counters->tile_chunks.
 template <class TermSource>
-__device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows rows,
-                                            int count, int64_t c, double before, const PlanOptions& options,
-                                            const SegmentWorkspace& ws) {
+__device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows rows, int count, int64_t c,
+                                            double before, const PlanOptions& options, const SegmentWorkspace& ws) {
   const int lane = LaneId();
   if (lane == 0) atomicAdd(&ws.counters->tile_chunks, 1);
   if (c == 0) {
@@ -925,8 +923,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows r
   }
   const double excl = __shfl_up_sync(kFullMask, incl, 1);
   const double start = lane == 0 ? before : __dadd_rn(before, excl);
-  const int frame =
-      PlanFrame(start, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks + lane);
+  const int frame = PlanFrame(start, options.mode, options.fixed_frame, static_cast<uint64_t>(c) * kSubchunks + lane);
   bool crossing = in_chunk && (PredictCrossing(start, low, high) || !isfinite(s));
   RunSummary run = IdentityRun();
   if (in_chunk && !crossing) {
@@ -1008,8 +1005,8 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows r
 // Chunk c's record from its terms in the warp's tile, planned from `before`: one strided
 // run where TryStridedChunk takes it, else lane by lane.
 template <class TermSource>
-__device__ inline void SegmentChunkInTile(const TermSource& source, TileRows rows, int count, int64_t c,
-                                          double before, double approximate_sum, const PlanOptions& options,
+__device__ inline void SegmentChunkInTile(const TermSource& source, TileRows rows, int count, int64_t c, double before,
+                                          double approximate_sum, const PlanOptions& options,
                                           const SegmentWorkspace& ws) {
   if (TryStridedChunk(source, rows, count, c, before, approximate_sum, options, ws)) return;
   SegmentChunkFromTile(source, rows, count, c, before, options, ws);
@@ -1044,7 +1041,7 @@ __device__ inline void SegmentChunkWarpBlock(const TermSource& source, size_t n,
     StartChunkLoad(source, base, count, rows, lane);
     double approximate_sum;
     const double before = ApproximatePrefix(c, ws, &approximate_sum);  // its loads overlap the terms'
-    if (lane == 0) ws.plan_before[c] = before;  // the next frame's plan, where it is reused
+    if (lane == 0) ws.plan_before[c] = before;                         // the next frame's plan, where it is reused
     FinishChunkLoad(source);
     __syncwarp();
     SegmentChunkInTile(source, rows, count, c, before, approximate_sum, options, ws);
@@ -1205,8 +1202,8 @@ __device__ inline void SegmentConfirmRun(int64_t super, int64_t chunks, const Pl
 
 inline constexpr int kConfirmWarps = 4;
 template <int kWarps = kConfirmWarps>
-__global__ void __launch_bounds__(kWarps * 32) SegmentConfirmRuns(int64_t chunks, PlanOptions options,
-                                                                 SegmentWorkspace ws) {
+__global__ void __launch_bounds__(kWarps * 32)
+    SegmentConfirmRuns(int64_t chunks, PlanOptions options, SegmentWorkspace ws) {
   const int64_t block = blockIdx.x;
   const int64_t grid = gridDim.x;
   WaitForPriorKernel();
@@ -1286,8 +1283,7 @@ __device__ inline void SegmentStridedChunksBlock(const TermSource& source, size_
     if (lane == 0) ws.plan_before[c] = before;  // the next frame's plan, where it is reused; the redo's prefix
     const size_t base = static_cast<size_t>(c) * kChunkTerms;
     const int count = TermsInChunk(n, base);
-    if (TryStridedChunkFrom(MemoryColumns<TermSource>{source, base}, count, c, before, approximate_sum, options,
-                            ws)) {
+    if (TryStridedChunkFrom(MemoryColumns<TermSource>{source, base}, count, c, before, approximate_sum, options, ws)) {
       continue;
     }
     if (lane == 0) ws.redo[atomicAdd(&ws.counters->replanned_chunks, 1)] = static_cast<int>(c);
@@ -1633,7 +1629,7 @@ inline cudaError_t AllowSegmentWalkSharedMemory() {
 // (A template, so that only the files that launch the pipelines instantiate its kernels.)
 template <int kGroupThreads = kSegmentGroupChunks>
 cudaError_t EnqueueGroupsAndWalk(int64_t chunks, const SegmentWorkspace& ws, bool pdl, cudaStream_t stream,
-                                        const StageEvents* stages, int first_stage) {
+                                 const StageEvents* stages, int first_stage) {
   const auto record = [&](int k) { return RecordStage(stages, k, stream); };
   if (cudaError_t err = LaunchAfterPrior(SegmentGroups<kGroupThreads>, static_cast<unsigned>(SegmentGroupCount(chunks)),
                                          kGroupThreads, 0, stream, pdl, chunks, ws);
@@ -1662,17 +1658,16 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
   const auto record = [&](int k) { return RecordStage(stages, k, stream); };
-  SegmentApproximateSums<TermSource><<<static_cast<unsigned>(SuperCount(chunks)), kApproximateThreads, 0, stream>>>(
-      source, n, chunks, ws);
+  SegmentApproximateSums<TermSource>
+      <<<static_cast<unsigned>(SuperCount(chunks)), kApproximateThreads, 0, stream>>>(source, n, chunks, ws);
   // Between stage events a kernel follows an event record, not a kernel: plain launches.
   const bool pdl = options.programmatic_launch && stages == nullptr;
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
   const cudaError_t chunk_stage =
-      options.crossings_first
-          ? LaunchAfterPrior(SegmentChunkWarp<true, TermSource>, ChunkStageGrid(chunks), kSegmentWarps * 32, 0, stream,
-                             pdl, source, n, chunks, options, ws)
-          : LaunchAfterPrior(SegmentChunkWarp<false, TermSource>, WarpGrid(chunks, kSegmentWarps), kSegmentWarps * 32,
-                             0, stream, pdl, source, n, chunks, options, ws);
+      options.crossings_first ? LaunchAfterPrior(SegmentChunkWarp<true, TermSource>, ChunkStageGrid(chunks),
+                                                 kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws)
+                              : LaunchAfterPrior(SegmentChunkWarp<false, TermSource>, WarpGrid(chunks, kSegmentWarps),
+                                                 kSegmentWarps * 32, 0, stream, pdl, source, n, chunks, options, ws);
   if (chunk_stage != cudaSuccess) return chunk_stage;
   if (cudaError_t err = record(1); err != cudaSuccess) return err;
   return EnqueueGroupsAndWalk(chunks, ws, pdl, stream, stages, 2);
@@ -1692,8 +1687,8 @@ cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n,
   if (cudaError_t err = AllowSegmentWalkSharedMemory(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;  // SegmentSuperPrefix forms no run order
-  if (cudaError_t err = LaunchAfterPrior(SegmentSuperPrefix<kSuperPrefixThreads>, 1, kSuperPrefixThreads, 0, stream,
-                                         pdl, chunks, ws);
+  if (cudaError_t err =
+          LaunchAfterPrior(SegmentSuperPrefix<kSuperPrefixThreads>, 1, kSuperPrefixThreads, 0, stream, pdl, chunks, ws);
       err != cudaSuccess) {
     return err;
   }
@@ -1725,8 +1720,8 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
   const auto record = [&](int k) { return RecordStage(stages, k, stream); };
   const bool pdl = options.programmatic_launch && stages == nullptr;
   const unsigned chunk_grid = WarpGrid(chunks, kSegmentWarps);
-  SegmentChunkUnderPreviousPlan<TermSource><<<chunk_grid, kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options,
-                                                                                           ws);
+  SegmentChunkUnderPreviousPlan<TermSource>
+      <<<chunk_grid, kSegmentWarps * 32, 0, stream>>>(source, n, chunks, options, ws);
   if (cudaError_t err = record(0); err != cudaSuccess) return err;
   if (cudaError_t err = LaunchAfterPrior(SegmentRunSumsPrefix<kApproximateThreads>, 1, kApproximateThreads, 0, stream,
                                          pdl, chunks, ws);
@@ -1739,8 +1734,8 @@ cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, c
       err != cudaSuccess) {
     return err;
   }
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks, kRedoBlocksPerWave), kSegmentWarps * 32, 0,
-                                         stream, pdl, source, n, options, ws);
+  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunks<TermSource>, RedoGrid(chunks, kRedoBlocksPerWave),
+                                         kSegmentWarps * 32, 0, stream, pdl, source, n, options, ws);
       err != cudaSuccess) {
     return err;
   }
@@ -1792,8 +1787,8 @@ __global__ void __launch_bounds__(kStridedChunkWarps * 32, 12)
     SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t first_chunk,
                               int64_t end_chunk, PlanOptions options) {
   const unsigned k = blockIdx.x % K;
-  SegmentStridedChunksBlock(batch.source[k], n, first_chunk, end_chunk, options, batch.workspaces.ws[k],
-                            blockIdx.x / K, gridDim.x / K);
+  SegmentStridedChunksBlock(batch.source[k], n, first_chunk, end_chunk, options, batch.workspaces.ws[k], blockIdx.x / K,
+                            gridDim.x / K);
 }
 
 template <class TermSource, int K>
@@ -1849,11 +1844,11 @@ cudaError_t EnqueueSegmentedSumsChunkStage(const SegmentBatch<TermSource, K>& ba
   // the same). A slab takes the small block too.
   const bool whole = first == 0 && end == chunks;
   const bool small = !whole || chunks <= kSmallSumChunks;
-  if (cudaError_t err = small ? LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSmallSumChunks>, dim3(1, K),
-                                                 kSmallSumChunks, 0, stream, pdl, chunks, batch.workspaces, first, end)
-                              : LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K),
-                                                 kSuperPrefixThreads, 0, stream, pdl, chunks, batch.workspaces, first,
-                                                 end);
+  if (cudaError_t err =
+          small ? LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSmallSumChunks>, dim3(1, K), kSmallSumChunks, 0, stream,
+                                   pdl, chunks, batch.workspaces, first, end)
+                : LaunchAfterPrior(SegmentSuperPrefixBatch<K, kSuperPrefixThreads>, dim3(1, K), kSuperPrefixThreads, 0,
+                                   stream, pdl, chunks, batch.workspaces, first, end);
       err != cudaSuccess) {
     return err;
   }
@@ -1869,8 +1864,9 @@ cudaError_t EnqueueSegmentedSumsFinish(const SegmentBatch<TermSource, K>& batch,
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;
   const bool pdl = options.programmatic_launch;
   options.crossings_first = false;
-  if (cudaError_t err = LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, RedoGrid(chunks, kStridedRedoBlocks) * K,
-                                         kSegmentWarps * 32, 0, stream, pdl, batch, n, options);
+  if (cudaError_t err =
+          LaunchAfterPrior(SegmentRedoChunksBatch<TermSource, K>, RedoGrid(chunks, kStridedRedoBlocks) * K,
+                           kSegmentWarps * 32, 0, stream, pdl, batch, n, options);
       err != cudaSuccess) {
     return err;
   }
@@ -1878,20 +1874,20 @@ cudaError_t EnqueueSegmentedSumsFinish(const SegmentBatch<TermSource, K>& batch,
   // SM's registers).
   const bool small = chunks <= kSmallSumChunks;
   const dim3 group_grid(static_cast<unsigned>(SegmentGroupCount(chunks)), K);
-  const cudaError_t grouped =
-      chunks <= 32 ? LaunchAfterPrior(SegmentGroupsBatch<K, 32>, group_grid, 32, 0, stream, pdl, chunks, batch.workspaces)
-      : small      ? LaunchAfterPrior(SegmentGroupsBatch<K, kSmallSumChunks>, group_grid, kSmallSumChunks, 0, stream,
-                                      pdl, chunks, batch.workspaces)
-                   : LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>, group_grid, kSegmentGroupChunks, 0,
-                                      stream, pdl, chunks, batch.workspaces);
+  const cudaError_t grouped = chunks <= 32 ? LaunchAfterPrior(SegmentGroupsBatch<K, 32>, group_grid, 32, 0, stream, pdl,
+                                                              chunks, batch.workspaces)
+                              : small      ? LaunchAfterPrior(SegmentGroupsBatch<K, kSmallSumChunks>, group_grid,
+                                                              kSmallSumChunks, 0, stream, pdl, chunks, batch.workspaces)
+                                           : LaunchAfterPrior(SegmentGroupsBatch<K, kSegmentGroupChunks>, group_grid,
+                                                              kSegmentGroupChunks, 0, stream, pdl, chunks, batch.workspaces);
   if (grouped != cudaSuccess) return grouped;
   return LaunchAfterPrior(SegmentWalkBatch<K, kSegmentWalkThreads>, dim3(1, K), kSegmentWalkThreads,
                           sizeof(SegmentWalkSmem), stream, pdl, chunks, batch.workspaces);
 }
 
 template <class TermSource, int K>
-cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n,
-                                              PlanOptions options, cudaStream_t stream) {
+cudaError_t EnqueueSegmentedSumsFromChunkSums(const SegmentBatch<TermSource, K>& batch, size_t n, PlanOptions options,
+                                              cudaStream_t stream) {
   if (cudaError_t err = EnqueueSegmentedSumsChunkStage(batch, n, 0, ChunkCount(n), options, stream);
       err != cudaSuccess) {
     return err;

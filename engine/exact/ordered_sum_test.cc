@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -65,7 +65,8 @@ TEST(OrderedSumFixtures, AreOrderSensitive) {
     const double loop = OrderedSumReference::Loop(t.data(), t.size());
     const double tree = PairwiseTreeSum(t.data(), t.size());
     if (ExpectOrderSensitive(kind)) {
-      EXPECT_FALSE(SameBitsOrBothNaN(loop, tree)) << FixtureName(kind) << ": loop " << Hex(loop) << " tree " << Hex(tree);
+      EXPECT_FALSE(SameBitsOrBothNaN(loop, tree))
+          << FixtureName(kind) << ": loop " << Hex(loop) << " tree " << Hex(tree);
     }
     std::printf("%-24s loop %-26s tree %s\n", FixtureName(kind), Hex(loop).c_str(), Hex(tree).c_str());
   }
@@ -118,8 +119,8 @@ TEST(OrderedSumThreads, EqualsTheLoopForEveryFixtureLengthAndPlan) {
         OrderedSumThreads sum(2, options);
         OrderedSumStats stats;
         const double got = SumWith(sum, t, &stats);
-        ASSERT_TRUE(SameBitsOrBothNaN(got, want))
-            << FixtureName(kind) << " n=" << n << " plan=" << plan.name << ": got " << Hex(got) << " loop " << Hex(want);
+        ASSERT_TRUE(SameBitsOrBothNaN(got, want)) << FixtureName(kind) << " n=" << n << " plan=" << plan.name
+                                                  << ": got " << Hex(got) << " loop " << Hex(want);
         EXPECT_EQ(stats.terms, static_cast<int64_t>(n));
         EXPECT_EQ(stats.chunks, static_cast<int64_t>((n + 1023) / 1024));
         EXPECT_LE(stats.terms_one_by_one, static_cast<int64_t>(n));
@@ -206,12 +207,9 @@ TEST(OrderedSumThreads, FallbackStaysRareUnderTheCorrectPlan) {
     int64_t max_terms_one_by_one;
   };
   const Cap caps[] = {
-      {FixtureKind::kUniform, 25, 25 * 32},
-      {FixtureKind::kFourthPowers, 25, 25 * 32},
-      {FixtureKind::kTieHeavy, 2, 64},
-      {FixtureKind::kSsimLikeCrossingZero, 80, 80 * 32},
-      {FixtureKind::kZeros, 0, 0},
-      {FixtureKind::kSubnormals, 40, 40 * 32},
+      {FixtureKind::kUniform, 25, 25 * 32}, {FixtureKind::kFourthPowers, 25, 25 * 32},
+      {FixtureKind::kTieHeavy, 2, 64},      {FixtureKind::kSsimLikeCrossingZero, 80, 80 * 32},
+      {FixtureKind::kZeros, 0, 0},          {FixtureKind::kSubnormals, 40, 40 * 32},
   };
   for (const Cap& cap : caps) {
     const std::vector<double> t = MakeFixture(cap.kind, 300000, 5);
@@ -237,8 +235,8 @@ TEST(OrderedSumDeviceModel, EqualsTheLoopForEveryFixtureLengthAndPlan) {
         const std::vector<int> frames = HostPrefixPlan(t.data(), n, plan.mode, plan.fixed_frame);
         OrderedSumStats stats;
         const double got = ModelDeviceWalk(t.data(), n, frames, &stats);
-        ASSERT_TRUE(SameBitsOrBothNaN(got, want))
-            << FixtureName(kind) << " n=" << n << " plan=" << plan.name << ": got " << Hex(got) << " loop " << Hex(want);
+        ASSERT_TRUE(SameBitsOrBothNaN(got, want)) << FixtureName(kind) << " n=" << n << " plan=" << plan.name
+                                                  << ": got " << Hex(got) << " loop " << Hex(want);
       }
     }
   }
@@ -248,11 +246,12 @@ TEST(OrderedSumDeviceModel, ComposesWholeRunsOfChunksPerWindow) {
   // Under a good plan the walk needs about one window per binade, not one step per chunk.
   const std::vector<double> t = MakeFixture(FixtureKind::kUniform, 3840 * 2160 / 8, 1);
   OrderedSumStats stats;
-  const double got = ModelDeviceWalk(t.data(), t.size(), HostPrefixPlan(t.data(), t.size(), PlanMode::kApproximatePrefix, 0), &stats);
+  const double got =
+      ModelDeviceWalk(t.data(), t.size(), HostPrefixPlan(t.data(), t.size(), PlanMode::kApproximatePrefix, 0), &stats);
   EXPECT_EQ(BitsOf(got), BitsOf(OrderedSumReference::Loop(t.data(), t.size())));
-  std::printf("model walk: chunks %lld windows %lld refused %lld one-by-one %lld\n", static_cast<long long>(stats.chunks),
-              static_cast<long long>(stats.walk_windows), static_cast<long long>(stats.chunks_rejected),
-              static_cast<long long>(stats.terms_one_by_one));
+  std::printf("model walk: chunks %lld windows %lld refused %lld one-by-one %lld\n",
+              static_cast<long long>(stats.chunks), static_cast<long long>(stats.walk_windows),
+              static_cast<long long>(stats.chunks_rejected), static_cast<long long>(stats.terms_one_by_one));
   EXPECT_LT(stats.walk_windows, stats.chunks / 10);
 }
 
@@ -280,9 +279,10 @@ TEST(OrderedSumThreads, EveryHostKernelGivesTheSameBitsAndStats) {
               OrderedSumThreads sum(threads, options);
               OrderedSumStats stats;
               const double got = SumWith(sum, t, &stats);
-              const std::string where = std::string(FixtureName(kind)) + " n=" + std::to_string(n) + " chunk=" +
-                                        std::to_string(chunk) + " plan=" + plan.name + " kernels=" +
-                                        std::to_string(static_cast<int>(kernels)) + " threads=" + std::to_string(threads);
+              const std::string where = std::string(FixtureName(kind)) + " n=" + std::to_string(n) +
+                                        " chunk=" + std::to_string(chunk) + " plan=" + plan.name +
+                                        " kernels=" + std::to_string(static_cast<int>(kernels)) +
+                                        " threads=" + std::to_string(threads);
               ASSERT_TRUE(SameBitsOrBothNaN(got, want)) << where << ": got " << Hex(got) << " loop " << Hex(want);
               if (kernels == HostKernels::kScalar && threads == 1) {
                 scalar = stats;
@@ -312,7 +312,9 @@ TEST(OrderedSumThreads, RandomTermsEqualTheLoop) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
   };
-  const auto range = [&next](int64_t lo, int64_t hi) { return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1)); };
+  const auto range = [&next](int64_t lo, int64_t hi) {
+    return lo + static_cast<int64_t>(next() % static_cast<uint64_t>(hi - lo + 1));
+  };
   const int64_t chunks[] = {4, 8, 16, 20, 64, 256, 1024, 3};
   for (int iter = 0; iter < 1500; ++iter) {
     const size_t n = static_cast<size_t>(range(0, iter % 50 == 0 ? 200000 : 12000));
@@ -348,7 +350,8 @@ TEST(OrderedSumThreads, RandomTermsEqualTheLoop) {
           default:  // uniform, rarely a special value
             t[j] = uniform;
             if (next() % 20000 == 0) {
-              const double specials[] = {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+              const double specials[] = {std::numeric_limits<double>::infinity(),
+                                         -std::numeric_limits<double>::infinity(),
                                          std::numeric_limits<double>::quiet_NaN(), 1.7976931348623157e308};
               t[j] = specials[next() % 4];
             }

@@ -7,9 +7,7 @@
 
 namespace exactq {
 
-const char* ColorRangeName(ColorRange range) {
-  return range == ColorRange::kFull ? "full" : "limited";
-}
+const char* ColorRangeName(ColorRange range) { return range == ColorRange::kFull ? "full" : "limited"; }
 
 absl::StatusOr<ColorRange> ParseColorRange(absl::string_view name) {
   const std::string lowered = absl::AsciiStrToLower(name);
@@ -19,8 +17,7 @@ absl::StatusOr<ColorRange> ParseColorRange(absl::string_view name) {
   if (lowered == "full" || lowered == "pc" || lowered == "jpeg") {
     return ColorRange::kFull;
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown colour range '", name, "' (expected limited or full)"));
+  return absl::InvalidArgumentError(absl::StrCat("unknown colour range '", name, "' (expected limited or full)"));
 }
 
 const char* ColorMatrixName(ColorMatrix matrix) {
@@ -42,8 +39,8 @@ absl::StatusOr<ColorMatrix> ParseColorMatrix(absl::string_view name) {
     return ColorMatrix::kBt601;
   }
   if (lowered == "bt2020nc") return ColorMatrix::kBt2020Ncl;
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown colour matrix '", name, "' (expected bt709, bt601 or bt2020nc)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown colour matrix '", name, "' (expected bt709, bt601 or bt2020nc)"));
 }
 
 }  // namespace exactq

@@ -50,9 +50,8 @@ absl::Status ValidateSampleRange(const Frame& frame) {
     for (size_t i = 0; i < count; ++i) {
       if (samples[i] > max_value) {
         return absl::InvalidArgumentError(absl::StrCat(
-            "sample value ", samples[i], " in plane ", plane, " (", PlaneName(plane),
-            ") at row ", i / width, ", column ", i % width, " exceeds ", max_value,
-            ", the largest ", geometry.format.bit_depth, "-bit value"));
+            "sample value ", samples[i], " in plane ", plane, " (", PlaneName(plane), ") at row ", i / width,
+            ", column ", i % width, " exceeds ", max_value, ", the largest ", geometry.format.bit_depth, "-bit value"));
       }
     }
   }

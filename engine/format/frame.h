@@ -41,8 +41,8 @@ class Frame {
   Frame() = default;
 
   // A zero-filled frame; InvalidArgument when the geometry is invalid.
-  static absl::StatusOr<Frame> Create(
-      const FrameGeometry& geometry, std::pmr::memory_resource* resource = std::pmr::get_default_resource());
+  static absl::StatusOr<Frame> Create(const FrameGeometry& geometry,
+                                      std::pmr::memory_resource* resource = std::pmr::get_default_resource());
 
   // Gives the frame a new geometry, keeping the allocation when it is large enough.
   // Sample values are unspecified afterwards: callers overwrite every byte.
@@ -59,20 +59,14 @@ class Frame {
 
   // Plane p's bytes in the wire layout.
   const uint8_t* plane_bytes(int plane) const { return bytes() + geometry_.plane_offset(plane); }
-  uint8_t* mutable_plane_bytes(int plane) {
-    return mutable_bytes() + geometry_.plane_offset(plane);
-  }
+  uint8_t* mutable_plane_bytes(int plane) { return mutable_bytes() + geometry_.plane_offset(plane); }
 
   // Typed plane access: plane8 for 8-bit frames, plane16 above (the caller picks by
   // geometry().bytes_per_sample(); a mismatch is a programming error).
   const uint8_t* plane8(int plane) const { return plane_bytes(plane); }
   uint8_t* mutable_plane8(int plane) { return mutable_plane_bytes(plane); }
-  const uint16_t* plane16(int plane) const {
-    return reinterpret_cast<const uint16_t*>(plane_bytes(plane));
-  }
-  uint16_t* mutable_plane16(int plane) {
-    return reinterpret_cast<uint16_t*>(mutable_plane_bytes(plane));
-  }
+  const uint16_t* plane16(int plane) const { return reinterpret_cast<const uint16_t*>(plane_bytes(plane)); }
+  uint16_t* mutable_plane16(int plane) { return reinterpret_cast<uint16_t*>(mutable_plane_bytes(plane)); }
 
   // One sample, whatever the depth. For tests, generators and error paths, not for
   // per-pixel loops.

@@ -17,8 +17,7 @@ namespace exactq {
 
 class FrameBuffer {
  public:
-  explicit FrameBuffer(std::pmr::memory_resource* resource = std::pmr::get_default_resource())
-      : resource_(resource) {}
+  explicit FrameBuffer(std::pmr::memory_resource* resource = std::pmr::get_default_resource()) : resource_(resource) {}
   ~FrameBuffer() { Release(); }
   FrameBuffer(const FrameBuffer& other);
   FrameBuffer& operator=(const FrameBuffer& other);

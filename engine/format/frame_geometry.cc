@@ -14,19 +14,16 @@ size_t FrameGeometry::frame_bytes() const { return plane_offset(plane_count()); 
 
 absl::Status ValidateGeometry(const FrameGeometry& geometry) {
   if (geometry.width < 1 || geometry.width > kMaxFrameDimension) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "width ", geometry.width, " is outside 1..", kMaxFrameDimension));
+    return absl::InvalidArgumentError(absl::StrCat("width ", geometry.width, " is outside 1..", kMaxFrameDimension));
   }
   if (geometry.height < 1 || geometry.height > kMaxFrameDimension) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "height ", geometry.height, " is outside 1..", kMaxFrameDimension));
+    return absl::InvalidArgumentError(absl::StrCat("height ", geometry.height, " is outside 1..", kMaxFrameDimension));
   }
   return ValidatePixelFormat(geometry.format);
 }
 
 std::string GeometryDescription(const FrameGeometry& geometry) {
-  return absl::StrCat(geometry.width, "x", geometry.height, " ",
-                      PixelFormatName(geometry.format));
+  return absl::StrCat(geometry.width, "x", geometry.height, " ", PixelFormatName(geometry.format));
 }
 
 const char* PlaneName(int plane) {

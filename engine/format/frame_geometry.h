@@ -43,9 +43,7 @@ struct FrameGeometry {
     const int shift = plane == 0 ? 0 : ChromaShiftY(format.layout);
     return (height + (1 << shift) - 1) >> shift;
   }
-  size_t plane_samples(int plane) const {
-    return static_cast<size_t>(plane_width(plane)) * plane_height(plane);
-  }
+  size_t plane_samples(int plane) const { return static_cast<size_t>(plane_width(plane)) * plane_height(plane); }
 
   int bytes_per_sample() const { return format.bit_depth > 8 ? 2 : 1; }
   // 2^bit_depth - 1: the largest legal sample value and libvmaf's PSNR peak.
@@ -59,9 +57,7 @@ struct FrameGeometry {
   friend bool operator==(const FrameGeometry& a, const FrameGeometry& b) {
     return a.width == b.width && a.height == b.height && a.format == b.format;
   }
-  friend bool operator!=(const FrameGeometry& a, const FrameGeometry& b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const FrameGeometry& a, const FrameGeometry& b) { return !(a == b); }
 };
 
 // InvalidArgument naming the field when width or height is outside

@@ -53,15 +53,12 @@ TEST(FrameGeometryTest, SixteenBitPeak) {
 }
 
 TEST(FrameGeometryTest, ValidationNamesTheField) {
-  const auto message = [](const FrameGeometry& g) {
-    return std::string(ValidateGeometry(g).message());
-  };
+  const auto message = [](const FrameGeometry& g) { return std::string(ValidateGeometry(g).message()); };
   EXPECT_NE(message({0, 10, {}}).find("width"), std::string::npos);
   EXPECT_NE(message({kMaxFrameDimension + 1, 10, {}}).find("width"), std::string::npos);
   EXPECT_NE(message({10, -1, {}}).find("height"), std::string::npos);
   EXPECT_NE(message({10, 10, {ChromaLayout::k420, 17}}).find("bit depth"), std::string::npos);
-  EXPECT_EQ(ValidateGeometry({10, 10, {ChromaLayout::k420, 7}}).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidateGeometry({10, 10, {ChromaLayout::k420, 7}}).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(ValidateGeometry({kMaxFrameDimension, 1, {ChromaLayout::k420, 16}}).ok());
 }
 

@@ -28,8 +28,7 @@ TEST(FrameTest, SixteenBitPlanesReadTheLittleEndianWireWords) {
   absl::StatusOr<Frame> frame = Frame::Create(g);
   ASSERT_TRUE(frame.ok());
   // Wire bytes: Y = 4 words, Cb = 1 word, Cr = 1 word.
-  const uint8_t wire[] = {0x01, 0x00, 0xff, 0x03, 0x00, 0x02, 0x34, 0x01,
-                          0x00, 0x01, 0x10, 0x00};
+  const uint8_t wire[] = {0x01, 0x00, 0xff, 0x03, 0x00, 0x02, 0x34, 0x01, 0x00, 0x01, 0x10, 0x00};
   ASSERT_EQ(frame->size_bytes(), sizeof(wire));
   std::memcpy(frame->mutable_bytes(), wire, sizeof(wire));
   EXPECT_EQ(frame->plane16(0)[0], 1);
@@ -70,8 +69,8 @@ TEST(FrameTest, SampleRangeAcceptsTheLargestLegalValue) {
     ASSERT_TRUE(frame.ok());
     const uint32_t max_value = (1u << depth) - 1;
     for (int plane = 0; plane < 3; ++plane) {
-      frame->set_sample(plane, frame->geometry().plane_width(plane) - 1,
-                        frame->geometry().plane_height(plane) - 1, max_value);
+      frame->set_sample(plane, frame->geometry().plane_width(plane) - 1, frame->geometry().plane_height(plane) - 1,
+                        max_value);
     }
     EXPECT_TRUE(ValidateSampleRange(*frame).ok()) << depth;
   }

@@ -3,8 +3,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
-#include "absl/strings/strip.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 namespace exactq {
 namespace {
@@ -24,22 +24,15 @@ const char* NamePrefix(ChromaLayout layout) {
   return "";
 }
 
-constexpr ChromaLayout kAllLayouts[] = {ChromaLayout::k400, ChromaLayout::k420,
-                                        ChromaLayout::k422, ChromaLayout::k444};
+constexpr ChromaLayout kAllLayouts[] = {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444};
 
 }  // namespace
 
-int PlaneCount(ChromaLayout layout) {
-  return layout == ChromaLayout::k400 ? 1 : 3;
-}
+int PlaneCount(ChromaLayout layout) { return layout == ChromaLayout::k400 ? 1 : 3; }
 
-int ChromaShiftX(ChromaLayout layout) {
-  return (layout == ChromaLayout::k420 || layout == ChromaLayout::k422) ? 1 : 0;
-}
+int ChromaShiftX(ChromaLayout layout) { return (layout == ChromaLayout::k420 || layout == ChromaLayout::k422) ? 1 : 0; }
 
-int ChromaShiftY(ChromaLayout layout) {
-  return layout == ChromaLayout::k420 ? 1 : 0;
-}
+int ChromaShiftY(ChromaLayout layout) { return layout == ChromaLayout::k420 ? 1 : 0; }
 
 const char* ChromaLayoutName(ChromaLayout layout) {
   switch (layout) {
@@ -58,8 +51,7 @@ const char* ChromaLayoutName(ChromaLayout layout) {
 absl::Status ValidatePixelFormat(const PixelFormat& format) {
   if (format.bit_depth < kMinBitDepth || format.bit_depth > kMaxBitDepth) {
     return absl::InvalidArgumentError(
-        absl::StrCat("bit depth ", format.bit_depth, " is outside ", kMinBitDepth,
-                     "..", kMaxBitDepth));
+        absl::StrCat("bit depth ", format.bit_depth, " is outside ", kMinBitDepth, "..", kMaxBitDepth));
   }
   return absl::OkStatus();
 }
@@ -76,21 +68,21 @@ absl::StatusOr<PixelFormat> ParsePixelFormat(absl::string_view name) {
     if (!absl::ConsumePrefix(&rest, NamePrefix(layout))) continue;
     if (rest.empty()) return PixelFormat{layout, 8};
     if (absl::EndsWith(rest, "be")) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "pixel format '", name, "' is big-endian; only little-endian is supported"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("pixel format '", name, "' is big-endian; only little-endian is supported"));
     }
     int depth = 0;
     // "yuv420p8le" is not an ffmpeg name: 8-bit samples are single bytes.
-    if (absl::ConsumeSuffix(&rest, "le") && (rest.size() == 1 || rest.size() == 2) &&
-        rest[0] != '0' && absl::ascii_isdigit(static_cast<unsigned char>(rest[0])) &&
-        absl::SimpleAtoi(rest, &depth) && depth > 8 && depth <= kMaxBitDepth) {
+    if (absl::ConsumeSuffix(&rest, "le") && (rest.size() == 1 || rest.size() == 2) && rest[0] != '0' &&
+        absl::ascii_isdigit(static_cast<unsigned char>(rest[0])) && absl::SimpleAtoi(rest, &depth) && depth > 8 &&
+        depth <= kMaxBitDepth) {
       return PixelFormat{layout, depth};
     }
     break;
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "unknown pixel format '", name,
-      "' (expected planar YUV like yuv420p, yuv422p10le, yuv444p16le, gray, gray10le)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown pixel format '", name,
+                   "' (expected planar YUV like yuv420p, yuv422p10le, yuv444p16le, gray, gray10le)"));
 }
 
 }  // namespace exactq

@@ -40,9 +40,7 @@ struct PixelFormat {
   friend bool operator==(const PixelFormat& a, const PixelFormat& b) {
     return a.layout == b.layout && a.bit_depth == b.bit_depth;
   }
-  friend bool operator!=(const PixelFormat& a, const PixelFormat& b) {
-    return !(a == b);
-  }
+  friend bool operator!=(const PixelFormat& a, const PixelFormat& b) { return !(a == b); }
 };
 
 // 1 for the luma-only layout, otherwise 3 (Y, Cb, Cr).

@@ -31,8 +31,7 @@ TEST(PixelFormatTest, ParsesFfmpegNames) {
 }
 
 TEST(PixelFormatTest, NameRoundTripsForEveryLayoutAndDepth) {
-  for (ChromaLayout layout : {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422,
-                              ChromaLayout::k444}) {
+  for (ChromaLayout layout : {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
     for (int depth = kMinBitDepth; depth <= kMaxBitDepth; ++depth) {
       const PixelFormat format{layout, depth};
       const std::string name = PixelFormatName(format);
@@ -47,15 +46,13 @@ TEST(PixelFormatTest, NameRoundTripsForEveryLayoutAndDepth) {
 }
 
 TEST(PixelFormatTest, RejectsWhatIsNotPlanarLittleEndianYuv) {
-  for (const char* name :
-       {"", "yuv420p10be", "nv12", "yuyv422", "yuva420p", "yuv420p8le", "yuv420p17le",
-        "yuv420p010le", "yuv420p10", "gray8", "rgb24", "yuv411p", "yuv420p+10le"}) {
+  for (const char* name : {"", "yuv420p10be", "nv12", "yuyv422", "yuva420p", "yuv420p8le", "yuv420p17le",
+                           "yuv420p010le", "yuv420p10", "gray8", "rgb24", "yuv411p", "yuv420p+10le"}) {
     absl::StatusOr<PixelFormat> format = ParsePixelFormat(name);
     EXPECT_FALSE(format.ok()) << name;
     EXPECT_EQ(format.status().code(), absl::StatusCode::kInvalidArgument) << name;
   }
-  EXPECT_NE(ParsePixelFormat("yuv420p10be").status().message().find("big-endian"),
-            absl::string_view::npos);
+  EXPECT_NE(ParsePixelFormat("yuv420p10be").status().message().find("big-endian"), absl::string_view::npos);
 }
 
 TEST(PixelFormatTest, LayoutProperties) {
@@ -72,10 +69,8 @@ TEST(PixelFormatTest, LayoutProperties) {
 TEST(PixelFormatTest, ValidatesBitDepth) {
   EXPECT_TRUE(ValidatePixelFormat({ChromaLayout::k420, 8}).ok());
   EXPECT_TRUE(ValidatePixelFormat({ChromaLayout::k420, 16}).ok());
-  EXPECT_EQ(ValidatePixelFormat({ChromaLayout::k420, 7}).code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ValidatePixelFormat({ChromaLayout::k420, 17}).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidatePixelFormat({ChromaLayout::k420, 7}).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ValidatePixelFormat({ChromaLayout::k420, 17}).code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -48,12 +48,13 @@ uint32_t Sample(const GoldenPair& pair, int plane, int x, int y, bool distorted,
 
 const std::vector<GoldenPair>& GoldenPairs() {
   static const std::vector<GoldenPair>* pairs = new std::vector<GoldenPair>{
-      {"yuv420p_64x64", Geometry(64, 64, ChromaLayout::k420, 8),
+      {"yuv420p_64x64",
+       Geometry(64, 64, ChromaLayout::k420, 8),
        {{"psnr", {}}, {"ssim", {{"enable_db", "true"}}}, {"ssimulacra2", {}}}},
-      {"yuv422p10_48x32", Geometry(48, 32, ChromaLayout::k422, 10),
+      {"yuv422p10_48x32",
+       Geometry(48, 32, ChromaLayout::k422, 10),
        {{"psnr", {{"enable_mse", "true"}}}, {"ssim", {}}, {"ssimulacra2", {{"yuv_matrix", "1"}}}}},
-      {"yuv444p12_33x21", Geometry(33, 21, ChromaLayout::k444, 12),
-       {{"psnr", {}}, {"ssim", {}}, {"ssimulacra2", {}}}},
+      {"yuv444p12_33x21", Geometry(33, 21, ChromaLayout::k444, 12), {{"psnr", {}}, {"ssim", {}}, {"ssimulacra2", {}}}},
       {"gray16_24x16", Geometry(24, 16, ChromaLayout::k400, 16), {{"psnr", {}}, {"ssim", {}}}},
   };
   return *pairs;
@@ -109,8 +110,7 @@ std::string Show(double value) { return absl::StrFormat("%.17g (0x%016x)", value
 }  // namespace
 
 int Compare(const GoldenPair& pair, const std::string& metric, int definition_version,
-            const std::vector<NamedScore>& scores, const std::string& where,
-            std::vector<Difference>* differences) {
+            const std::vector<NamedScore>& scores, const std::string& where, std::vector<Difference>* differences) {
   std::map<std::string, uint64_t> golden;
   for (const GoldenValue& v : GoldenValues()) {
     if (pair.name == v.pair && metric == v.metric && v.definition_version == definition_version) {
@@ -119,8 +119,8 @@ int Compare(const GoldenPair& pair, const std::string& metric, int definition_ve
   }
   if (golden.empty()) {
     differences->push_back({pair.name, metric, "", where,
-                            absl::StrCat("no golden values for ", metric, " definition version ",
-                                         definition_version, " (regenerate golden_values.inc)")});
+                            absl::StrCat("no golden values for ", metric, " definition version ", definition_version,
+                                         " (regenerate golden_values.inc)")});
     return 0;
   }
   int compared = 0;
@@ -147,8 +147,7 @@ int Compare(const GoldenPair& pair, const std::string& metric, int definition_ve
 }
 
 std::string Describe(const Difference& d) {
-  return absl::StrCat(d.where, ": ", d.pair, " ", d.metric, d.output.empty() ? "" : " ", d.output, ": ",
-                      d.detail);
+  return absl::StrCat(d.where, ": ", d.pair, " ", d.metric, d.output.empty() ? "" : " ", d.output, ": ", d.detail);
 }
 
 }  // namespace exactq::golden

@@ -61,8 +61,7 @@ struct Difference {
 // version; appends what differs (a missing golden value, a missing or extra output,
 // different bits) to `differences`. Returns the outputs compared.
 int Compare(const GoldenPair& pair, const std::string& metric, int definition_version,
-            const std::vector<NamedScore>& scores, const std::string& where,
-            std::vector<Difference>* differences);
+            const std::vector<NamedScore>& scores, const std::string& where, std::vector<Difference>* differences);
 
 std::string Describe(const Difference& d);
 

@@ -30,9 +30,9 @@ int main() {
         return 1;
       }
       for (const NamedScore& s : *scores) {
-        std::printf("{\"%s\", \"%s\", %d, \"%s\", 0x%016llxULL},  // %.17g\n", pair.name.c_str(),
-                    metric.name.c_str(), DefinitionVersion(metric.name), s.name.c_str(),
-                    static_cast<unsigned long long>(Bits(s.value)), s.value);
+        std::printf("{\"%s\", \"%s\", %d, \"%s\", 0x%016llxULL},  // %.17g\n", pair.name.c_str(), metric.name.c_str(),
+                    DefinitionVersion(metric.name), s.name.c_str(), static_cast<unsigned long long>(Bits(s.value)),
+                    s.value);
       }
     }
   }

@@ -34,8 +34,7 @@ CheckReport RunCheck(const std::string& where, const PairScorer& scorer) {
         report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         return report;
       }
-      report.outputs += Compare(pair, metric.name, DefinitionVersion(metric.name), *scores, where,
-                                &report.differences);
+      report.outputs += Compare(pair, metric.name, DefinitionVersion(metric.name), *scores, where, &report.differences);
     }
   }
   report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -43,12 +42,14 @@ CheckReport RunCheck(const std::string& where, const PairScorer& scorer) {
 }
 
 CheckReport CheckCpu() {
-  CheckReport report = RunCheck("cpu", [](const GoldenPair&, const GoldenMetric& metric, const Frame& reference,
-                                          const Frame& distorted) -> absl::StatusOr<std::vector<NamedScore>> {
-    absl::StatusOr<std::unique_ptr<Metric>> m = CreateMetric(metric.name, metric.options);
-    if (!m.ok()) return absl::InternalError(std::string(m.status().message()));  // never skipped
-    return (*m)->Score(reference, distorted);
-  });
+  CheckReport report = RunCheck("cpu",
+                                [](const GoldenPair&, const GoldenMetric& metric, const Frame& reference,
+                                   const Frame& distorted) -> absl::StatusOr<std::vector<NamedScore>> {
+                                  absl::StatusOr<std::unique_ptr<Metric>> m = CreateMetric(metric.name, metric.options);
+                                  if (!m.ok())
+                                    return absl::InternalError(std::string(m.status().message()));  // never skipped
+                                  return (*m)->Score(reference, distorted);
+                                });
   // The CPU is the reference: nothing may be skipped there.
   if (report.error.ok() && report.skipped > 0) {
     report.error = absl::InternalError(absl::StrCat(report.skipped, " golden checks refused by the CPU engine"));

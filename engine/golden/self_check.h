@@ -14,11 +14,11 @@
 namespace exactq::golden {
 
 struct CheckReport {
-  std::string where;      // "cpu", "cuda:0"
-  int outputs = 0;        // outputs compared
-  int skipped = 0;        // metric x pair the backend does not take (GPU: unsupported input)
+  std::string where;  // "cpu", "cuda:0"
+  int outputs = 0;    // outputs compared
+  int skipped = 0;    // metric x pair the backend does not take (GPU: unsupported input)
   std::vector<Difference> differences;
-  absl::Status error;     // the backend failed outright (not a difference)
+  absl::Status error;  // the backend failed outright (not a difference)
   double seconds = 0;
   bool ok() const { return differences.empty() && error.ok(); }
 };

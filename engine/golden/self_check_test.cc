@@ -35,16 +35,17 @@ TEST(SelfCheckTest, TheCpuReturnsTheGoldenBitsInUnderASecond) {
 
 TEST(SelfCheckTest, ADifferentBitIsNamed) {
   // A backend that returns the CPU's scores with the last bit of one output flipped.
-  const CheckReport report = RunCheck("fake:0", [](const GoldenPair& pair, const GoldenMetric& metric,
-                                                   const Frame& ref, const Frame& dist)
-                                                    -> absl::StatusOr<std::vector<NamedScore>> {
-    absl::StatusOr<std::unique_ptr<Metric>> m = CreateMetric(metric.name, metric.options);
-    absl::StatusOr<FrameScores> scores = (*m)->Score(ref, dist);
-    if (pair.name == "yuv422p10_48x32" && metric.name == "ssim") {
-      (*scores)[0].value = FromBits(Bits((*scores)[0].value) ^ 1);
-    }
-    return scores;
-  });
+  const CheckReport report = RunCheck("fake:0",
+                                      [](const GoldenPair& pair, const GoldenMetric& metric, const Frame& ref,
+                                         const Frame& dist) -> absl::StatusOr<std::vector<NamedScore>> {
+                                        absl::StatusOr<std::unique_ptr<Metric>> m =
+                                            CreateMetric(metric.name, metric.options);
+                                        absl::StatusOr<FrameScores> scores = (*m)->Score(ref, dist);
+                                        if (pair.name == "yuv422p10_48x32" && metric.name == "ssim") {
+                                          (*scores)[0].value = FromBits(Bits((*scores)[0].value) ^ 1);
+                                        }
+                                        return scores;
+                                      });
   ASSERT_EQ(report.differences.size(), 1u);
   const std::string text = Describe(report.differences[0]);
   EXPECT_NE(text.find("fake:0: yuv422p10_48x32 ssim ssim: got "), std::string::npos) << text;

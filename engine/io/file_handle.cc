@@ -24,9 +24,7 @@ FileHandle FileHandle::Borrow(std::FILE* stream, std::string name) {
 }
 
 FileHandle::FileHandle(FileHandle&& other) noexcept
-    : stream_(std::exchange(other.stream_, nullptr)),
-      name_(std::move(other.name_)),
-      owned_(other.owned_) {}
+    : stream_(std::exchange(other.stream_, nullptr)), name_(std::move(other.name_)), owned_(other.owned_) {}
 
 FileHandle& FileHandle::operator=(FileHandle&& other) noexcept {
   if (this != &other) {
@@ -53,16 +51,15 @@ absl::Status FileHandle::Close() {
     error = errno;
   }
   if (!failed) return absl::OkStatus();
-  return absl::Status(error != 0 ? absl::ErrnoToStatusCode(error) : absl::StatusCode::kDataLoss,
-                      absl::StrCat(name_, ": error while closing: ",
-                                   error != 0 ? std::strerror(error) : "stream error"));
+  return absl::Status(
+      error != 0 ? absl::ErrnoToStatusCode(error) : absl::StatusCode::kDataLoss,
+      absl::StrCat(name_, ": error while closing: ", error != 0 ? std::strerror(error) : "stream error"));
 }
 
 absl::Status FileHandle::ErrorStatus(const std::string& what) const {
   const int error = errno;
   return absl::Status(error != 0 ? absl::ErrnoToStatusCode(error) : absl::StatusCode::kDataLoss,
-                      absl::StrCat(name_, ": ", what, ": ",
-                                   error != 0 ? std::strerror(error) : "stream error"));
+                      absl::StrCat(name_, ": ", what, ": ", error != 0 ? std::strerror(error) : "stream error"));
 }
 
 }  // namespace exactq

@@ -19,8 +19,7 @@ namespace exactq {
 // Returns true when the frame was read whole. Returns false when the stream ended
 // before the frame's first byte and `end_allowed` is set (a clean end of stream).
 // A partial frame is DataLoss naming `frame_index`; a read error keeps its errno code.
-absl::StatusOr<bool> ReadFramePayload(FileHandle& file, int64_t frame_index,
-                                      bool end_allowed, Frame* frame);
+absl::StatusOr<bool> ReadFramePayload(FileHandle& file, int64_t frame_index, bool end_allowed, Frame* frame);
 
 }  // namespace exactq
 

@@ -63,8 +63,7 @@ TEST(IoCorpusTest, EveryY4mFileReadsAndWritesBackIdentically) {
     ASSERT_TRUE(reader.ok()) << reader.status();
     const auto it = expected.find(name);
     ASSERT_NE(it, expected.end()) << "not listed in cases.json";
-    EXPECT_EQ(reader->geometry(), it->second.geometry)
-        << GeometryDescription(reader->geometry());
+    EXPECT_EQ(reader->geometry(), it->second.geometry) << GeometryDescription(reader->geometry());
 
     const std::string copy_path = ::testing::TempDir() + "/io_corpus_copy.y4m";
     absl::StatusOr<Y4mWriter> writer = Y4mWriter::Create(copy_path, reader->header());

@@ -6,8 +6,7 @@
 
 namespace exactq {
 
-absl::StatusOr<RawYuvReader> RawYuvReader::Open(const std::string& path,
-                                                const FrameGeometry& geometry) {
+absl::StatusOr<RawYuvReader> RawYuvReader::Open(const std::string& path, const FrameGeometry& geometry) {
   if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;
   absl::StatusOr<FileHandle> file = FileHandle::Open(path, "rb");
   if (!file.ok()) return file.status();
@@ -25,8 +24,7 @@ absl::StatusOr<bool> RawYuvReader::ReadFrame(Frame* frame) {
   if (frame->geometry() != geometry_) {
     if (absl::Status s = frame->Reset(geometry_); !s.ok()) return s;
   }
-  absl::StatusOr<bool> read =
-      ReadFramePayload(file_, frames_read_, /*end_allowed=*/true, frame);
+  absl::StatusOr<bool> read = ReadFramePayload(file_, frames_read_, /*end_allowed=*/true, frame);
   if (!read.ok()) {
     error_ = read.status();
     return error_;

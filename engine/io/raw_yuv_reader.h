@@ -27,11 +27,9 @@ namespace exactq {
 class RawYuvReader {
  public:
   // InvalidArgument for an invalid geometry; errno-based codes when the file won't open.
-  static absl::StatusOr<RawYuvReader> Open(const std::string& path,
-                                           const FrameGeometry& geometry);
+  static absl::StatusOr<RawYuvReader> Open(const std::string& path, const FrameGeometry& geometry);
   // Reads from a stream the caller owns (stdin, a pipe); `name` appears in errors.
-  static absl::StatusOr<RawYuvReader> FromStream(std::FILE* stream, std::string name,
-                                                 const FrameGeometry& geometry);
+  static absl::StatusOr<RawYuvReader> FromStream(std::FILE* stream, std::string name, const FrameGeometry& geometry);
 
   const FrameGeometry& geometry() const { return geometry_; }
 
@@ -41,8 +39,7 @@ class RawYuvReader {
   int64_t frames_read() const { return frames_read_; }
 
  private:
-  RawYuvReader(FileHandle file, const FrameGeometry& geometry)
-      : file_(std::move(file)), geometry_(geometry) {}
+  RawYuvReader(FileHandle file, const FrameGeometry& geometry) : file_(std::move(file)), geometry_(geometry) {}
 
   FileHandle file_;
   FrameGeometry geometry_;

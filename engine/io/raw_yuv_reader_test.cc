@@ -44,17 +44,13 @@ TEST(RawYuvReaderTest, PartialLastFrameIsDataLoss) {
   ASSERT_TRUE(*reader->ReadFrame(&frame));
   const absl::Status status = reader->ReadFrame(&frame).status();
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(std::string(status.message()),
-            "raw: frame 1 is truncated: 7 of 12 bytes (2x2 yuv420p12le)");
+  EXPECT_EQ(std::string(status.message()), "raw: frame 1 is truncated: 7 of 12 bytes (2x2 yuv420p12le)");
 }
 
 TEST(RawYuvReaderTest, RejectsInvalidGeometryAndMissingFile) {
-  EXPECT_EQ(RawYuvReader::FromStream(stdin, "stdin", {2, 2, {ChromaLayout::k420, 6}})
-                .status()
-                .code(),
+  EXPECT_EQ(RawYuvReader::FromStream(stdin, "stdin", {2, 2, {ChromaLayout::k420, 6}}).status().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(RawYuvReader::Open("/nonexistent/exactq/x.yuv", kGeometry).status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(RawYuvReader::Open("/nonexistent/exactq/x.yuv", kGeometry).status().code(), absl::StatusCode::kNotFound);
 }
 
 }  // namespace

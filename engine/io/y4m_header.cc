@@ -14,8 +14,7 @@ namespace {
 constexpr absl::string_view kMagic = "YUV4MPEG2";
 
 absl::Status TagError(absl::string_view tag, absl::string_view problem) {
-  return absl::InvalidArgumentError(
-      absl::StrCat("Y4M header tag '", tag, "': ", problem));
+  return absl::InvalidArgumentError(absl::StrCat("Y4M header tag '", tag, "': ", problem));
 }
 
 // Digits only: no sign, no spaces, no empty string (SimpleAtoi would allow some).
@@ -29,14 +28,12 @@ bool ParseDecimal(absl::string_view text, uint32_t* value) {
 
 bool ParseRatio(absl::string_view text, Y4mRatio* ratio) {
   const std::vector<absl::string_view> parts = absl::StrSplit(text, ':');
-  return parts.size() == 2 && ParseDecimal(parts[0], &ratio->numerator) &&
-         ParseDecimal(parts[1], &ratio->denominator);
+  return parts.size() == 2 && ParseDecimal(parts[0], &ratio->numerator) && ParseDecimal(parts[1], &ratio->denominator);
 }
 
 absl::Status ParseDimension(absl::string_view tag, int* dimension) {
   uint32_t value = 0;
-  if (!ParseDecimal(tag.substr(1), &value) || value < 1 ||
-      value > static_cast<uint32_t>(kMaxFrameDimension)) {
+  if (!ParseDecimal(tag.substr(1), &value) || value < 1 || value > static_cast<uint32_t>(kMaxFrameDimension)) {
     return TagError(tag, absl::StrCat("expected an integer in 1..", kMaxFrameDimension));
   }
   *dimension = static_cast<int>(value);
@@ -66,8 +63,7 @@ absl::StatusOr<PixelFormat> ParseY4mColorspace(absl::string_view name) {
   const std::string lowered = absl::AsciiStrToLower(name);
   // 8-bit names; the 4:2:0 variants differ only in chroma siting, which no metric here
   // uses (the fork's SSIMULACRA2 takes the nearest chroma sample).
-  if (lowered == "420jpeg" || lowered == "420mpeg2" || lowered == "420paldv" ||
-      lowered == "420") {
+  if (lowered == "420jpeg" || lowered == "420mpeg2" || lowered == "420paldv" || lowered == "420") {
     return PixelFormat{ChromaLayout::k420, 8};
   }
   if (lowered == "422") return PixelFormat{ChromaLayout::k422, 8};
@@ -92,18 +88,16 @@ absl::StatusOr<PixelFormat> ParseY4mColorspace(absl::string_view name) {
       depth <= static_cast<uint32_t>(kMaxBitDepth) && depth_text[0] != '0') {
     return PixelFormat{layout, static_cast<int>(depth)};
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "colour space '", name,
-      "' is not supported (planar 420jpeg/420mpeg2/420paldv/420/422/444/mono at 8 bits, "
-      "420pN/422pN/444pN/monoN for N in 9..16)"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("colour space '", name,
+                   "' is not supported (planar 420jpeg/420mpeg2/420paldv/420/422/444/mono at 8 bits, "
+                   "420pN/422pN/444pN/monoN for N in 9..16)"));
 }
 
 absl::StatusOr<Y4mHeader> ParseY4mHeader(absl::string_view line) {
-  const std::vector<absl::string_view> tokens =
-      absl::StrSplit(line, ' ', absl::SkipEmpty());
+  const std::vector<absl::string_view> tokens = absl::StrSplit(line, ' ', absl::SkipEmpty());
   if (tokens.empty() || tokens[0] != kMagic) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("not a Y4M stream: the header does not start with ", kMagic));
+    return absl::InvalidArgumentError(absl::StrCat("not a Y4M stream: the header does not start with ", kMagic));
   }
   Y4mHeader header;
   bool has_width = false;
@@ -134,8 +128,7 @@ absl::StatusOr<Y4mHeader> ParseY4mHeader(absl::string_view line) {
         }
         break;
       case 'I':
-        if (value.size() != 1 || absl::string_view("ptbm?").find(value[0]) ==
-                                     absl::string_view::npos) {
+        if (value.size() != 1 || absl::string_view("ptbm?").find(value[0]) == absl::string_view::npos) {
           return TagError(tag, "expected interlacing p, t, b, m or ?");
         }
         header.interlace = value[0];
@@ -171,31 +164,27 @@ absl::StatusOr<Y4mHeader> ParseY4mHeader(absl::string_view line) {
   if (!has_width) return absl::InvalidArgumentError("Y4M header has no W (width) tag");
   if (!has_height) return absl::InvalidArgumentError("Y4M header has no H (height) tag");
   if (c_format && xyscss_format && *c_format != *xyscss_format) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Y4M header tags disagree: C says ", PixelFormatName(*c_format), ", XYSCSS says ",
-        PixelFormatName(*xyscss_format)));
+    return absl::InvalidArgumentError(absl::StrCat("Y4M header tags disagree: C says ", PixelFormatName(*c_format),
+                                                   ", XYSCSS says ", PixelFormatName(*xyscss_format)));
   }
   // The Y4M default colour space is 4:2:0 8-bit (420jpeg).
-  header.geometry.format =
-      c_format ? *c_format : xyscss_format.value_or(PixelFormat{ChromaLayout::k420, 8});
+  header.geometry.format = c_format ? *c_format : xyscss_format.value_or(PixelFormat{ChromaLayout::k420, 8});
   if (absl::Status s = ValidateGeometry(header.geometry); !s.ok()) return s;
   return header;
 }
 
 std::string FormatY4mHeader(const Y4mHeader& header) {
   const std::string colorspace = Y4mColorspaceName(header.geometry.format);
-  std::string line = absl::StrCat(
-      kMagic, " W", header.geometry.width, " H", header.geometry.height, " F",
-      header.frame_rate.numerator, ":", header.frame_rate.denominator, " I",
-      std::string(1, header.interlace), " A", header.pixel_aspect.numerator, ":",
-      header.pixel_aspect.denominator, " C", colorspace);
+  std::string line =
+      absl::StrCat(kMagic, " W", header.geometry.width, " H", header.geometry.height, " F", header.frame_rate.numerator,
+                   ":", header.frame_rate.denominator, " I", std::string(1, header.interlace), " A",
+                   header.pixel_aspect.numerator, ":", header.pixel_aspect.denominator, " C", colorspace);
   // ffmpeg adds the mjpegtools spelling for every colour space but mono.
   if (header.geometry.format.layout != ChromaLayout::k400) {
     absl::StrAppend(&line, " XYSCSS=", absl::AsciiStrToUpper(colorspace));
   }
   if (header.color_range) {
-    absl::StrAppend(&line, " XCOLORRANGE=",
-                    *header.color_range == ColorRange::kFull ? "FULL" : "LIMITED");
+    absl::StrAppend(&line, " XCOLORRANGE=", *header.color_range == ColorRange::kFull ? "FULL" : "LIMITED");
   }
   line += '\n';
   return line;

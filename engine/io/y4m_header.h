@@ -46,7 +46,7 @@ struct Y4mHeader {
   FrameGeometry geometry;
   Y4mRatio frame_rate;
   Y4mRatio pixel_aspect;
-  char interlace = '?';  // 'p' progressive, 't'/'b' top/bottom field first, 'm' mixed
+  char interlace = '?';                   // 'p' progressive, 't'/'b' top/bottom field first, 'm' mixed
   std::optional<ColorRange> color_range;  // present only when the file tags it
 };
 

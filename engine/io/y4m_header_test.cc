@@ -8,8 +8,7 @@ namespace exactq {
 namespace {
 
 // The header line of the corpus's 10-bit files, as ffmpeg 5.1 wrote it.
-constexpr char kFfmpeg10BitHeader[] =
-    "YUV4MPEG2 W576 H324 F25:1 Ip A1:1 C420p10 XYSCSS=420P10 XCOLORRANGE=LIMITED";
+constexpr char kFfmpeg10BitHeader[] = "YUV4MPEG2 W576 H324 F25:1 Ip A1:1 C420p10 XYSCSS=420P10 XCOLORRANGE=LIMITED";
 
 TEST(Y4mHeaderTest, ParsesFfmpegHeader) {
   absl::StatusOr<Y4mHeader> header = ParseY4mHeader(kFfmpeg10BitHeader);
@@ -44,30 +43,24 @@ TEST(Y4mHeaderTest, EveryFfmpegColorspaceName) {
     int depth;
   };
   const Case cases[] = {
-      {"420jpeg", ChromaLayout::k420, 8},  {"420paldv", ChromaLayout::k420, 8},
-      {"420mpeg2", ChromaLayout::k420, 8}, {"420", ChromaLayout::k420, 8},
-      {"422", ChromaLayout::k422, 8},      {"444", ChromaLayout::k444, 8},
-      {"mono", ChromaLayout::k400, 8},     {"420p9", ChromaLayout::k420, 9},
-      {"420p10", ChromaLayout::k420, 10},  {"422p10", ChromaLayout::k422, 10},
-      {"444p10", ChromaLayout::k444, 10},  {"420p12", ChromaLayout::k420, 12},
-      {"422p12", ChromaLayout::k422, 12},  {"444p12", ChromaLayout::k444, 12},
-      {"420p14", ChromaLayout::k420, 14},  {"422p14", ChromaLayout::k422, 14},
-      {"444p14", ChromaLayout::k444, 14},  {"420p16", ChromaLayout::k420, 16},
-      {"422p16", ChromaLayout::k422, 16},  {"444p16", ChromaLayout::k444, 16},
-      {"mono9", ChromaLayout::k400, 9},    {"mono10", ChromaLayout::k400, 10},
-      {"mono12", ChromaLayout::k400, 12},  {"mono16", ChromaLayout::k400, 16},
+      {"420jpeg", ChromaLayout::k420, 8}, {"420paldv", ChromaLayout::k420, 8}, {"420mpeg2", ChromaLayout::k420, 8},
+      {"420", ChromaLayout::k420, 8},     {"422", ChromaLayout::k422, 8},      {"444", ChromaLayout::k444, 8},
+      {"mono", ChromaLayout::k400, 8},    {"420p9", ChromaLayout::k420, 9},    {"420p10", ChromaLayout::k420, 10},
+      {"422p10", ChromaLayout::k422, 10}, {"444p10", ChromaLayout::k444, 10},  {"420p12", ChromaLayout::k420, 12},
+      {"422p12", ChromaLayout::k422, 12}, {"444p12", ChromaLayout::k444, 12},  {"420p14", ChromaLayout::k420, 14},
+      {"422p14", ChromaLayout::k422, 14}, {"444p14", ChromaLayout::k444, 14},  {"420p16", ChromaLayout::k420, 16},
+      {"422p16", ChromaLayout::k422, 16}, {"444p16", ChromaLayout::k444, 16},  {"mono9", ChromaLayout::k400, 9},
+      {"mono10", ChromaLayout::k400, 10}, {"mono12", ChromaLayout::k400, 12},  {"mono16", ChromaLayout::k400, 16},
   };
   for (const Case& c : cases) {
-    absl::StatusOr<Y4mHeader> header =
-        ParseY4mHeader(std::string("YUV4MPEG2 W4 H4 C") + c.tag);
+    absl::StatusOr<Y4mHeader> header = ParseY4mHeader(std::string("YUV4MPEG2 W4 H4 C") + c.tag);
     ASSERT_TRUE(header.ok()) << c.tag << ": " << header.status();
     EXPECT_EQ(header->geometry.format, (PixelFormat{c.layout, c.depth})) << c.tag;
   }
 }
 
 TEST(Y4mHeaderTest, ColorspaceNameRoundTripsEveryFormat) {
-  for (ChromaLayout layout :
-       {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
+  for (ChromaLayout layout : {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
     for (int depth = 8; depth <= 16; ++depth) {
       const PixelFormat format{layout, depth};
       absl::StatusOr<PixelFormat> parsed = ParseY4mColorspace(Y4mColorspaceName(format));
@@ -93,8 +86,7 @@ TEST(Y4mHeaderTest, FormatsMonoWithoutXyscssAndFullRange) {
   header.pixel_aspect = {0, 0};
   header.interlace = 't';
   header.color_range = ColorRange::kFull;
-  EXPECT_EQ(FormatY4mHeader(header),
-            "YUV4MPEG2 W7 H3 F30000:1001 It A0:0 Cmono12 XCOLORRANGE=FULL\n");
+  EXPECT_EQ(FormatY4mHeader(header), "YUV4MPEG2 W7 H3 F30000:1001 It A0:0 Cmono12 XCOLORRANGE=FULL\n");
 }
 
 void ExpectErrorNaming(const std::string& line, const std::string& needle) {
@@ -128,8 +120,7 @@ TEST(Y4mHeaderTest, BadHeadersNameTheTag) {
 }
 
 TEST(Y4mHeaderTest, IgnoresUnknownExtensionsAndExtraSpaces) {
-  absl::StatusOr<Y4mHeader> header =
-      ParseY4mHeader("YUV4MPEG2  W4 H2  XFOO=bar C444 ");
+  absl::StatusOr<Y4mHeader> header = ParseY4mHeader("YUV4MPEG2  W4 H2  XFOO=bar C444 ");
   ASSERT_TRUE(header.ok()) << header.status();
   EXPECT_EQ(header->geometry, (FrameGeometry{4, 2, {ChromaLayout::k444, 8}}));
 }

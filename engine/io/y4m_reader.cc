@@ -50,17 +50,16 @@ absl::StatusOr<Y4mReader> Y4mReader::FromHandle(FileHandle file) {
     case LineEnd::kReadError:
       return file.ErrorStatus("read error in the Y4M header");
     case LineEnd::kEndOfStream:
-      return absl::InvalidArgumentError(absl::StrCat(
-          file.name(), line.empty() ? ": empty input, expected a Y4M stream"
-                                    : ": the Y4M header line is not terminated"));
+      return absl::InvalidArgumentError(absl::StrCat(file.name(), line.empty()
+                                                                      ? ": empty input, expected a Y4M stream"
+                                                                      : ": the Y4M header line is not terminated"));
     case LineEnd::kTooLong:
-      return absl::InvalidArgumentError(absl::StrCat(
-          file.name(), ": no Y4M header line within ", kMaxHeaderLine, " bytes"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(file.name(), ": no Y4M header line within ", kMaxHeaderLine, " bytes"));
   }
   absl::StatusOr<Y4mHeader> header = ParseY4mHeader(line);
   if (!header.ok()) {
-    return absl::Status(header.status().code(),
-                        absl::StrCat(file.name(), ": ", header.status().message()));
+    return absl::Status(header.status().code(), absl::StrCat(file.name(), ": ", header.status().message()));
   }
   return Y4mReader(std::move(file), *std::move(header));
 }
@@ -75,19 +74,17 @@ absl::StatusOr<bool> Y4mReader::ReadFrameMarker() {
       return file_.ErrorStatus(absl::StrCat("read error before frame ", frames_read_));
     case LineEnd::kEndOfStream:
       if (line.empty()) return false;
-      return absl::DataLossError(absl::StrCat(file_.name(), ": frame ", frames_read_,
-                                              " is truncated inside its FRAME line"));
+      return absl::DataLossError(
+          absl::StrCat(file_.name(), ": frame ", frames_read_, " is truncated inside its FRAME line"));
     case LineEnd::kTooLong:
-      return absl::InvalidArgumentError(absl::StrCat(
-          file_.name(), ": frame ", frames_read_, " has no FRAME line end within ",
-          kMaxFrameLine, " bytes"));
+      return absl::InvalidArgumentError(absl::StrCat(file_.name(), ": frame ", frames_read_,
+                                                     " has no FRAME line end within ", kMaxFrameLine, " bytes"));
   }
   // "FRAME", optionally followed by space-separated frame parameters (ignored).
   absl::string_view rest = line;
   if (!absl::ConsumePrefix(&rest, "FRAME") || !(rest.empty() || rest[0] == ' ')) {
     return absl::InvalidArgumentError(absl::StrCat(
-        file_.name(), ": frame ", frames_read_, " does not start with a FRAME line (got '",
-        line.substr(0, 16), "')"));
+        file_.name(), ": frame ", frames_read_, " does not start with a FRAME line (got '", line.substr(0, 16), "')"));
   }
   return true;
 }

@@ -53,8 +53,7 @@ class Y4mReader {
   int64_t frames_read() const { return frames_read_; }
 
  private:
-  Y4mReader(FileHandle file, Y4mHeader header)
-      : file_(std::move(file)), header_(std::move(header)) {}
+  Y4mReader(FileHandle file, Y4mHeader header) : file_(std::move(file)), header_(std::move(header)) {}
   static absl::StatusOr<Y4mReader> FromHandle(FileHandle file);
   // Reads the "FRAME..." line; false at a clean end of stream.
   absl::StatusOr<bool> ReadFrameMarker();

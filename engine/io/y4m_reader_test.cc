@@ -25,8 +25,8 @@ Stream MemoryStream(std::string& bytes) {
 std::string FramePayload(char fill) { return std::string(17, fill); }
 
 TEST(Y4mReaderTest, ReadsFramesUntilCleanEnd) {
-  std::string bytes = "YUV4MPEG2 W3 H3 F30:1 C420jpeg\nFRAME\n" + FramePayload('a') +
-                      "FRAME Ixyz\n" + FramePayload('b');
+  std::string bytes =
+      "YUV4MPEG2 W3 H3 F30:1 C420jpeg\nFRAME\n" + FramePayload('a') + "FRAME Ixyz\n" + FramePayload('b');
   Stream stream = MemoryStream(bytes);
   absl::StatusOr<Y4mReader> reader = Y4mReader::FromStream(stream.get(), "memory");
   ASSERT_TRUE(reader.ok()) << reader.status();
@@ -39,8 +39,7 @@ TEST(Y4mReaderTest, ReadsFramesUntilCleanEnd) {
   ASSERT_TRUE(more.ok()) << more.status();
   EXPECT_TRUE(*more);
   EXPECT_EQ(frame.geometry(), reader->geometry());
-  EXPECT_EQ(std::string(reinterpret_cast<const char*>(frame.bytes()), frame.size_bytes()),
-            FramePayload('a'));
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(frame.bytes()), frame.size_bytes()), FramePayload('a'));
 
   more = reader->ReadFrame(&frame);
   ASSERT_TRUE(more.ok()) << more.status();
@@ -77,11 +76,10 @@ absl::Status ReadAll(std::string bytes) {
 }
 
 TEST(Y4mReaderTest, TruncatedFrameIsDataLossNamingTheFrame) {
-  const absl::Status status = ReadAll("YUV4MPEG2 W3 H3\nFRAME\n" + FramePayload('a') +
-                                      "FRAME\n" + FramePayload('b').substr(0, 5));
+  const absl::Status status =
+      ReadAll("YUV4MPEG2 W3 H3\nFRAME\n" + FramePayload('a') + "FRAME\n" + FramePayload('b').substr(0, 5));
   EXPECT_EQ(status.code(), absl::StatusCode::kDataLoss);
-  EXPECT_EQ(std::string(status.message()),
-            "memory: frame 1 is truncated: 5 of 17 bytes (3x3 yuv420p)");
+  EXPECT_EQ(std::string(status.message()), "memory: frame 1 is truncated: 5 of 17 bytes (3x3 yuv420p)");
 }
 
 TEST(Y4mReaderTest, FrameWithoutPixelsIsTruncated) {
@@ -98,14 +96,10 @@ TEST(Y4mReaderTest, CutFrameLineIsDataLoss) {
 
 TEST(Y4mReaderTest, MissingFrameMarkerIsInvalid) {
   // One byte too many in frame 0 shifts frame 1's marker.
-  const absl::Status status = ReadAll("YUV4MPEG2 W3 H3\nFRAME\n" + FramePayload('a') +
-                                      "xFRAME\n" + FramePayload('b'));
+  const absl::Status status = ReadAll("YUV4MPEG2 W3 H3\nFRAME\n" + FramePayload('a') + "xFRAME\n" + FramePayload('b'));
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(status.message().find("frame 1 does not start with a FRAME line"),
-            absl::string_view::npos)
-      << status;
-  EXPECT_EQ(ReadAll("YUV4MPEG2 W3 H3\nFRAMES\n" + FramePayload('a')).code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("frame 1 does not start with a FRAME line"), absl::string_view::npos) << status;
+  EXPECT_EQ(ReadAll("YUV4MPEG2 W3 H3\nFRAMES\n" + FramePayload('a')).code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Y4mReaderTest, ErrorsAreSticky) {
@@ -125,13 +119,11 @@ TEST(Y4mReaderTest, BadOrMissingHeader) {
   EXPECT_EQ(ReadAll(std::string(10000, 'x')).code(), absl::StatusCode::kInvalidArgument);
   const absl::Status status = ReadAll("YUV4MPEG2 W3 H3 C411\n");
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_NE(status.message().find("memory: Y4M header tag 'C411'"), absl::string_view::npos)
-      << status;
+  EXPECT_NE(status.message().find("memory: Y4M header tag 'C411'"), absl::string_view::npos) << status;
 }
 
 TEST(Y4mReaderTest, OpenMissingFileIsNotFound) {
-  EXPECT_EQ(Y4mReader::Open("/nonexistent/exactq/none.y4m").status().code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(Y4mReader::Open("/nonexistent/exactq/none.y4m").status().code(), absl::StatusCode::kNotFound);
 }
 
 TEST(Y4mReaderTest, SixteenBitFrameIsReadAsLittleEndianWords) {

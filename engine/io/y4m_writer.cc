@@ -10,9 +10,7 @@ namespace {
 
 constexpr char kFrameLine[] = "FRAME\n";
 
-bool WriteAll(std::FILE* stream, const void* data, size_t size) {
-  return std::fwrite(data, 1, size, stream) == size;
-}
+bool WriteAll(std::FILE* stream, const void* data, size_t size) { return std::fwrite(data, 1, size, stream) == size; }
 
 }  // namespace
 
@@ -23,8 +21,7 @@ absl::StatusOr<Y4mWriter> Y4mWriter::Create(const std::string& path, const Y4mHe
   return FromHandle(*std::move(file), header);
 }
 
-absl::StatusOr<Y4mWriter> Y4mWriter::ToStream(std::FILE* stream, std::string name,
-                                              const Y4mHeader& header) {
+absl::StatusOr<Y4mWriter> Y4mWriter::ToStream(std::FILE* stream, std::string name, const Y4mHeader& header) {
   if (absl::Status s = ValidateGeometry(header.geometry); !s.ok()) return s;
   return FromHandle(FileHandle::Borrow(stream, std::move(name)), header);
 }
@@ -40,9 +37,9 @@ absl::StatusOr<Y4mWriter> Y4mWriter::FromHandle(FileHandle file, const Y4mHeader
 
 absl::Status Y4mWriter::WriteFrame(const Frame& frame) {
   if (frame.geometry() != header_.geometry) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        file_.name(), ": frame ", frames_written_, " is ", GeometryDescription(frame.geometry()),
-        " but the stream is ", GeometryDescription(header_.geometry)));
+    return absl::InvalidArgumentError(absl::StrCat(file_.name(), ": frame ", frames_written_, " is ",
+                                                   GeometryDescription(frame.geometry()), " but the stream is ",
+                                                   GeometryDescription(header_.geometry)));
   }
   errno = 0;
   if (!WriteAll(file_.get(), kFrameLine, sizeof(kFrameLine) - 1) ||

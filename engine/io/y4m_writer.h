@@ -32,8 +32,7 @@ class Y4mWriter {
   // valid.
   static absl::StatusOr<Y4mWriter> Create(const std::string& path, const Y4mHeader& header);
   // Writes to a stream the caller owns (stdout, a pipe).
-  static absl::StatusOr<Y4mWriter> ToStream(std::FILE* stream, std::string name,
-                                            const Y4mHeader& header);
+  static absl::StatusOr<Y4mWriter> ToStream(std::FILE* stream, std::string name, const Y4mHeader& header);
 
   const Y4mHeader& header() const { return header_; }
 
@@ -47,8 +46,7 @@ class Y4mWriter {
   int64_t frames_written() const { return frames_written_; }
 
  private:
-  Y4mWriter(FileHandle file, Y4mHeader header)
-      : file_(std::move(file)), header_(std::move(header)) {}
+  Y4mWriter(FileHandle file, Y4mHeader header) : file_(std::move(file)), header_(std::move(header)) {}
   static absl::StatusOr<Y4mWriter> FromHandle(FileHandle file, const Y4mHeader& header);
 
   FileHandle file_;

@@ -45,7 +45,8 @@ TEST(Y4mWriterTest, WritesFfmpegBytes) {
   const std::string payload("\x01\x00\x02\x00\x03\x00\xff\x03\x04\x00\x05\x00\x06\x00", 14);
   EXPECT_EQ(ReadFileBytes(path),
             "YUV4MPEG2 W3 H1 F25:1 Ip A1:1 C422p10 XYSCSS=422P10 XCOLORRANGE=LIMITED\n"
-            "FRAME\n" + payload + "FRAME\n" + payload);
+            "FRAME\n" +
+                payload + "FRAME\n" + payload);
 }
 
 TEST(Y4mWriterTest, WhatItWritesReadsBack) {

@@ -41,9 +41,9 @@ struct LadderSources::Impl {
   struct Rendition {
     std::unique_ptr<DecodeAhead> source;
     bool scaled = false;
-    bool live = true;  // handing out pictures
+    bool live = true;      // handing out pictures
     int64_t pictures = 0;  // handed out
-    absl::Status error;  // its decoder's (or the scaler's) error, which ended it
+    absl::Status error;    // its decoder's (or the scaler's) error, which ended it
   };
 
   std::unique_ptr<DecodeAhead> reference;
@@ -115,8 +115,7 @@ bool LadderSources::scaled(size_t i) const { return impl_->renditions.at(i).scal
 
 int64_t LadderSources::frames() const { return impl_->frames; }
 
-absl::StatusOr<bool> LadderSources::Next(Frame* reference, std::vector<Frame>* renditions,
-                                         std::vector<bool>* present) {
+absl::StatusOr<bool> LadderSources::Next(Frame* reference, std::vector<Frame>* renditions, std::vector<bool>* present) {
   Impl& impl = *impl_;
   if (!impl.reference_error.ok()) return impl.reference_error;
   const size_t n = impl.renditions.size();
@@ -184,9 +183,9 @@ std::vector<absl::Status> LadderSources::Finish() {
     if (!status.ok()) {
       ends[i] = status;
     } else if (count != impl.frames) {
-      ends[i] = absl::InvalidArgumentError(absl::StrCat(
-          "the sources have different frame counts: the reference has ", impl.frames, " frames and rendition ", i,
-          " has ", count, "; the first ", r.pictures, " pairs were scored"));
+      ends[i] = absl::InvalidArgumentError(absl::StrCat("the sources have different frame counts: the reference has ",
+                                                        impl.frames, " frames and rendition ", i, " has ", count,
+                                                        "; the first ", r.pictures, " pairs were scored"));
     }
   }
   impl.ends = ends;

@@ -60,9 +60,9 @@ class LadderSources {
   };
 
   // At least one rendition. Errors name the rendition by its index (from 0).
-  static absl::StatusOr<std::unique_ptr<LadderSources>> Start(
-      std::unique_ptr<VideoDecoder> reference, std::vector<std::unique_ptr<VideoDecoder>> renditions,
-      const Options& options);
+  static absl::StatusOr<std::unique_ptr<LadderSources>> Start(std::unique_ptr<VideoDecoder> reference,
+                                                              std::vector<std::unique_ptr<VideoDecoder>> renditions,
+                                                              const Options& options);
   // Stops every decoder and joins their threads (mid-stream too).
   ~LadderSources();
   LadderSources(const LadderSources&) = delete;

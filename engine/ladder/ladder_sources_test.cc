@@ -35,9 +35,9 @@ std::string Encode(const std::string& name, int frames, const std::string& filte
   static std::map<std::string, std::string>* made = new std::map<std::string, std::string>;
   if (auto it = made->find(name); it != made->end()) return it->second;
   const std::string path = absl::StrCat(TempDir(), "/", name);
-  const std::string command = absl::StrCat(
-      "ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x48:rate=", rate, " -frames:v ", frames,
-      filters.empty() ? "" : " -vf " + filters, " -c:v ffv1 -pix_fmt ", pix_fmt, " ", path);
+  const std::string command =
+      absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x48:rate=", rate, " -frames:v ", frames,
+                   filters.empty() ? "" : " -vf " + filters, " -c:v ffv1 -pix_fmt ", pix_fmt, " ", path);
   EXPECT_EQ(std::system(command.c_str()), 0) << command;
   (*made)[name] = path;
   return path;
@@ -93,9 +93,7 @@ bool SameBytes(const Frame& a, const Frame& b) {
   return a.geometry() == b.geometry() && std::memcmp(a.bytes(), b.bytes(), a.size_bytes()) == 0;
 }
 
-bool Contains(const absl::Status& s, const std::string& text) {
-  return s.message().find(text) != std::string::npos;
-}
+bool Contains(const absl::Status& s, const std::string& text) { return s.message().find(text) != std::string::npos; }
 
 TEST(LadderSourcesTest, EveryRenditionAtTheReferenceSizeByteForByte) {
   const std::vector<std::string> renditions = {Reference(), Small(), Medium(), Noisy()};
@@ -204,13 +202,13 @@ TEST(LadderSourcesTest, OtherFrameCountsEndTheirRenditionNamingBothCounts) {
   const std::vector<absl::Status> ends = l.Finish();
   ASSERT_EQ(ends.size(), 3u);
   EXPECT_EQ(ends[0].code(), absl::StatusCode::kInvalidArgument) << ends[0];
-  EXPECT_TRUE(Contains(ends[0], absl::StrCat("the reference has ", kFrames, " frames and rendition 0 has ",
-                                             kFrames - 3)))
+  EXPECT_TRUE(
+      Contains(ends[0], absl::StrCat("the reference has ", kFrames, " frames and rendition 0 has ", kFrames - 3)))
       << ends[0];
   EXPECT_TRUE(ends[1].ok()) << ends[1];
   EXPECT_EQ(ends[2].code(), absl::StatusCode::kInvalidArgument) << ends[2];
-  EXPECT_TRUE(Contains(ends[2], absl::StrCat("the reference has ", kFrames, " frames and rendition 2 has ",
-                                             kFrames + 4)))
+  EXPECT_TRUE(
+      Contains(ends[2], absl::StrCat("the reference has ", kFrames, " frames and rendition 2 has ", kFrames + 4)))
       << ends[2];
 }
 
@@ -281,8 +279,10 @@ TEST(LadderSourcesTest, AReferenceDecoderErrorEndsEverything) {
   absl::Status error;
   for (int i = 0; i <= kFrames && error.ok(); ++i) {
     absl::StatusOr<bool> more = (*ladder)->Next(&reference, &pictures, &present);
-    if (!more.ok()) error = more.status();
-    else ASSERT_TRUE(*more) << "the cut reference ended cleanly";
+    if (!more.ok())
+      error = more.status();
+    else
+      ASSERT_TRUE(*more) << "the cut reference ended cleanly";
   }
   ASSERT_FALSE(error.ok());
   EXPECT_TRUE(Contains(error, "truncated")) << error;

@@ -55,7 +55,7 @@ struct GpuMetricFactory {
   // input (the runtime then scores on the CPU), FAILED_PRECONDITION / INTERNAL /
   // RESOURCE_EXHAUSTED from the device, naming the CUDA call.
   absl::StatusOr<std::unique_ptr<GpuMetric>> (*create)(int device, const FrameGeometry& geometry,
-                                                      const MetricOptions& options);
+                                                       const MetricOptions& options);
 };
 
 }  // namespace exactq

@@ -14,21 +14,20 @@ std::optional<double> FindScore(const FrameScores& scores, absl::string_view nam
   return std::nullopt;
 }
 
-double CanonicalizeNan(double value) {
-  return std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
-}
+double CanonicalizeNan(double value) { return std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value; }
 
 namespace {
 
 absl::Status CheckPair(const Metric& metric, const Frame& ref, const Frame& dist, const Frame* previous_reference) {
   if (ref.geometry() != dist.geometry()) {
-    return absl::InvalidArgumentError(absl::StrCat(metric.name(), ": reference is ", GeometryDescription(ref.geometry()),
-                                                   " but distorted is ", GeometryDescription(dist.geometry())));
+    return absl::InvalidArgumentError(absl::StrCat(metric.name(), ": reference is ",
+                                                   GeometryDescription(ref.geometry()), " but distorted is ",
+                                                   GeometryDescription(dist.geometry())));
   }
   if (previous_reference != nullptr && previous_reference->geometry() != ref.geometry()) {
     return absl::InvalidArgumentError(absl::StrCat(metric.name(), ": the previous reference is ",
-                                                   GeometryDescription(previous_reference->geometry()), " but this one is ",
-                                                   GeometryDescription(ref.geometry())));
+                                                   GeometryDescription(previous_reference->geometry()),
+                                                   " but this one is ", GeometryDescription(ref.geometry())));
   }
   return metric.CheckInput(ref.geometry());
 }

@@ -9,19 +9,15 @@
 
 namespace exactq {
 
-absl::StatusOr<MetricOptionParser> MetricOptionParser::Create(const MetricInfo& info,
-                                                              const MetricOptions& given) {
+absl::StatusOr<MetricOptionParser> MetricOptionParser::Create(const MetricInfo& info, const MetricOptions& given) {
   for (const auto& [name, value] : given) {
     bool declared = false;
     for (const MetricOptionInfo& option : info.options) declared |= option.name == name;
     if (!declared) {
-      std::string known = absl::StrJoin(info.options, ", ",
-                                        [](std::string* out, const MetricOptionInfo& option) {
-                                          out->append(option.name);
-                                        });
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown option '", name, "' for metric '", info.name, "' (known: ",
-                       known.empty() ? "none" : known, ")"));
+      std::string known = absl::StrJoin(
+          info.options, ", ", [](std::string* out, const MetricOptionInfo& option) { out->append(option.name); });
+      return absl::InvalidArgumentError(absl::StrCat("unknown option '", name, "' for metric '", info.name,
+                                                     "' (known: ", known.empty() ? "none" : known, ")"));
     }
   }
   return MetricOptionParser(info, given);
@@ -33,15 +29,13 @@ absl::StatusOr<std::string> MetricOptionParser::Text(absl::string_view name) con
   for (const MetricOptionInfo& option : info_.options) {
     if (option.name == name) return option.default_value;
   }
-  return absl::InternalError(
-      absl::StrCat("metric '", info_.name, "' reads undeclared option '", name, "'"));
+  return absl::InternalError(absl::StrCat("metric '", info_.name, "' reads undeclared option '", name, "'"));
 }
 
 absl::Status MetricOptionParser::BadValue(absl::string_view name, absl::string_view text,
                                           absl::string_view expected) const {
-  return absl::InvalidArgumentError(absl::StrCat("option '", name, "' of metric '",
-                                                 info_.name, "' is '", text,
-                                                 "'; expected ", expected));
+  return absl::InvalidArgumentError(
+      absl::StrCat("option '", name, "' of metric '", info_.name, "' is '", text, "'; expected ", expected));
 }
 
 absl::StatusOr<bool> MetricOptionParser::GetBool(absl::string_view name) const {

@@ -25,8 +25,7 @@ namespace exactq {
 class MetricOptionParser {
  public:
   // InvalidArgument naming the first given option that `info` does not declare.
-  static absl::StatusOr<MetricOptionParser> Create(const MetricInfo& info,
-                                                   const MetricOptions& given);
+  static absl::StatusOr<MetricOptionParser> Create(const MetricInfo& info, const MetricOptions& given);
 
   // "true"/"false" (also "1"/"0"), any case.
   absl::StatusOr<bool> GetBool(absl::string_view name) const;
@@ -35,13 +34,11 @@ class MetricOptionParser {
   absl::StatusOr<int64_t> GetInt(absl::string_view name) const;
 
  private:
-  MetricOptionParser(const MetricInfo& info, const MetricOptions& given)
-      : info_(info), given_(given) {}
+  MetricOptionParser(const MetricInfo& info, const MetricOptions& given) : info_(info), given_(given) {}
   // The given text, else the declared default; Internal for an undeclared name (a bug
   // in the metric, not in the request).
   absl::StatusOr<std::string> Text(absl::string_view name) const;
-  absl::Status BadValue(absl::string_view name, absl::string_view text,
-                        absl::string_view expected) const;
+  absl::Status BadValue(absl::string_view name, absl::string_view text, absl::string_view expected) const;
 
   // Copies: a few short strings, and no lifetime rules for callers.
   MetricInfo info_;

@@ -23,8 +23,8 @@ TEST(MetricOptionParserTest, DefaultsApplyWhenNotGiven) {
 }
 
 TEST(MetricOptionParserTest, GivenValuesWin) {
-  absl::StatusOr<MetricOptionParser> parser = MetricOptionParser::Create(
-      ExampleInfo(), {{"flag", "TRUE"}, {"scale", "-2.25"}, {"count", "12"}});
+  absl::StatusOr<MetricOptionParser> parser =
+      MetricOptionParser::Create(ExampleInfo(), {{"flag", "TRUE"}, {"scale", "-2.25"}, {"count", "12"}});
   ASSERT_TRUE(parser.ok());
   EXPECT_EQ(*parser->GetBool("flag"), true);
   EXPECT_EQ(*parser->GetDouble("scale"), -2.25);
@@ -34,8 +34,7 @@ TEST(MetricOptionParserTest, GivenValuesWin) {
 }
 
 TEST(MetricOptionParserTest, UnknownOptionIsNamedWithTheKnownOnes) {
-  absl::StatusOr<MetricOptionParser> parser =
-      MetricOptionParser::Create(ExampleInfo(), {{"flga", "true"}});
+  absl::StatusOr<MetricOptionParser> parser = MetricOptionParser::Create(ExampleInfo(), {{"flga", "true"}});
   ASSERT_FALSE(parser.ok());
   EXPECT_EQ(parser.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(std::string(parser.status().message()),
@@ -43,8 +42,8 @@ TEST(MetricOptionParserTest, UnknownOptionIsNamedWithTheKnownOnes) {
 }
 
 TEST(MetricOptionParserTest, BadValuesAreNamed) {
-  absl::StatusOr<MetricOptionParser> parser = MetricOptionParser::Create(
-      ExampleInfo(), {{"flag", "yes"}, {"scale", "nan"}, {"count", "2.5"}});
+  absl::StatusOr<MetricOptionParser> parser =
+      MetricOptionParser::Create(ExampleInfo(), {{"flag", "yes"}, {"scale", "nan"}, {"count", "2.5"}});
   ASSERT_TRUE(parser.ok());
   EXPECT_EQ(std::string(parser->GetBool("flag").status().message()),
             "option 'flag' of metric 'example' is 'yes'; expected true or false");

@@ -29,17 +29,14 @@ double PayloadNan() {
 class FirstSampleMetric : public Metric {
  public:
   const MetricInfo& info() const override {
-    static const MetricInfo* const info =
-        new MetricInfo{"first_sample", 1, "test metric", {"nan", "first"}, {}};
+    static const MetricInfo* const info = new MetricInfo{"first_sample", 1, "test metric", {"nan", "first"}, {}};
     return *info;
   }
   absl::Status CheckInput(const FrameGeometry& geometry) const override {
     if (geometry.format.bit_depth != 8) return absl::InvalidArgumentError("8-bit only");
     return absl::OkStatus();
   }
-  std::vector<std::string> OutputNames(const FrameGeometry&) const override {
-    return info().outputs;
-  }
+  std::vector<std::string> OutputNames(const FrameGeometry&) const override { return info().outputs; }
 
  protected:
   absl::StatusOr<FrameScores> ScoreFrame(const Frame& ref, const Frame&) override {

@@ -34,8 +34,7 @@ constexpr MetricRegistration kRegisteredMetrics[] = {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
-                                                     const MetricOptions& options) {
+absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name, const MetricOptions& options) {
   for (const MetricRegistration& registration : kRegisteredMetrics) {
     if (registration.info().name == name) return registration.create(options);
   }
@@ -43,8 +42,8 @@ absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
   for (const MetricRegistration& registration : kRegisteredMetrics) {
     known.push_back(registration.info().name);
   }
-  return absl::InvalidArgumentError(absl::StrCat("unknown metric '", name, "' (known: ",
-                                                 absl::StrJoin(known, ", "), ")"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("unknown metric '", name, "' (known: ", absl::StrJoin(known, ", "), ")"));
 }
 
 const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name) {
@@ -65,8 +64,8 @@ std::vector<MetricInfo> ListMetrics() {
 std::string MetricsHelp() {
   std::string out = "Metrics (--metrics NAME[:OPTION=VALUE...],...):\n";
   for (const MetricInfo& info : ListMetrics()) {
-    out += "  " + info.name + " (definition version " + std::to_string(info.definition_version) + "): " +
-           info.description + "\n    outputs:";
+    out += "  " + info.name + " (definition version " + std::to_string(info.definition_version) +
+           "): " + info.description + "\n    outputs:";
     for (const std::string& o : info.outputs) out += " " + o;
     out += "\n";
     for (const MetricOptionInfo& option : info.options) {

@@ -24,8 +24,7 @@
 namespace exactq {
 
 // InvalidArgument for an unknown metric name (listing the known ones) or a bad option.
-absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name,
-                                                     const MetricOptions& options);
+absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name, const MetricOptions& options);
 
 // The metric's CUDA twin (gpu_metric.h), or null when it has none in this build (no
 // twin, an unknown name, or a build without CUDA).

@@ -23,8 +23,7 @@ TEST(RegistryTest, ListsPsnrWithItsCapabilities) {
     options.insert(option.name);
     EXPECT_FALSE(option.description.empty()) << option.name;
   }
-  EXPECT_EQ(options,
-            (std::set<std::string>{"enable_chroma", "enable_mse", "min_sse", "reduced_hbd_peak"}));
+  EXPECT_EQ(options, (std::set<std::string>{"enable_chroma", "enable_mse", "min_sse", "reduced_hbd_peak"}));
 }
 
 TEST(RegistryTest, NamesAreUnique) {
@@ -44,11 +43,9 @@ TEST(RegistryTest, CreatesEveryListedMetricWithDefaults) {
 }
 
 TEST(RegistryTest, CreatedMetricHonoursOptions) {
-  absl::StatusOr<std::unique_ptr<Metric>> psnr =
-      CreateMetric("psnr", {{"enable_chroma", "false"}});
+  absl::StatusOr<std::unique_ptr<Metric>> psnr = CreateMetric("psnr", {{"enable_chroma", "false"}});
   ASSERT_TRUE(psnr.ok());
-  EXPECT_EQ((*psnr)->OutputNames({8, 8, {ChromaLayout::k420, 8}}),
-            (std::vector<std::string>{"psnr_y"}));
+  EXPECT_EQ((*psnr)->OutputNames({8, 8, {ChromaLayout::k420, 8}}), (std::vector<std::string>{"psnr_y"}));
 }
 
 TEST(RegistryTest, UnknownMetricOrOptionIsInvalidArgument) {
@@ -57,8 +54,7 @@ TEST(RegistryTest, UnknownMetricOrOptionIsInvalidArgument) {
   EXPECT_NE(unknown.status().message().find("unknown metric 'psnr_hvs' (known: psnr, ssim, ssimulacra2, vmaf"),
             absl::string_view::npos)
       << unknown.status();
-  EXPECT_EQ(CreateMetric("psnr", {{"bogus", "1"}}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CreateMetric("psnr", {{"bogus", "1"}}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(RegistryTest, VmafModelOption) {

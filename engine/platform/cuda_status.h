@@ -19,12 +19,12 @@ absl::Status CudaStatus(cudaError_t error, const char* who, const char* call);
 }  // namespace exactq
 
 // Evaluates `call` once and returns its error, if any, as CudaStatus(error, who, #call).
-#define EXACTQ_RETURN_IF_CUDA_ERROR(who, call)                                              \
-  do {                                                                                      \
-    const cudaError_t exactq_cuda_error_ = (call);                                          \
-    if (exactq_cuda_error_ != cudaSuccess) {                                                \
-      return ::exactq::CudaStatus(exactq_cuda_error_, who, #call);                          \
-    }                                                                                       \
+#define EXACTQ_RETURN_IF_CUDA_ERROR(who, call)                     \
+  do {                                                             \
+    const cudaError_t exactq_cuda_error_ = (call);                 \
+    if (exactq_cuda_error_ != cudaSuccess) {                       \
+      return ::exactq::CudaStatus(exactq_cuda_error_, who, #call); \
+    }                                                              \
   } while (0)
 
 #endif  // EXACTQ_ENGINE_PLATFORM_CUDA_STATUS_H_

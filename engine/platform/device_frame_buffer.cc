@@ -73,12 +73,13 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   if (absl::Status s = Reserve(bytes, !direct); !s.ok()) return s;
   uint8_t* const device[2] = {device_pictures_, device_pictures_ + capacity_};
   if (direct) {
-    EXACTQ_RETURN_IF_CUDA_ERROR(
-        kWho, cudaMemcpyAsync(device[0], reference.bytes(), bytes, cudaMemcpyHostToDevice, stream));
-    EXACTQ_RETURN_IF_CUDA_ERROR(
-        kWho, cudaMemcpyAsync(device[1], distorted.bytes(), bytes, cudaMemcpyHostToDevice, stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
+                                cudaMemcpyAsync(device[0], reference.bytes(), bytes, cudaMemcpyHostToDevice, stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
+                                cudaMemcpyAsync(device[1], distorted.bytes(), bytes, cudaMemcpyHostToDevice, stream));
   } else {
-    const CopySpan spans[2] = {{reference.bytes(), staging_, bytes}, {distorted.bytes(), staging_ + staging_capacity_, bytes}};
+    const CopySpan spans[2] = {{reference.bytes(), staging_, bytes},
+                               {distorted.bytes(), staging_ + staging_capacity_, bytes}};
     absl::Status status;
     StagedCopy(spans, [&](size_t span, size_t begin, size_t end) {
       if (!status.ok()) return;  // the helpers finish staging, but no more copies are queued

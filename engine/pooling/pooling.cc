@@ -8,9 +8,7 @@
 namespace exactq {
 namespace {
 
-double CanonicalNan(double value) {
-  return std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value;
-}
+double CanonicalNan(double value) { return std::isnan(value) ? std::numeric_limits<double>::quiet_NaN() : value; }
 
 }  // namespace
 
@@ -49,9 +47,8 @@ absl::StatusOr<PooledScores> PoolScores(absl::Span<const double> per_frame) {
     std::vector<double> sorted(per_frame.begin(), per_frame.end());
     // -0.0 sorts before +0.0: a total order, so the chosen element (and its sign bit)
     // does not depend on how the library's sort treats equal keys.
-    std::sort(sorted.begin(), sorted.end(), [](double a, double b) {
-      return a < b || (a == b && std::signbit(a) && !std::signbit(b));
-    });
+    std::sort(sorted.begin(), sorted.end(),
+              [](double a, double b) { return a < b || (a == b && std::signbit(a) && !std::signbit(b)); });
     pooled.p1 = NearestRankPercentile(sorted, 1);
     pooled.p5 = NearestRankPercentile(sorted, 5);
     pooled.p10 = NearestRankPercentile(sorted, 10);

@@ -48,9 +48,8 @@ TEST(PoolingCorpusTest, EqualsLibvmafPooledScoresBitForBit) {
                                                          {"harmonic_mean", pooled->harmonic_mean}};
           for (const auto& [statistic, value] : ours) {
             const double want = expected[statistic].get<double>();
-            EXPECT_EQ(Bits(value), Bits(want))
-                << absl::StrFormat("case %s, %s %s %s %s: ours %.17g, peer %.17g", case_id, peer,
-                                   metric, output, statistic, value, want);
+            EXPECT_EQ(Bits(value), Bits(want)) << absl::StrFormat(
+                "case %s, %s %s %s %s: ours %.17g, peer %.17g", case_id, peer, metric, output, statistic, value, want);
           }
           ++outputs_checked;
         }

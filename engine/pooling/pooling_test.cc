@@ -32,8 +32,7 @@ TEST(PoolingTest, EmptyInputIsInvalid) {
 TEST(PoolingTest, SingleFrameIsEveryStatistic) {
   const PooledScores pooled = PoolOrDie({42.5});
   EXPECT_EQ(pooled.count, 1u);
-  for (double v : {pooled.min, pooled.max, pooled.mean, pooled.p1, pooled.p5, pooled.p10,
-                   pooled.median}) {
+  for (double v : {pooled.min, pooled.max, pooled.mean, pooled.p1, pooled.p5, pooled.p10, pooled.median}) {
     EXPECT_EQ(v, 42.5);
   }
   // 1 / (1 / 43.5) - 1: 1/43.5 is rounded, so the harmonic mean of one value is that

@@ -14,9 +14,12 @@ constexpr char kPayloadUrl[] = "type.exactq.dev/engine.runtime.DeviceFault";
 
 const char* DeviceFaultName(DeviceFault fault) {
   switch (fault) {
-    case DeviceFault::kTransient: return "transient";
-    case DeviceFault::kPoisoned: return "poisoned";
-    case DeviceFault::kNone: break;
+    case DeviceFault::kTransient:
+      return "transient";
+    case DeviceFault::kPoisoned:
+      return "poisoned";
+    case DeviceFault::kNone:
+      break;
   }
   return "none";
 }

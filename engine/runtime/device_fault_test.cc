@@ -6,8 +6,8 @@ namespace exactq {
 namespace {
 
 TEST(DeviceFaultTest, TagsTravelInTheStatusAndKeepItsCodeAndMessage) {
-  const absl::Status poisoned = WithDeviceFault(absl::InternalError("launch: cudaErrorIllegalAddress"),
-                                                DeviceFault::kPoisoned);
+  const absl::Status poisoned =
+      WithDeviceFault(absl::InternalError("launch: cudaErrorIllegalAddress"), DeviceFault::kPoisoned);
   EXPECT_EQ(DeviceFaultOf(poisoned), DeviceFault::kPoisoned);
   EXPECT_EQ(poisoned.code(), absl::StatusCode::kInternal);
   EXPECT_EQ(poisoned.message(), "launch: cudaErrorIllegalAddress");

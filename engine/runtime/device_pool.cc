@@ -9,9 +9,12 @@ namespace exactq {
 
 const char* DeviceStateName(DeviceState state) {
   switch (state) {
-    case DeviceState::kCoolingDown: return "cooling_down";
-    case DeviceState::kLost: return "lost";
-    case DeviceState::kUsable: break;
+    case DeviceState::kCoolingDown:
+      return "cooling_down";
+    case DeviceState::kLost:
+      return "lost";
+    case DeviceState::kUsable:
+      break;
   }
   return "usable";
 }
@@ -112,8 +115,10 @@ std::vector<DeviceHealth> DevicePool::Snapshot() const {
     h.device = e->device;
     h.state = static_cast<DeviceState>(e->state.load());
     if (h.state == DeviceState::kCoolingDown) {
-      if (now >= e->retry_at) h.state = DeviceState::kUsable;
-      else h.retry_in = e->retry_at - now;
+      if (now >= e->retry_at)
+        h.state = DeviceState::kUsable;
+      else
+        h.retry_in = e->retry_at - now;
     }
     h.failures_in_row = e->failures_in_row.load();
     h.failures_total = e->failures_total;

@@ -47,7 +47,7 @@ struct DeviceHealth {
   DeviceState state = DeviceState::kUsable;
   int failures_in_row = 0;
   int64_t failures_total = 0;
-  std::string last_error;                     // empty until the first failure
+  std::string last_error;                           // empty until the first failure
   std::chrono::steady_clock::duration retry_in{0};  // cooling_down: time left
 };
 

@@ -62,7 +62,7 @@ TEST(DevicePoolTest, FailuresInARowDoubleTheBackOffAndASuccessClearsThem) {
   PoolWithClock p(1);
   p.pool.ReportFailure(0, DeviceFault::kTransient, "a");
   p.now += seconds(10);
-  ASSERT_TRUE(p.pool.NextDevice().has_value());  // on probation
+  ASSERT_TRUE(p.pool.NextDevice().has_value());           // on probation
   p.pool.ReportFailure(0, DeviceFault::kTransient, "b");  // second in a row: 20 s
   p.now += seconds(19);
   EXPECT_FALSE(p.pool.NextDevice().has_value());

@@ -2,7 +2,6 @@
 
 #include <utility>
 
-
 namespace exactq {
 
 FramePipeline::FramePipeline(std::unique_ptr<FrameScorer> first, Options options) {

@@ -136,17 +136,17 @@ class FramePipeline {
   std::vector<std::thread> workers_;
 
   std::mutex mutex_;
-  std::condition_variable work_ready_;   // a job was queued, or stopping
-  std::condition_variable slot_free_;    // a frame was answered, or cancelled
-  std::deque<Job> queue_;                // submitted, not started
+  std::condition_variable work_ready_;     // a job was queued, or stopping
+  std::condition_variable slot_free_;      // a frame was answered, or cancelled
+  std::deque<Job> queue_;                  // submitted, not started
   std::map<uint64_t, Finished> finished_;  // scored, not yet taken (out of order)
   std::deque<Held> held_;                  // taken in order, not yet answered
   uint64_t next_sequence_ = 0;
   uint64_t next_to_take_ = 0;
-  int in_flight_ = 0;                    // submitted, not answered (less frames waiting only for later ones)
+  int in_flight_ = 0;  // submitted, not answered (less frames waiting only for later ones)
   bool delivering_ = false;
-  std::condition_variable delivered_;    // delivering_ turned false
-  bool ended_ = false;                   // Drain or the destructor: no later frame will come
+  std::condition_variable delivered_;  // delivering_ turned false
+  bool ended_ = false;                 // Drain or the destructor: no later frame will come
 
   // Metrics with state across frames (FrameScorer::CreateSequenceStages).
   std::vector<std::unique_ptr<SequenceStage>> stages_;  // per metric, null for per-frame ones
@@ -154,8 +154,8 @@ class FramePipeline {
   bool reads_previous_ = false;
   const Frame* last_reference_ = nullptr;  // the last submitted reference, for the next frame
   std::vector<uint64_t> next_fill_;        // per metric: the frame its stage answers next
-  bool stopping_ = false;                // workers exit once the queue is empty
-  absl::Status cancelled_;               // not OK after Cancel
+  bool stopping_ = false;                  // workers exit once the queue is empty
+  absl::Status cancelled_;                 // not OK after Cancel
 };
 
 }  // namespace exactq

@@ -110,8 +110,7 @@ class StandIn {
  private:
   class Scorer final : public GpuScorer {
    public:
-    Scorer(StandIn* owner, int device, const std::vector<GpuMetricRequest>& metrics)
-        : owner_(owner), device_(device) {
+    Scorer(StandIn* owner, int device, const std::vector<GpuMetricRequest>& metrics) : owner_(owner), device_(device) {
       for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
     }
     absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes*) override {
@@ -224,7 +223,7 @@ TEST_F(FramePipelineTest, AnswersInSubmissionOrderUnderRandomDelays) {
     EXPECT_EQ(r.scored->device, "cuda:0 (Stand-in)");
     ExpectSameBits(r.scored->scores, Reference("psnr", pairs[i]), static_cast<int>(i));
   }
-  EXPECT_EQ(stand_in_.scored(), 120);  // nothing scored twice
+  EXPECT_EQ(stand_in_.scored(), 120);        // nothing scored twice
   EXPECT_GT(stand_in_.max_concurrent(), 1);  // frames did overlap
   EXPECT_LE(stand_in_.max_concurrent(), 4);
 }
@@ -237,10 +236,7 @@ TEST_F(FramePipelineTest, SubmitBlocksWhileKFramesAreInFlight) {
   std::atomic<int> submitted{0}, answered{0}, worst{0};
   std::thread feeder([&] {
     for (const Pair& p : pairs) {
-      ASSERT_TRUE(pipeline
-                      .Submit(p.ref, p.dist,
-                              [&](FramePipeline::Result) { answered.fetch_add(1); })
-                      .ok());
+      ASSERT_TRUE(pipeline.Submit(p.ref, p.dist, [&](FramePipeline::Result) { answered.fetch_add(1); }).ok());
       const int held = submitted.fetch_add(1) + 1 - answered.load();
       if (held > worst.load()) worst.store(held);
     }
@@ -360,8 +356,8 @@ TEST_F(FramePipelineTest, OneFrameInFlightAnswersAsFrameScorerDoes) {
   MakePool(1);
   Answers answers;
   {
-    auto first = FrameScorer::Create(Geometry(), {{"psnr", {}}}, BackendPreference::kAuto,
-                                     {pool_.get(), fresh.Factory()});
+    auto first =
+        FrameScorer::Create(Geometry(), {{"psnr", {}}}, BackendPreference::kAuto, {pool_.get(), fresh.Factory()});
     ASSERT_TRUE(first.ok());
     FramePipeline pipeline(std::move(*first), {1});
     ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
@@ -509,9 +505,9 @@ TEST(FramePipelineGpuTest, EveryTwinReadsOneDeviceFrameWithTheCpuBits) {
       ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
     }
     ASSERT_EQ(answers.results.size(), pairs.size());
-    const uint64_t pair_bytes = 2 * static_cast<uint64_t>(c.planes_uploaded >= g.plane_count()
-                                                              ? g.frame_bytes()
-                                                              : g.plane_offset(c.planes_uploaded));
+    const uint64_t pair_bytes =
+        2 * static_cast<uint64_t>(c.planes_uploaded >= g.plane_count() ? g.frame_bytes()
+                                                                       : g.plane_offset(c.planes_uploaded));
     for (size_t i = 0; i < pairs.size(); ++i) {
       const FramePipeline::Result& r = answers.results[i];
       ASSERT_TRUE(r.scored.ok()) << r.scored.status();

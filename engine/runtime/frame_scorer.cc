@@ -37,8 +37,7 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeom
     }
     absl::StatusOr<std::unique_ptr<Metric>> metric = CreateMetric(spec.name, spec.options);
     if (!metric.ok()) {
-      return absl::Status(metric.status().code(),
-                          absl::StrCat("header.metrics[", i, "]: ", metric.status().message()));
+      return absl::Status(metric.status().code(), absl::StrCat("header.metrics[", i, "]: ", metric.status().message()));
     }
     if (absl::Status s = (*metric)->CheckInput(geometry); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat("header.metrics[", i, "] (", spec.name, "): ", s.message()));
@@ -66,10 +65,14 @@ namespace {
 
 const char* FallbackReason(const absl::Status& status) {
   switch (status.code()) {
-    case absl::StatusCode::kUnimplemented: return "unsupported_input";
-    case absl::StatusCode::kResourceExhausted: return "out_of_memory";
-    case absl::StatusCode::kUnavailable: return "no_gpu";
-    default: return "device_error";
+    case absl::StatusCode::kUnimplemented:
+      return "unsupported_input";
+    case absl::StatusCode::kResourceExhausted:
+      return "out_of_memory";
+    case absl::StatusCode::kUnavailable:
+      return "no_gpu";
+    default:
+      return "device_error";
   }
 }
 
@@ -156,10 +159,10 @@ absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, cons
   const int64_t frame_number = injecting ? gpu_frames.fetch_add(1) : 0;
   absl::StatusOr<FrameScores> scores;
   if (faults.lose_gpu_after_frames >= 0 && frame_number >= faults.lose_gpu_after_frames) {
-    scores = WithDeviceFault(
-        absl::InternalError("injected fault: cudaErrorIllegalAddress, the device's context is poisoned "
-                            "(--fault_injection)"),
-        DeviceFault::kPoisoned);
+    scores =
+        WithDeviceFault(absl::InternalError("injected fault: cudaErrorIllegalAddress, the device's context is poisoned "
+                                            "(--fault_injection)"),
+                        DeviceFault::kPoisoned);
   } else if (faults.fail_gpu_after_frames >= 0 && frame_number >= faults.fail_gpu_after_frames) {
     scores = WithDeviceFault(absl::InternalError("injected fault: device failure (--fault_injection)"),
                              DeviceFault::kTransient);
@@ -233,8 +236,8 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
       std::vector<FrameScores> rest = stages[m]->Finish();
       done.insert(done.end(), rest.begin(), rest.end());
       if (done.size() != 1) {
-        return absl::InternalError(absl::StrCat("metric ", identities_[m].name, " answered ", done.size(),
-                                                " frames for a stream of one"));
+        return absl::InternalError(
+            absl::StrCat("metric ", identities_[m].name, " answered ", done.size(), " frames for a stream of one"));
       }
       part = std::move(done[0]);
     }
@@ -258,7 +261,8 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreInStream(const Frame& reference, c
   if (gpu_ != nullptr && pool_->IsLost(gpu_index_)) {
     const absl::Status lost =
         absl::UnavailableError(absl::StrCat(gpu_device_, " was taken out of the pool: ", pool_->UnavailableReason()));
-    if (preference_ == BackendPreference::kCuda) return absl::UnavailableError(absl::StrCat("backend cuda: ", lost.message()));
+    if (preference_ == BackendPreference::kCuda)
+      return absl::UnavailableError(absl::StrCat("backend cuda: ", lost.message()));
     LeaveGpu(lost);
   }
   if (gpu_ != nullptr) {
@@ -279,7 +283,8 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreInStream(const Frame& reference, c
       return scored;
     }
     if (preference_ == BackendPreference::kCuda) {
-      return absl::UnavailableError(absl::StrCat("backend cuda: ", gpu_device_, " failed: ", scores.status().message()));
+      return absl::UnavailableError(
+          absl::StrCat("backend cuda: ", gpu_device_, " failed: ", scores.status().message()));
     }
     // Auto: this frame and the next go to the CPU until the pool has a GPU again.
     LeaveGpu(scores.status());

@@ -147,10 +147,10 @@ class FrameScorer {
   GpuScorerFactory create_gpu_;
   std::unique_ptr<GpuScorer> gpu_;
   int gpu_index_ = -1;
-  GpuDevice device_;              // the GPU of gpu_, for siblings
-  std::string gpu_device_;        // "cuda:0 (NVIDIA H200)"
+  GpuDevice device_;                // the GPU of gpu_, for siblings
+  std::string gpu_device_;          // "cuda:0 (NVIDIA H200)"
   bool may_return_to_gpu_ = false;  // left a GPU (or found none) for a device problem
-  std::string fallback_reason_;   // why frames go to the CPU under auto
+  std::string fallback_reason_;     // why frames go to the CPU under auto
   std::string fallback_detail_;
   std::vector<MetricIdentity> identities_;
   std::vector<std::string> output_names_;

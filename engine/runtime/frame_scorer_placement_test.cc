@@ -131,8 +131,8 @@ TEST_F(PlacementTest, NoDeviceMeansCpuWithNoGpuAndForcedCudaIsRefused) {
   ScoredFrame f = ScoreAndCheck(*scorer, 0);
   EXPECT_EQ(f.backend, Backend::kCpu);
   EXPECT_EQ(f.fallback_reason, "no_gpu");
-  auto forced = FrameScorer::Create(Geometry(), {{"psnr", {}}}, BackendPreference::kCuda,
-                                    {pool_.get(), devices_.Factory()});
+  auto forced =
+      FrameScorer::Create(Geometry(), {{"psnr", {}}}, BackendPreference::kCuda, {pool_.get(), devices_.Factory()});
   EXPECT_EQ(forced.status().code(), absl::StatusCode::kFailedPrecondition);
 }
 
@@ -158,8 +158,8 @@ TEST_F(PlacementTest, ATransientFailureScoresTheFrameOnTheCpuAndTheDeviceIsRetri
   }
   // Frames 0-1 on the device, frame 2 failed there and was scored on the CPU, 3-4 stay
   // on the CPU while the device cools down.
-  EXPECT_EQ(backends, (std::vector<Backend>{Backend::kCuda, Backend::kCuda, Backend::kCpu, Backend::kCpu,
-                                            Backend::kCpu}));
+  EXPECT_EQ(backends,
+            (std::vector<Backend>{Backend::kCuda, Backend::kCuda, Backend::kCpu, Backend::kCpu, Backend::kCpu}));
   EXPECT_EQ(reasons[2], "device_error");
   EXPECT_EQ(reasons[3], "device_error");
   EXPECT_EQ(devices_.calls[0], 3);  // the failed frame was not retried on the device
@@ -179,8 +179,8 @@ TEST_F(PlacementTest, APoisonedDeviceIsLeftByEveryStreamOnItAndNeverComesBack) {
   MakePool(1);
   devices_.failures[0][1] = DeviceFault::kPoisoned;
   std::unique_ptr<FrameScorer> a = Scorer(), b = Scorer();
-  EXPECT_EQ(ScoreAndCheck(*a, 0).backend, Backend::kCuda);   // device call 0
-  EXPECT_EQ(ScoreAndCheck(*b, 0).backend, Backend::kCpu);    // device call 1: poisoned
+  EXPECT_EQ(ScoreAndCheck(*a, 0).backend, Backend::kCuda);  // device call 0
+  EXPECT_EQ(ScoreAndCheck(*b, 0).backend, Backend::kCpu);   // device call 1: poisoned
   EXPECT_TRUE(pool_->AllLost());
   // `a` leaves the device before touching it again.
   ScoredFrame f = ScoreAndCheck(*a, 1);
@@ -192,8 +192,8 @@ TEST_F(PlacementTest, APoisonedDeviceIsLeftByEveryStreamOnItAndNeverComesBack) {
   EXPECT_EQ(ScoreAndCheck(*a, 2).backend, Backend::kCpu);
   EXPECT_EQ(ScoreAndCheck(*b, 1).backend, Backend::kCpu);
   EXPECT_EQ(devices_.calls[0], 2);
-  auto forced = FrameScorer::Create(Geometry(), {{"psnr", {}}}, BackendPreference::kCuda,
-                                    {pool_.get(), devices_.Factory()});
+  auto forced =
+      FrameScorer::Create(Geometry(), {{"psnr", {}}}, BackendPreference::kCuda, {pool_.get(), devices_.Factory()});
   EXPECT_EQ(forced.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_NE(forced.status().message().find("cuda:0 lost (stand-in: kernel failed)"), std::string::npos)
       << forced.status();

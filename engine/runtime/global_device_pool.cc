@@ -24,9 +24,9 @@ DevicePool* BuildPool() {
       allowed.push_back(std::move(d));
     }
   }
-  return new DevicePool(std::move(allowed), options,
-                        config.gpus->empty() ? "no usable GPU: --gpus=none"
-                                             : "no usable GPU: --gpus excludes every visible device");
+  return new DevicePool(
+      std::move(allowed), options,
+      config.gpus->empty() ? "no usable GPU: --gpus=none" : "no usable GPU: --gpus excludes every visible device");
 }
 
 }  // namespace

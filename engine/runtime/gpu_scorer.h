@@ -27,8 +27,8 @@ absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices();
 absl::StatusOr<uint64_t> GpuMemoryInUse(int device);
 
 struct GpuStageTimes {
-  int64_t host_to_device_ns = 0;   // device time of the frame's upload
-  int64_t compute_ns = 0;          // the rest of the round trip: the twins and their read-backs
+  int64_t host_to_device_ns = 0;  // device time of the frame's upload
+  int64_t compute_ns = 0;         // the rest of the round trip: the twins and their read-backs
   int64_t device_to_host_ns = 0;
   uint64_t host_to_device_bytes = 0;  // bytes the frame's upload copied (counted where they are copied)
 };
@@ -37,8 +37,7 @@ class GpuScorer {
  public:
   virtual ~GpuScorer() = default;
   // Scores one pair; the frames have the geometry given at creation.
-  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted,
-                                            GpuStageTimes* times) = 0;
+  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes* times) = 0;
 };
 
 struct GpuMetricRequest {

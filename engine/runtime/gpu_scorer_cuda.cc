@@ -8,9 +8,9 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
-#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/registry.h"
+#include "engine/platform/device_frame_buffer.h"
 #include "engine/runtime/device_fault.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
@@ -93,9 +93,9 @@ class DeviceAdmission {
     std::lock_guard<std::mutex> lock(mutex_);
     uint64_t& reserved = reserved_[device];
     if (bytes > limit || reserved > limit - bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "device memory: this stream needs about ", bytes, " bytes on cuda:", device, ", ", reserved,
-          " are admitted already, limit max_device_bytes=", limit));
+      return absl::ResourceExhaustedError(absl::StrCat("device memory: this stream needs about ", bytes,
+                                                       " bytes on cuda:", device, ", ", reserved,
+                                                       " are admitted already, limit max_device_bytes=", limit));
     }
     reserved += bytes;
     return absl::OkStatus();

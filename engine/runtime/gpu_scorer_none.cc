@@ -7,9 +7,7 @@ absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices() {
   return absl::UnavailableError("this build has no CUDA support (built with --config=nocuda or without nvcc)");
 }
 
-absl::StatusOr<uint64_t> GpuMemoryInUse(int) {
-  return absl::UnavailableError("this build has no CUDA support");
-}
+absl::StatusOr<uint64_t> GpuMemoryInUse(int) { return absl::UnavailableError("this build has no CUDA support"); }
 
 absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int, const FrameGeometry&,
                                                            const std::vector<GpuMetricRequest>&) {

@@ -35,12 +35,12 @@ class HostPageLocker {
 
 struct PinnedFrameStats {
   uint64_t limit_bytes = 0;
-  uint64_t pinned_bytes = 0;   // page-locked now: in use + kept for reuse
-  uint64_t in_use_bytes = 0;   // page-locked and held by frames
-  uint64_t page_locks = 0;     // blocks page-locked so far (each cost a driver call)
-  uint64_t reuses = 0;         // allocations served from a kept block
-  uint64_t fallbacks = 0;      // allocations served from ordinary memory
-  bool disabled = false;       // page-locking failed for good (no GPU or driver)
+  uint64_t pinned_bytes = 0;  // page-locked now: in use + kept for reuse
+  uint64_t in_use_bytes = 0;  // page-locked and held by frames
+  uint64_t page_locks = 0;    // blocks page-locked so far (each cost a driver call)
+  uint64_t reuses = 0;        // allocations served from a kept block
+  uint64_t fallbacks = 0;     // allocations served from ordinary memory
+  bool disabled = false;      // page-locking failed for good (no GPU or driver)
 };
 
 class PinnedFrameResource final : public std::pmr::memory_resource {

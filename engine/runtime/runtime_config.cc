@@ -44,8 +44,8 @@ absl::StatusOr<FaultInjection> ParseFaultInjection(const std::string& text) {
         return absl::InvalidArgumentError(absl::StrCat("--fault_injection: bad frame count '", item, "'"));
       }
     } else {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--fault_injection: unknown fault '", item, "' (known: gpu_fail_after=N, gpu_lost_after=N, gpu_alloc_fail)"));
+      return absl::InvalidArgumentError(absl::StrCat("--fault_injection: unknown fault '", item,
+                                                     "' (known: gpu_fail_after=N, gpu_lost_after=N, gpu_alloc_fail)"));
     }
   }
   return faults;

@@ -111,10 +111,10 @@ struct PlaneJob {
   Axis h;
   Axis v;
   int64_t max_value;
-  Row* ring;  // v.taps rows of h.dst
-  int* ring_rows;  // the source row each slot holds, -1: none
+  Row* ring;         // v.taps rows of h.dst
+  int* ring_rows;    // the source row each slot holds, -1: none
   const Row** rows;  // v.taps entries
-  int64_t* sums;  // h.dst
+  int64_t* sums;     // h.dst
 };
 
 #if defined(__x86_64__)
@@ -139,7 +139,8 @@ __attribute__((target("avx2"))) void HorizontalRow4Avx2(const Sample* __restrict
           _mm256_broadcastsi128_si256(window),
           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h.shuffle_mask + 32 * static_cast<size_t>(group))));
       half[j] = _mm256_madd_epi16(
-          samples, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h.shuffle_weight + 16 * static_cast<size_t>(group))));
+          samples,
+          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(h.shuffle_weight + 16 * static_cast<size_t>(group))));
     }
     // Lanes: outputs 0 1 4 5 | 2 3 6 7; the permute puts them in order.
     const __m256i sums = _mm256_permute4x64_epi64(_mm256_hadd_epi32(half[0], half[1]), 0xD8);
@@ -257,7 +258,8 @@ AxisTaps BicubicTaps(int src, int dst) {
     double total = 0.0;
     for (int j = 0; j < axis.taps; ++j) {
       const int64_t distance_num = std::llabs(2 * (first + j) * dst - x_num);
-      k[static_cast<size_t>(j)] = BicubicKernel(static_cast<double>(distance_num) / static_cast<double>(scale_denominator));
+      k[static_cast<size_t>(j)] =
+          BicubicKernel(static_cast<double>(distance_num) / static_cast<double>(scale_denominator));
       total += k[static_cast<size_t>(j)];
     }
     int32_t* w = &axis.weight[static_cast<size_t>(i) * axis.taps];
@@ -344,7 +346,7 @@ void BicubicScaler::Shuffles(const FrameGeometry& source, PlaneTaps* taps) {
     if (w < std::numeric_limits<int16_t>::min() || w > std::numeric_limits<int16_t>::max()) return;
   }
   const int window = 16 / bytes;  // samples in one 16-byte load
-  auto fits = [&](int x0) {  // outputs x0 .. x0 + 3
+  auto fits = [&](int x0) {       // outputs x0 .. x0 + 3
     if (x0 + 3 >= h.dst) return false;
     const int base = h.first[static_cast<size_t>(x0)];
     return base + window <= h.src && h.first[static_cast<size_t>(x0) + 3] + 4 - base <= window;
@@ -365,8 +367,7 @@ void BicubicScaler::Shuffles(const FrameGeometry& source, PlaneTaps* taps) {
         int8_t* lane = &taps->shuffle_mask[static_cast<size_t>(group) * 32 + 16 * (j / 2) + 8 * (j % 2) + 2 * k];
         lane[0] = static_cast<int8_t>(offset);
         lane[1] = bytes == 2 ? static_cast<int8_t>(offset + 1) : static_cast<int8_t>(0x80);  // 0x80: a zero byte
-        taps->shuffle_weight[static_cast<size_t>(group) * 16 + 4 * j + k] =
-            static_cast<int16_t>(h.weight[x * 4 + k]);
+        taps->shuffle_weight[static_cast<size_t>(group) * 16 + 4 * j + k] = static_cast<int16_t>(h.weight[x * 4 + k]);
       }
     }
   }

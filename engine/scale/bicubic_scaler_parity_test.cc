@@ -48,9 +48,8 @@ std::string FirstDifference(const Frame& got, const Frame& want) {
     for (int y = 0; y < g.plane_height(p); ++y) {
       for (int x = 0; x < g.plane_width(p); ++x) {
         if (got.sample(p, x, y) != want.sample(p, x, y)) {
-          return std::string(PlaneName(p)) + " x=" + std::to_string(x) + " y=" + std::to_string(y) +
-                 ": got " + std::to_string(got.sample(p, x, y)) + ", the definition " +
-                 std::to_string(want.sample(p, x, y));
+          return std::string(PlaneName(p)) + " x=" + std::to_string(x) + " y=" + std::to_string(y) + ": got " +
+                 std::to_string(got.sample(p, x, y)) + ", the definition " + std::to_string(want.sample(p, x, y));
         }
       }
     }
@@ -134,7 +133,8 @@ TEST(BicubicScalerParityTest, EveryUpscaleWidthAroundTheVectorKernel) {
 // One scaler reused for many pictures (the ladder's way): each equals a fresh call, and
 // pictures written into a buffer of another geometry or memory get the right geometry.
 TEST(BicubicScalerParityTest, AScalerKeepsItsTapsAcrossPictures) {
-  const FrameGeometry from{40, 30, PixelFormat{ChromaLayout::k420, 10}}, to{64, 48, PixelFormat{ChromaLayout::k420, 10}};
+  const FrameGeometry from{40, 30, PixelFormat{ChromaLayout::k420, 10}},
+      to{64, 48, PixelFormat{ChromaLayout::k420, 10}};
   absl::StatusOr<BicubicScaler> scaler = BicubicScaler::Create(from, to);
   ASSERT_TRUE(scaler.ok()) << scaler.status();
   Frame out = *Frame::Create({8, 8, PixelFormat{ChromaLayout::k444, 8}});
@@ -178,8 +178,8 @@ TEST(BicubicScalerParityTest, TapMagnitudesStayFarBelowTheRowBound) {
 }
 
 TEST(BicubicScalerParityTest, CreateRefusesAFormatChange) {
-  absl::StatusOr<BicubicScaler> scaler = BicubicScaler::Create({16, 16, PixelFormat{ChromaLayout::k420, 8}},
-                                                               {32, 32, PixelFormat{ChromaLayout::k422, 8}});
+  absl::StatusOr<BicubicScaler> scaler =
+      BicubicScaler::Create({16, 16, PixelFormat{ChromaLayout::k420, 8}}, {32, 32, PixelFormat{ChromaLayout::k422, 8}});
   EXPECT_EQ(scaler.status().code(), absl::StatusCode::kInvalidArgument);
 }
 

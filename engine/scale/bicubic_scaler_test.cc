@@ -109,7 +109,8 @@ TEST(BicubicScalerTest, TapsSumToOneAndFlatPlanesStayFlat) {
 // scales to the mirrored result (the grid and the taps are symmetric).
 TEST(BicubicScalerTest, RangeAndMirrorSymmetry) {
   for (int depth : {8, 10, 16}) {
-    const FrameGeometry from{9, 6, PixelFormat{ChromaLayout::k444, depth}}, to{23, 14, PixelFormat{ChromaLayout::k444, depth}};
+    const FrameGeometry from{9, 6, PixelFormat{ChromaLayout::k444, depth}},
+        to{23, 14, PixelFormat{ChromaLayout::k444, depth}};
     Frame f = RandomFrame(from, static_cast<uint32_t>(depth));
     Frame mirrored = *Frame::Create(from);
     for (int p = 0; p < 3; ++p) {

@@ -41,8 +41,7 @@ class BadInputTest : public ::testing::Test {
     EXPECT_TRUE(ok.ok()) << ok.error_message();
   }
 
-  static ScoreRequest Header(uint32_t width, uint32_t height, uint32_t bit_depth,
-                             const std::string& metric = "psnr") {
+  static ScoreRequest Header(uint32_t width, uint32_t height, uint32_t bit_depth, const std::string& metric = "psnr") {
     ScoreRequest r;
     v1::StreamHeader* h = r.mutable_header();
     h->set_job_id("bad-input-test");
@@ -54,8 +53,7 @@ class BadInputTest : public ::testing::Test {
     return r;
   }
 
-  static ScoreRequest Chunk(uint64_t frame, v1::Picture picture, uint64_t offset, const std::string& data,
-                            bool last) {
+  static ScoreRequest Chunk(uint64_t frame, v1::Picture picture, uint64_t offset, const std::string& data, bool last) {
     ScoreRequest r;
     v1::FrameChunk* c = r.mutable_chunk();
     c->set_frame_index(frame);
@@ -102,9 +100,7 @@ TEST_F(BadInputTest, AChunkBeforeTheHeader) {
                "first message of a stream must be a StreamHeader");
 }
 
-TEST_F(BadInputTest, AnEmptyStream) {
-  ExpectStatus({}, grpc::StatusCode::INVALID_ARGUMENT, "ended before its header");
-}
+TEST_F(BadInputTest, AnEmptyStream) { ExpectStatus({}, grpc::StatusCode::INVALID_ARGUMENT, "ended before its header"); }
 
 TEST_F(BadInputTest, MalformedHeaders) {
   ExpectStatus({Header(0, 4, 8)}, grpc::StatusCode::INVALID_ARGUMENT, "header.geometry.width");
@@ -198,9 +194,10 @@ TEST_F(BadInputTest, MoreMalformedHeaders) {
                grpc::StatusCode::INVALID_ARGUMENT, "header.geometry.format.chroma");
   ExpectStatus({WithHeader(Header(4, 4, 8), [](v1::StreamHeader* h) { h->add_metrics()->set_name("psnr"); })},
                grpc::StatusCode::INVALID_ARGUMENT, "requested twice");
-  ExpectStatus({WithHeader(Header(4, 4, 8),
-                           [](v1::StreamHeader* h) { (*h->mutable_metrics(0)->mutable_options())["enable_chroma"] = "maybe"; })},
-               grpc::StatusCode::INVALID_ARGUMENT, "enable_chroma");
+  ExpectStatus(
+      {WithHeader(Header(4, 4, 8),
+                  [](v1::StreamHeader* h) { (*h->mutable_metrics(0)->mutable_options())["enable_chroma"] = "maybe"; })},
+      grpc::StatusCode::INVALID_ARGUMENT, "enable_chroma");
 }
 
 TEST_F(BadInputTest, ProtocolViolationsAfterTheHeader) {
@@ -363,8 +360,8 @@ TEST_F(BadInputTest, UnaryCallLimitsAndSamples) {
 }
 
 TEST(ServerLimitsTest, ConcurrentStreamAndMemoryLimitsAreResourceExhausted) {
-  exactq::testing::ServerProcess server({"--max-streams=2", "--max-buffered-bytes=100000",
-                                         "--max-unary-picture-bytes=1000"});
+  exactq::testing::ServerProcess server(
+      {"--max-streams=2", "--max-buffered-bytes=100000", "--max-unary-picture-bytes=1000"});
   ASSERT_TRUE(server.Start()) << server.log();
   auto channel = grpc::CreateChannel(server.address(), grpc::InsecureChannelCredentials());
   auto stub = v1::Scorer::NewStub(channel);

@@ -33,11 +33,11 @@ class DecodedProtocolTest : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new std::string(exactq::testing::MakeTempDir("sources"));
     std::string output;
-    for (const auto& [name, rate, frames] : std::vector<std::tuple<std::string, int, int>>{
-             {"a.mkv", 24, 4}, {"b.mkv", 24, 4}, {"rate25.mkv", 25, 4}}) {
-      const std::string command = "ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=32x32:rate=" +
-                                  std::to_string(rate) + " -frames:v " + std::to_string(frames) +
-                                  " -c:v ffv1 -pix_fmt yuv420p " + *dir_ + "/" + name;
+    for (const auto& [name, rate, frames] :
+         std::vector<std::tuple<std::string, int, int>>{{"a.mkv", 24, 4}, {"b.mkv", 24, 4}, {"rate25.mkv", 25, 4}}) {
+      const std::string command =
+          "ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=32x32:rate=" + std::to_string(rate) + " -frames:v " +
+          std::to_string(frames) + " -c:v ffv1 -pix_fmt yuv420p " + *dir_ + "/" + name;
       ASSERT_EQ(exactq::testing::RunCommand({"/bin/bash", "-c", command}, &output), 0) << output;
     }
     server_ = new exactq::testing::ServerProcess(
@@ -166,9 +166,9 @@ TEST_F(DecodedProtocolTest, AnUploadWithoutLastEndsAtTheHalfClose) {
 }
 
 TEST_F(DecodedProtocolTest, ChunkRulesNameTheField) {
-  grpc::Status s = Run(*server_,
-                       Join({{Header(Path("a.mkv"), Upload("b.mkv"))}, Chunks(v1::PICTURE_DISTORTED, File("b.mkv"), 4096, 7)}),
-                       nullptr);
+  grpc::Status s = Run(
+      *server_, Join({{Header(Path("a.mkv"), Upload("b.mkv"))}, Chunks(v1::PICTURE_DISTORTED, File("b.mkv"), 4096, 7)}),
+      nullptr);
   EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   EXPECT_NE(s.error_message().find("encoded_chunk.offset"), std::string::npos) << s.error_message();
 

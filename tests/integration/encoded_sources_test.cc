@@ -50,8 +50,8 @@ class EncodedSourcesTest : public ::testing::Test {
              {"ref8.y4m", "-pix_fmt yuv420p"},
              {"ref10.y4m", "-pix_fmt yuv420p10le -strict -1"},
          }) {
-      ASSERT_EQ(Shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x64:rate=24 -frames:v 8 " + args +
-                          " " + *root_ + "/" + name,
+      ASSERT_EQ(Shell("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x64:rate=24 -frames:v 8 " + args + " " +
+                          *root_ + "/" + name,
                       &output),
                 0)
           << output;
@@ -73,12 +73,10 @@ class EncodedSourcesTest : public ::testing::Test {
   static void MakeRendition(const std::string& name, const std::string& codec_args, bool ten_bit, bool av1) {
     std::string output;
     const std::string ref = *root_ + (ten_bit ? "/ref10.y4m" : "/ref8.y4m");
-    ASSERT_EQ(Shell("ffmpeg -nostdin -v error -y -i " + ref + " " + codec_args + " " + *root_ + "/" + name, &output),
-              0)
+    ASSERT_EQ(Shell("ffmpeg -nostdin -v error -y -i " + ref + " " + codec_args + " " + *root_ + "/" + name, &output), 0)
         << output;
-    ASSERT_EQ(Shell(std::string("ffmpeg -nostdin -v error -y ") + (av1 ? "-c:v libdav1d " : "") + "-i " + *root_ +
-                        "/" + name + " -fps_mode passthrough -f yuv4mpegpipe -strict -1 " + *root_ + "/" + name +
-                        ".y4m",
+    ASSERT_EQ(Shell(std::string("ffmpeg -nostdin -v error -y ") + (av1 ? "-c:v libdav1d " : "") + "-i " + *root_ + "/" +
+                        name + " -fps_mode passthrough -f yuv4mpegpipe -strict -1 " + *root_ + "/" + name + ".y4m",
                     &output),
               0)
         << output;
@@ -87,9 +85,8 @@ class EncodedSourcesTest : public ::testing::Test {
   // `exactq score` with --json; the parsed document (null on failure, output set).
   static nlohmann::json Score(const std::string& arguments, int* exit_code, std::string* output) {
     const std::string json_path = exactq::testing::MakeTempDir("json") + "/out.json";
-    *exit_code = Shell("cd " + *root_ + " && " + ClientPath() + " score " + arguments +
-                           " --metrics " + kMetrics + " --backend cpu --quiet --server " + server_->address() +
-                           " --json " + json_path,
+    *exit_code = Shell("cd " + *root_ + " && " + ClientPath() + " score " + arguments + " --metrics " + kMetrics +
+                           " --backend cpu --quiet --server " + server_->address() + " --json " + json_path,
                        output);
     if (*exit_code != 0) return nullptr;
     return nlohmann::json::parse(ReadFile(json_path), nullptr, false);
@@ -212,10 +209,10 @@ TEST_F(EncodedSourcesTest, PathsOutsideTheRootsAreRefused) {
 
 TEST_F(EncodedSourcesTest, DifferentFrameCountsNameBothCounts) {
   std::string output;
-  ASSERT_EQ(Shell("ffmpeg -nostdin -v error -y -i " + *root_ + "/ref8.y4m -frames:v 6 -c:v ffv1 " + *root_ +
-                      "/short.mkv",
-                  &output),
-            0)
+  ASSERT_EQ(
+      Shell("ffmpeg -nostdin -v error -y -i " + *root_ + "/ref8.y4m -frames:v 6 -c:v ffv1 " + *root_ + "/short.mkv",
+            &output),
+      0)
       << output;
   int code;
   Score("ref8.y4m short.mkv", &code, &output);

@@ -2,9 +2,9 @@
 // PSNR through server and client equals libvmaf bit for bit on every corpus frame
 // (the fork where libvmaf cannot read odd sizes), pooled statistics included.
 #include <cmath>
-#include <iomanip>
 #include <cstring>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 
 #include "engine/io/testing/corpus.h"
@@ -15,7 +15,6 @@
 
 namespace exactq {
 namespace {
-
 
 uint64_t Bits(double v) {
   uint64_t b;
@@ -60,8 +59,7 @@ exactq::testing::ServerProcess* EndToEndTest::server_ = nullptr;
 
 TEST_F(EndToEndTest, ServesHealthReflectionAndMetrics) {
   EXPECT_EQ(exactq::testing::HealthStatus(server_->address()), 1);
-  EXPECT_NE(exactq::testing::ReflectionListServices(server_->address()).find("exactq.v1.Scorer"),
-            std::string::npos);
+  EXPECT_NE(exactq::testing::ReflectionListServices(server_->address()).find("exactq.v1.Scorer"), std::string::npos);
   const std::string page = exactq::testing::HttpGet(server_->metrics_port(), "/metrics");
   EXPECT_NE(page.find("# TYPE exactq_frames_scored_total counter"), std::string::npos) << page;
   EXPECT_NE(page.find("exactq_build_info{cuda=\""), std::string::npos) << page;
@@ -129,8 +127,8 @@ int ExpectPeerBits(const nlohmann::json& doc, const nlohmann::json& expected, co
     for (const char* stat : {"min", "max", "mean", "harmonic_mean"}) {
       const double want = expected["pooled"][name][stat].get<double>();
       const double got = doc["pooled_metrics"][name][stat].get<double>();
-      EXPECT_EQ(Bits(got), Bits(want)) << id << " pooled " << name << "." << stat << ": got "
-                                       << std::setprecision(17) << got << " want " << want;
+      EXPECT_EQ(Bits(got), Bits(want)) << id << " pooled " << name << "." << stat << ": got " << std::setprecision(17)
+                                       << got << " want " << want;
     }
   }
   return static_cast<int>(doc["frames"].size());
@@ -202,8 +200,8 @@ TEST_F(EndToEndTest, SsimEqualsTheForkBitForBitAndIsRightAt16Bits) {
     for (size_t f = 0; f < expected.size(); ++f) {
       const double want = c.geometry.format.bit_depth == 16 ? 0.9824021046501512 : expected[f]["ssim"].get<double>();
       const double got = doc["frames"][f]["metrics"]["ssim"].get<double>();
-      EXPECT_EQ(Bits(got), Bits(want)) << c.id << " frame " << f << ": got " << std::setprecision(17) << got
-                                       << " want " << want;
+      EXPECT_EQ(Bits(got), Bits(want)) << c.id << " frame " << f << ": got " << std::setprecision(17) << got << " want "
+                                       << want;
       ++frames_checked;
     }
   }
@@ -264,8 +262,14 @@ TEST_F(EndToEndTest, ClientReportsBadInputClearly) {
   EXPECT_NE(output.find("--width"), std::string::npos) << output;
 
   // Server unreachable: a port nothing listens on.
-  std::vector<std::string> argv = {exactq::testing::ClientBinary(), "score", "samples/sample.ref.y4m",
-                                   "samples/sample.dist.y4m", "--server", "127.0.0.1:1", "--connect_timeout", "2"};
+  std::vector<std::string> argv = {exactq::testing::ClientBinary(),
+                                   "score",
+                                   "samples/sample.ref.y4m",
+                                   "samples/sample.dist.y4m",
+                                   "--server",
+                                   "127.0.0.1:1",
+                                   "--connect_timeout",
+                                   "2"};
   EXPECT_NE(exactq::testing::RunCommand(argv, &output), 0);
   EXPECT_NE(output.find("cannot reach the server"), std::string::npos) << output;
   // And the server is still serving.

@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
-#include <cstdint>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -60,8 +60,9 @@ std::string Serialized(const ScoreRequest& request) { return request.SerializeAs
 
 // A call made with raw bytes (GenericStub): each message is sent as given, answers
 // come back as bytes. The status, and the answers in *answers.
-grpc::Status RawCall(const std::string& address, const std::string& method, const std::vector<grpc::ByteBuffer>& messages,
-                     grpc::ClientContext* context, std::vector<grpc::ByteBuffer>* answers) {
+grpc::Status RawCall(const std::string& address, const std::string& method,
+                     const std::vector<grpc::ByteBuffer>& messages, grpc::ClientContext* context,
+                     std::vector<grpc::ByteBuffer>* answers) {
   grpc::GenericStub stub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   grpc::CompletionQueue cq;
   void* tag;
@@ -126,9 +127,9 @@ class HostileClientTest : public ::testing::Test {
     // Whatever the case did, the server still scores.
     grpc::ClientContext context;
     std::vector<ScoreResponse> answers;
-    grpc::Status ok = RunStream(server_->address(),
-                                {Header(), Picture(0, v1::PICTURE_REFERENCE), Picture(0, v1::PICTURE_DISTORTED)},
-                                &answers, &context);
+    grpc::Status ok =
+        RunStream(server_->address(), {Header(), Picture(0, v1::PICTURE_REFERENCE), Picture(0, v1::PICTURE_DISTORTED)},
+                  &answers, &context);
     EXPECT_TRUE(ok.ok()) << ok.error_message();
     EXPECT_EQ(answers.size(), 3u);
   }
@@ -153,7 +154,8 @@ TEST_F(HostileClientTest, AMalformedMessageMidStreamIsInvalidArgument) {
   grpc::ClientContext context;
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(20));
   std::vector<grpc::ByteBuffer> answers;
-  const grpc::Status status = RawCall(server_->address(), "/exactq.v1.Scorer/ScoreStream", messages, &context, &answers);
+  const grpc::Status status =
+      RawCall(server_->address(), "/exactq.v1.Scorer/ScoreStream", messages, &context, &answers);
   EXPECT_EQ(status.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << status.error_message();
   EXPECT_NE(status.error_message().find("message 6 of the stream is not a valid"), std::string::npos)
       << status.error_message();
@@ -272,8 +274,8 @@ std::string GzipOfZeros(uint64_t repeats) {
     for (int i = 0; i < n; ++i) reversed |= ((value >> i) & 1) << (n - 1 - i);
     put(reversed, n);
   };
-  put(1, 1);  // BFINAL
-  put(1, 2);  // BTYPE 01: fixed Huffman
+  put(1, 1);      // BFINAL
+  put(1, 2);      // BTYPE 01: fixed Huffman
   code(0x30, 8);  // literal 0
   for (uint64_t i = 0; i < repeats; ++i) {
     code(0xc5, 8);  // length 258 (symbol 285)
@@ -292,7 +294,8 @@ grpc::Status SendGzipBomb(const std::string& address, uint64_t bytes) {
   const std::string gzip = GzipOfZeros(bytes / 258);
   grpc_slice slice = grpc_slice_from_copied_buffer(gzip.data(), gzip.size());
   grpc::ByteBuffer message;
-  grpc::internal::GrpcByteBufferPeer::Set(&message, grpc_raw_compressed_byte_buffer_create(&slice, 1, GRPC_COMPRESS_GZIP));
+  grpc::internal::GrpcByteBufferPeer::Set(&message,
+                                          grpc_raw_compressed_byte_buffer_create(&slice, 1, GRPC_COMPRESS_GZIP));
   grpc_slice_unref(slice);
   grpc::ClientContext context;
   context.set_compression_algorithm(GRPC_COMPRESS_GZIP);
@@ -312,7 +315,8 @@ TEST_F(HostileClientTest, CompressedRequestsAreRefusedBeforeTheyAreInflated) {
     parallel.emplace_back([&, i] { statuses[i] = SendGzipBomb(server_->address(), uint64_t{200} << 20); });
   }
   for (std::thread& t : parallel) t.join();
-  for (const grpc::Status& s : statuses) EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << s.error_message();
+  for (const grpc::Status& s : statuses)
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << s.error_message();
   const uint64_t peak_after_kb = server_->proc_status("VmHWM");
   std::printf("server VmHWM %llu kB before the bombs, %llu kB after; VmRSS now %llu kB\n",
               static_cast<unsigned long long>(peak_before_kb), static_cast<unsigned long long>(peak_after_kb),
@@ -426,8 +430,8 @@ TEST_F(HostileClientTest, AClientThatReadsNoAnswersIsEndedToo) {
   grpc::ChannelArguments arguments;
   arguments.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
   arguments.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 4096);
-  auto stub = v1::Scorer::NewStub(
-      grpc::CreateCustomChannel(server_->address(), grpc::InsecureChannelCredentials(), arguments));
+  auto stub =
+      v1::Scorer::NewStub(grpc::CreateCustomChannel(server_->address(), grpc::InsecureChannelCredentials(), arguments));
   auto stream = stub->ScoreStream(&context);
   const Clock::time_point start = Clock::now();
   ASSERT_TRUE(stream->Write(Header("reads-nothing")));
@@ -653,9 +657,10 @@ TEST(HostileServerTest, RapidResetAndContinuationFloodsStayBounded) {
       std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
     const double recovery = serves_again_within(30);
-    std::printf("rapid reset run %d (20000 streams): most threads %llu, VmHWM %llu kB, VmRSS %llu kB, serving again "
-                "after %.1f s\n", run, static_cast<unsigned long long>(most_threads.load()), proc("VmHWM"),
-                proc("VmRSS"), recovery);
+    std::printf(
+        "rapid reset run %d (20000 streams): most threads %llu, VmHWM %llu kB, VmRSS %llu kB, serving again "
+        "after %.1f s\n",
+        run, static_cast<unsigned long long>(most_threads.load()), proc("VmHWM"), proc("VmRSS"), recovery);
     EXPECT_GE(recovery, 0.0) << "the server did not serve again within 30 s";
   }
   {

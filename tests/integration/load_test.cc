@@ -25,9 +25,10 @@ constexpr int kFramesPerStream = 12;
 
 FrameGeometry StreamGeometry(int stream) {
   // Mixed geometries and depths across streams.
-  static const FrameGeometry kGeometries[] = {
-      {64, 48, PixelFormat{ChromaLayout::k420, 8}},  {33, 17, PixelFormat{ChromaLayout::k444, 10}},
-      {96, 64, PixelFormat{ChromaLayout::k422, 12}}, {40, 40, PixelFormat{ChromaLayout::k400, 16}}};
+  static const FrameGeometry kGeometries[] = {{64, 48, PixelFormat{ChromaLayout::k420, 8}},
+                                              {33, 17, PixelFormat{ChromaLayout::k444, 10}},
+                                              {96, 64, PixelFormat{ChromaLayout::k422, 12}},
+                                              {40, 40, PixelFormat{ChromaLayout::k400, 16}}};
   return kGeometries[stream % 4];
 }
 
@@ -140,8 +141,10 @@ TEST(LoadTest, ManyConcurrentStreamsKeepOrderBitsAndBoundedMemory) {
     ++round;
   } while (std::chrono::steady_clock::now() < deadline && failures.load() == 0);
   const uint64_t end_rss = server.resident_bytes();
-  std::printf("load: %u rounds, %lld frames over %d streams each round; server RSS %.1f MiB after warm-up, %.1f MiB at the end\n",
-              round, static_cast<long long>(frames.load()), kStreams, warm_rss / 1048576.0, end_rss / 1048576.0);
+  std::printf(
+      "load: %u rounds, %lld frames over %d streams each round; server RSS %.1f MiB after warm-up, %.1f MiB at the "
+      "end\n",
+      round, static_cast<long long>(frames.load()), kStreams, warm_rss / 1048576.0, end_rss / 1048576.0);
   EXPECT_EQ(failures.load(), 0);
   EXPECT_GE(round, 2u);
   // Bounded: no growth with the number of frames served beyond allocator noise.

@@ -18,18 +18,27 @@ class TlsTest : public ::testing::Test {
     dir_ = new std::string(exactq::testing::MakeTempDir("tls"));
     const std::string d = *dir_;
     std::string out;
-    auto run = [&](std::vector<std::string> argv) {
-      ASSERT_EQ(RunCommand(argv, &out), 0) << out;
-    };
+    auto run = [&](std::vector<std::string> argv) { ASSERT_EQ(RunCommand(argv, &out), 0) << out; };
     std::ofstream(d + "/server.ext") << "subjectAltName=IP:127.0.0.1,DNS:localhost\n";
     run({"/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj",
          "/CN=ExactQ test CA", "-keyout", d + "/ca.key", "-out", d + "/ca.pem"});
     for (const std::string name : {"server", "client"}) {
       run({"/usr/bin/openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + name, "-keyout",
            d + "/" + name + ".key", "-out", d + "/" + name + ".csr"});
-      std::vector<std::string> sign = {"/usr/bin/openssl", "x509", "-req", "-in", d + "/" + name + ".csr", "-CA",
-                                       d + "/ca.pem", "-CAkey", d + "/ca.key", "-CAcreateserial", "-days", "2",
-                                       "-out", d + "/" + name + ".pem"};
+      std::vector<std::string> sign = {"/usr/bin/openssl",
+                                       "x509",
+                                       "-req",
+                                       "-in",
+                                       d + "/" + name + ".csr",
+                                       "-CA",
+                                       d + "/ca.pem",
+                                       "-CAkey",
+                                       d + "/ca.key",
+                                       "-CAcreateserial",
+                                       "-days",
+                                       "2",
+                                       "-out",
+                                       d + "/" + name + ".pem"};
       if (name == "server") sign.insert(sign.end(), {"-extfile", d + "/server.ext"});
       run(sign);
     }
@@ -38,9 +47,15 @@ class TlsTest : public ::testing::Test {
 
   static int Score(const exactq::testing::ServerProcess& server, std::vector<std::string> tls_flags,
                    std::string* output) {
-    std::vector<std::string> argv = {exactq::testing::ClientBinary(), "score", "samples/sample.ref.y4m",
-                                     "samples/sample.dist.y4m", "--server", server.address(), "--quiet",
-                                     "--connect-timeout", "3"};
+    std::vector<std::string> argv = {exactq::testing::ClientBinary(),
+                                     "score",
+                                     "samples/sample.ref.y4m",
+                                     "samples/sample.dist.y4m",
+                                     "--server",
+                                     server.address(),
+                                     "--quiet",
+                                     "--connect-timeout",
+                                     "3"};
     argv.insert(argv.end(), tls_flags.begin(), tls_flags.end());
     return RunCommand(argv, output);
   }
@@ -52,7 +67,8 @@ std::string* TlsTest::dir_ = nullptr;
 
 TEST_F(TlsTest, ServerTlsAcceptsClientsThatTrustItsCa) {
   const std::string d = *dir_;
-  exactq::testing::ServerProcess server({"--tls-cert-file=" + d + "/server.pem", "--tls-key-file=" + d + "/server.key"});
+  exactq::testing::ServerProcess server(
+      {"--tls-cert-file=" + d + "/server.pem", "--tls-key-file=" + d + "/server.key"});
   ASSERT_TRUE(server.Start()) << server.log();
   std::string out;
   EXPECT_EQ(Score(server, {"--tls-ca-file", d + "/ca.pem"}, &out), 0) << out;
@@ -67,10 +83,11 @@ TEST_F(TlsTest, MutualTlsRequiresAClientCertificate) {
   ASSERT_TRUE(server.Start()) << server.log();
   std::string out;
   EXPECT_NE(Score(server, {"--tls-ca-file", d + "/ca.pem"}, &out), 0) << "no client certificate must be refused";
-  EXPECT_EQ(Score(server, {"--tls-ca-file", d + "/ca.pem", "--tls-cert-file", d + "/client.pem", "--tls-key-file",
-                           d + "/client.key"},
-                  &out),
-            0)
+  EXPECT_EQ(
+      Score(server,
+            {"--tls-ca-file", d + "/ca.pem", "--tls-cert-file", d + "/client.pem", "--tls-key-file", d + "/client.key"},
+            &out),
+      0)
       << out;
 }
 

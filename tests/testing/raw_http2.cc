@@ -74,9 +74,9 @@ std::string RawHttp2Connection::Frame(uint8_t type, uint8_t flags, uint32_t stre
 
 std::string RawHttp2Connection::RequestHeaders(const std::string& path) {
   std::string block;
-  block += '\x83';                        // :method POST (static table 3)
-  block += '\x86';                        // :scheme http (6)
-  block += '\x04' + Literal(path);        // :path, name from the static table (4), not indexed
+  block += '\x83';                         // :method POST (static table 3)
+  block += '\x86';                         // :scheme http (6)
+  block += '\x04' + Literal(path);         // :path, name from the static table (4), not indexed
   block += '\x01' + Literal("localhost");  // :authority (1)
   block += std::string("\x0f\x10", 2) + Literal("application/grpc");  // content-type (31)
   block += '\x00' + Literal("te") + Literal("trailers");

@@ -35,8 +35,12 @@ ServerProcess::~ServerProcess() {
 bool ServerProcess::Start() {
   dir_ = MakeTempDir("exactqd");
   const std::string port_file = dir_ + "/ports";
-  std::vector<std::string> args = {ServerBinary(), "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
-                                   "--port-file=" + port_file, "--grace-period-seconds=5", "--drain-notice-seconds=0"};
+  std::vector<std::string> args = {ServerBinary(),
+                                   "--listen=127.0.0.1:0",
+                                   "--metrics-listen=127.0.0.1:0",
+                                   "--port-file=" + port_file,
+                                   "--grace-period-seconds=5",
+                                   "--drain-notice-seconds=0"};
   args.insert(args.end(), extra_args_.begin(), extra_args_.end());
   pid_ = fork();
   if (pid_ == 0) {

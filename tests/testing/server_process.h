@@ -50,8 +50,7 @@ class ServerProcess {
 };
 
 // Runs a command; returns its exit code and fills *output with stdout+stderr.
-int RunCommand(const std::vector<std::string>& argv, std::string* output,
-               const std::string& stdin_path = "");
+int RunCommand(const std::vector<std::string>& argv, std::string* output, const std::string& stdin_path = "");
 
 // Path of a binary built by Bazel, relative to the test's runfiles directory.
 std::string ServerBinary();  // server/exactqd

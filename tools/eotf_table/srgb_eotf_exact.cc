@@ -142,8 +142,7 @@ float SrgbEotfEntry(int i) {
   if (i <= 0) return 0.0f;
   const ExactValue v = EntryValue(i);
   // The first candidate only; the exact comparisons below decide.
-  float c = static_cast<float>(
-      powl(static_cast<long double>(v.a) / v.b, static_cast<long double>(v.p) / v.r));
+  float c = static_cast<float>(powl(static_cast<long double>(v.a) / v.b, static_cast<long double>(v.p) / v.r));
   for (;;) {
     const float up = FloatOf(BitsOf(c) + 1);
     const float down = FloatOf(BitsOf(c) - 1);

@@ -104,8 +104,7 @@ Frame MakeSampleDistorted(const Frame& reference, int frame_index) {
       int sum = 0;
       for (int dy = -1; dy <= 1; ++dy) {
         for (int dx = -1; dx <= 1; ++dx) {
-          sum += static_cast<int>(
-              reference.sample(0, Clamp(x + dx, 0, w - 1), Clamp(y + dy, 0, h - 1)));
+          sum += static_cast<int>(reference.sample(0, Clamp(x + dx, 0, w - 1), Clamp(y + dy, 0, h - 1)));
         }
       }
       const int luma = (sum + 4) / 9 + noise.Symmetric(3);
@@ -117,8 +116,7 @@ Frame MakeSampleDistorted(const Frame& reference, int frame_index) {
     for (int y = 0; y < geometry.plane_height(plane); ++y) {
       for (int x = 0; x < geometry.plane_width(plane); ++x) {
         const int value = static_cast<int>(reference.sample(plane, x, y)) + noise.Symmetric(2);
-        frame.set_sample(plane, x, y,
-                         static_cast<uint32_t>(Clamp(value, kChromaMin, kChromaMax)));
+        frame.set_sample(plane, x, y, static_cast<uint32_t>(Clamp(value, kChromaMin, kChromaMax)));
       }
     }
   }

@@ -13,14 +13,14 @@ namespace corpus {
 absl::StatusOr<std::string> FindCorpusDir() {
   const char* dir = std::getenv(kCorpusEnvVar);
   if (dir == nullptr || dir[0] == '\0') {
-    return absl::NotFoundError(absl::StrCat(
-        kCorpusEnvVar, " is not set: export it as the absolute path of the shared corpus "
-                       "(the directory holding cases.json) to run this test"));
+    return absl::NotFoundError(absl::StrCat(kCorpusEnvVar,
+                                            " is not set: export it as the absolute path of the shared corpus "
+                                            "(the directory holding cases.json) to run this test"));
   }
   const std::string cases = absl::StrCat(dir, "/cases.json");
   if (!std::ifstream(cases).good()) {
-    return absl::NotFoundError(absl::StrCat(kCorpusEnvVar, "=", dir, " has no readable ",
-                                            "cases.json: not the shared corpus"));
+    return absl::NotFoundError(
+        absl::StrCat(kCorpusEnvVar, "=", dir, " has no readable ", "cases.json: not the shared corpus"));
   }
   return std::string(dir);
 }

@@ -32,8 +32,8 @@ absl::StatusOr<std::string> FindCorpusDir();
 
 // One reference/distorted pair from cases.json.
 struct CorpusCase {
-  std::string id;         // "p576p10_x265_crf30"
-  std::string ref_path;   // absolute or relative to the working directory
+  std::string id;        // "p576p10_x265_crf30"
+  std::string ref_path;  // absolute or relative to the working directory
   std::string dist_path;
   FrameGeometry geometry;
   int frames = 0;

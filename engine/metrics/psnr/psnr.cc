@@ -23,16 +23,14 @@ const MetricInfo& PsnrMetricInfo() {
           {"enable_chroma", "true", "score the Cb and Cr planes too (4:0:0 has none)"},
           {"enable_mse", "false", "also output each plane's mean squared error"},
           {"min_sse", "0", "if > 0, clamp at ceil(PSNR of this SSE) instead of 6*bpc+12"},
-          {"reduced_hbd_peak", "false",
-           "above 8 bits, use peak 255*2^(bpc-8) (8-bit content scaled up)"},
+          {"reduced_hbd_peak", "false", "above 8 bits, use peak 255*2^(bpc-8) (8-bit content scaled up)"},
       },
   };
   return *info;
 }
 
 absl::StatusOr<PsnrOptions> ParsePsnrOptions(const MetricOptions& options) {
-  absl::StatusOr<MetricOptionParser> parser =
-      MetricOptionParser::Create(PsnrMetricInfo(), options);
+  absl::StatusOr<MetricOptionParser> parser = MetricOptionParser::Create(PsnrMetricInfo(), options);
   if (!parser.ok()) return parser.status();
   absl::StatusOr<bool> enable_chroma = parser->GetBool("enable_chroma");
   if (!enable_chroma.ok()) return enable_chroma.status();
@@ -57,17 +55,13 @@ absl::StatusOr<std::unique_ptr<Metric>> CreatePsnrMetric(const MetricOptions& op
 
 const MetricInfo& PsnrMetric::info() const { return PsnrMetricInfo(); }
 
-absl::Status PsnrMetric::CheckInput(const FrameGeometry& geometry) const {
-  return ValidateGeometry(geometry);
-}
+absl::Status PsnrMetric::CheckInput(const FrameGeometry& geometry) const { return ValidateGeometry(geometry); }
 
 int PsnrScoredPlanes(const PsnrOptions& options, const FrameGeometry& geometry) {
   return options.enable_chroma ? geometry.plane_count() : 1;
 }
 
-int PsnrMetric::ScoredPlanes(const FrameGeometry& geometry) const {
-  return PsnrScoredPlanes(options_, geometry);
-}
+int PsnrMetric::ScoredPlanes(const FrameGeometry& geometry) const { return PsnrScoredPlanes(options_, geometry); }
 
 std::vector<std::string> PsnrMetric::OutputNames(const FrameGeometry& geometry) const {
   std::vector<std::string> names;

@@ -32,8 +32,7 @@ uint64_t Bits(double value) {
 
 // The psnr result a peer reported for a case ({"frames": [...], "pooled": {...}}), or
 // null when it has none.
-const nlohmann::json* PeerPsnr(const nlohmann::json& peer_scores, const std::string& case_id,
-                               const char* peer) {
+const nlohmann::json* PeerPsnr(const nlohmann::json& peer_scores, const std::string& case_id, const char* peer) {
   const nlohmann::json& cases = peer_scores["cases"];
   if (!cases.contains(case_id) || !cases[case_id].contains(peer)) return nullptr;
   const nlohmann::json& metrics = cases[case_id][peer];
@@ -92,9 +91,8 @@ TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
         for (const NamedScore& score : *scores) {
           ASSERT_TRUE(expected.contains(score.name)) << peer << " lacks " << score.name;
           const double want = expected[score.name].get<double>();
-          EXPECT_EQ(Bits(score.value), Bits(want)) << absl::StrFormat(
-              "case %s frame %d %s: ours %.17g, %s %.17g", c.id, frame_index, score.name,
-              score.value, peer, want);
+          EXPECT_EQ(Bits(score.value), Bits(want)) << absl::StrFormat("case %s frame %d %s: ours %.17g, %s %.17g", c.id,
+                                                                      frame_index, score.name, score.value, peer, want);
           ++values_compared;
         }
       }
@@ -112,17 +110,15 @@ TEST(PsnrCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
                                                        {"harmonic_mean", pooled->harmonic_mean}};
         for (const auto& [statistic, value] : ours) {
           const double want = expected[statistic].get<double>();
-          EXPECT_EQ(Bits(value), Bits(want)) << absl::StrFormat(
-              "case %s pooled %s %s: ours %.17g, %s %.17g", c.id, output, statistic, value,
-              peer, want);
+          EXPECT_EQ(Bits(value), Bits(want)) << absl::StrFormat("case %s pooled %s %s: ours %.17g, %s %.17g", c.id,
+                                                                output, statistic, value, peer, want);
         }
       }
     }
     ++cases_scored;
   }
   EXPECT_EQ(cases_scored, static_cast<int>(cases->size()));
-  std::printf("compared %d psnr values over %d cases bit for bit\n", values_compared,
-              cases_scored);
+  std::printf("compared %d psnr values over %d cases bit for bit\n", values_compared, cases_scored);
 }
 
 }  // namespace

@@ -156,8 +156,7 @@ TEST(PsnrTest, OutputsFollowLayoutAndOptionsInLibvmafOrder) {
   PsnrOptions with_mse;
   with_mse.enable_mse = true;
   PsnrMetric mse(with_mse);
-  const std::vector<std::string> expected = {"psnr_y", "mse_y",  "psnr_cb",
-                                             "mse_cb", "psnr_cr", "mse_cr"};
+  const std::vector<std::string> expected = {"psnr_y", "mse_y", "psnr_cb", "mse_cb", "psnr_cr", "mse_cr"};
   EXPECT_EQ(mse.OutputNames(yuv), expected);
   const Frame yuv_frame = FilledFrame(yuv, 3);
   EXPECT_EQ(Names(ScoreOrDie(mse, yuv_frame, yuv_frame)), expected);
@@ -176,8 +175,7 @@ TEST(PsnrTest, ReducedHighBitDepthPeak) {
   absl::StatusOr<PsnrOptions> options = ParsePsnrOptions({{"reduced_hbd_peak", "true"}});
   ASSERT_TRUE(options.ok());
   PsnrMetric psnr(*options);
-  EXPECT_EQ(Bits(*FindScore(ScoreOrDie(psnr, ref, dist), "psnr_y")),
-            Bits(10.0 * std::log10(1040400.0)));
+  EXPECT_EQ(Bits(*FindScore(ScoreOrDie(psnr, ref, dist), "psnr_y")), Bits(10.0 * std::log10(1040400.0)));
   EXPECT_EQ(*FindScore(ScoreOrDie(psnr, ref, ref), "psnr_y"), 72.0);
 }
 
@@ -208,13 +206,11 @@ TEST(PsnrTest, BadOptionsNameTheOption) {
   const auto message = [](const MetricOptions& options) {
     return std::string(ParsePsnrOptions(options).status().message());
   };
-  EXPECT_NE(message({{"enable_apsnr", "true"}}).find("unknown option 'enable_apsnr'"),
-            std::string::npos);
+  EXPECT_NE(message({{"enable_apsnr", "true"}}).find("unknown option 'enable_apsnr'"), std::string::npos);
   EXPECT_NE(message({{"enable_chroma", "maybe"}}).find("'enable_chroma'"), std::string::npos);
   EXPECT_NE(message({{"min_sse", "-1"}}).find("'min_sse'"), std::string::npos);
   EXPECT_NE(message({{"min_sse", "inf"}}).find("'min_sse'"), std::string::npos);
-  EXPECT_EQ(ParsePsnrOptions({{"min_sse", "x"}}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParsePsnrOptions({{"min_sse", "x"}}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(PsnrTest, MismatchedGeometriesAreRejected) {

@@ -14,16 +14,14 @@ const MetricInfo& SsimMetricInfo() {
       {"ssim", "ssim_db"},
       {
           {"enable_db", "false", "also output ssim_db = -10*log10(1 - ssim)"},
-          {"clip_db", "false",
-           "cap ssim_db at ceil(10*log10(peak^2 / (0.5 / (W*H)))) instead of +inf"},
+          {"clip_db", "false", "cap ssim_db at ceil(10*log10(peak^2 / (0.5 / (W*H)))) instead of +inf"},
       },
   };
   return *info;
 }
 
 absl::StatusOr<ssim::SsimOptions> ParseSsimOptions(const MetricOptions& options) {
-  absl::StatusOr<MetricOptionParser> parser =
-      MetricOptionParser::Create(SsimMetricInfo(), options);
+  absl::StatusOr<MetricOptionParser> parser = MetricOptionParser::Create(SsimMetricInfo(), options);
   if (!parser.ok()) return parser.status();
   absl::StatusOr<bool> enable_db = parser->GetBool("enable_db");
   if (!enable_db.ok()) return enable_db.status();

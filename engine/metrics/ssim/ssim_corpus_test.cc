@@ -55,8 +55,7 @@ TEST(SsimCorpusTest, EqualsTheForkBitForBitOnEveryFrame) {
     const nlohmann::json& fork = (*peers)["cases"][c.id]["lusoris_vmaf"]["ssim"];
     ASSERT_TRUE(fork.contains("frames")) << "no fork ssim scores for " << c.id;
     const bool sixteen_bit = c.id == kSixteenBitCase;
-    ASSERT_EQ(sixteen_bit, c.geometry.format.bit_depth == 16)
-        << "a new 16-bit case needs its own derived expectation";
+    ASSERT_EQ(sixteen_bit, c.geometry.format.bit_depth == 16) << "a new 16-bit case needs its own derived expectation";
 
     absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
     absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
@@ -75,14 +74,13 @@ TEST(SsimCorpusTest, EqualsTheForkBitForBitOnEveryFrame) {
         break;
       }
       ASSERT_LT(i, static_cast<int>(fork["frames"].size()));
-      const double want =
-          sixteen_bit ? kSixteenBitScore : fork["frames"][i]["ssim"].get<double>();
+      const double want = sixteen_bit ? kSixteenBitScore : fork["frames"][i]["ssim"].get<double>();
 
       absl::StatusOr<FrameScores> got = ScoreReference(ref, dis, SsimOptions{});
       ASSERT_TRUE(got.ok()) << got.status();
       ASSERT_EQ(got->size(), 1u);
-      EXPECT_EQ(Bits((*got)[0].value), Bits(want)) << absl::StrFormat(
-          "reference, %s frame %d: ours %.17g, expected %.17g", c.id, i, (*got)[0].value, want);
+      EXPECT_EQ(Bits((*got)[0].value), Bits(want))
+          << absl::StrFormat("reference, %s frame %d: ours %.17g, expected %.17g", c.id, i, (*got)[0].value, want);
 
       absl::StatusOr<SsimSums> reference_sums = ReferenceSums(ref, dis);
       ASSERT_TRUE(reference_sums.ok());
@@ -94,10 +92,10 @@ TEST(SsimCorpusTest, EqualsTheForkBitForBitOnEveryFrame) {
             SsimThreads fast(threads, frame_sum, isa);
             absl::StatusOr<SsimSums> sums = fast.Sums(ref, dis);
             ASSERT_TRUE(sums.ok()) << sums.status();
-            EXPECT_EQ(Bits(sums->term_sum), Bits(reference_sums->term_sum)) << absl::StrFormat(
-                "%d threads, %s, %s; %s frame %d: term sum %.17g, reference %.17g", threads,
-                SsimFrameSumName(frame_sum), SsimIsaName(fast.isa()), c.id, i, sums->term_sum,
-                reference_sums->term_sum);
+            EXPECT_EQ(Bits(sums->term_sum), Bits(reference_sums->term_sum))
+                << absl::StrFormat("%d threads, %s, %s; %s frame %d: term sum %.17g, reference %.17g", threads,
+                                   SsimFrameSumName(frame_sum), SsimIsaName(fast.isa()), c.id, i, sums->term_sum,
+                                   reference_sums->term_sum);
             EXPECT_EQ(Bits(sums->weight_sum), Bits(reference_sums->weight_sum)) << threads;
           }
         }

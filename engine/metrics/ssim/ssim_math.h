@@ -39,11 +39,20 @@ inline constexpr int kTapSum = 256;
 EXACTQ_HD inline constexpr int Tap(int k) {
   // A switch rather than a table: a namespace-scope array is not visible to device code.
   switch (k) {
-    case 0: case 8: return 2;
-    case 1: case 7: return 9;
-    case 2: case 6: return 28;
-    case 3: case 5: return 55;
-    default: return 68;
+    case 0:
+    case 8:
+      return 2;
+    case 1:
+    case 7:
+      return 9;
+    case 2:
+    case 6:
+      return 28;
+    case 3:
+    case 5:
+      return 55;
+    default:
+      return 68;
   }
 }
 
@@ -119,9 +128,8 @@ EXACTQ_HD inline T SsimTerm(T mux, T muy, T x2, T xy, T y2, T w, const Stabilise
 }
 
 EXACTQ_HD inline double SsimTerm(const Moments& m, const Stabilisers& st) {
-  return SsimTerm<double>(static_cast<double>(m.mux), static_cast<double>(m.muy),
-                          static_cast<double>(m.x2), static_cast<double>(m.xy),
-                          static_cast<double>(m.y2), static_cast<double>(m.w), st);
+  return SsimTerm<double>(static_cast<double>(m.mux), static_cast<double>(m.muy), static_cast<double>(m.x2),
+                          static_cast<double>(m.xy), static_cast<double>(m.y2), static_cast<double>(m.w), st);
 }
 
 }  // namespace ssim

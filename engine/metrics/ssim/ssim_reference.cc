@@ -19,8 +19,7 @@ namespace {
 
 // Step 1 for one row: moments of the kept horizontal taps. w holds Lx.
 template <class Sample>
-void HorizontalMoments(const Sample* ref_row, const Sample* dis_row, int width,
-                       Moments* out) {
+void HorizontalMoments(const Sample* ref_row, const Sample* dis_row, int width, Moments* out) {
   for (int x = 0; x < width; ++x) {
     Moments m;
     for (int k = TapBegin(x); k < TapEnd(x, width); ++k) {
@@ -78,9 +77,8 @@ SsimSums Sums(const Sample* ref, const Sample* dis, int width, int height, int b
 
 absl::Status CheckSsimInput(const FrameGeometry& ref, const FrameGeometry& dis) {
   if (ref != dis) {
-    return absl::InvalidArgumentError(absl::StrCat("ssim: reference is ",
-                                                   GeometryDescription(ref),
-                                                   " but distorted is ", GeometryDescription(dis)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("ssim: reference is ", GeometryDescription(ref), " but distorted is ", GeometryDescription(dis)));
   }
   return ValidateGeometry(ref);
 }
@@ -95,8 +93,7 @@ absl::StatusOr<SsimSums> ReferenceSums(const Frame& ref, const Frame& dis) {
   return Sums(ref.plane16(0), dis.plane16(0), g.width, g.height, depth);
 }
 
-absl::StatusOr<FrameScores> ScoreReference(const Frame& ref, const Frame& dis,
-                                           const SsimOptions& options) {
+absl::StatusOr<FrameScores> ScoreReference(const Frame& ref, const Frame& dis, const SsimOptions& options) {
   absl::StatusOr<SsimSums> sums = ReferenceSums(ref, dis);
   if (!sums.ok()) return sums.status();
   return SsimOutputs(*sums, ref.geometry(), options);

@@ -38,8 +38,7 @@ absl::Status CheckSsimInput(const FrameGeometry& ref, const FrameGeometry& dis);
 absl::StatusOr<SsimSums> ReferenceSums(const Frame& ref, const Frame& dis);
 
 // ReferenceSums, then SsimOutputs.
-absl::StatusOr<FrameScores> ScoreReference(const Frame& ref, const Frame& dis,
-                                           const SsimOptions& options);
+absl::StatusOr<FrameScores> ScoreReference(const Frame& ref, const Frame& dis, const SsimOptions& options);
 
 }  // namespace ssim
 }  // namespace exactq

@@ -70,13 +70,18 @@ constexpr DerivedCase kDerivedCases[] = {
     {"Noisy9x9", 9, 9, 8, Kind::kRamp, Kind::kNoisy, 0x1.ae10d628a11f3p+21, 0x1.ee288p+21, 0x1.bd97ee447026bp-1},
     {"Noisy1x9", 1, 9, 8, Kind::kRamp, Kind::kNoisy, 0x1.7a717cf831902p+16, 0x1.0b38p+17, 0x1.6a8e13123cf45p-1},
     {"Noisy9x1", 9, 1, 8, Kind::kRamp, Kind::kNoisy, 0x1.c756b3f3315b4p+16, 0x1.0b38p+17, 0x1.b438d64eebf42p-1},
-    {"Noisy13x11At10", 13, 11, 10, Kind::kRamp, Kind::kNoisy, 0x1.9e14260b3395bp+22, 0x1.d3b44p+22, 0x1.c54bb8799108cp-1},
-    {"Noisy17x33At12", 17, 33, 12, Kind::kRamp, Kind::kNoisy, 0x1.cd0e0e5ba214fp+24, 0x1.f94510p+24, 0x1.d3323945ccaf1p-1},
-    {"Noisy31x17At16", 31, 17, 16, Kind::kRamp, Kind::kNoisy, 0x1.b1b3877f6751cp+24, 0x1.d98d1p+24, 0x1.d4ea2cc3a971ap-1},
+    {"Noisy13x11At10", 13, 11, 10, Kind::kRamp, Kind::kNoisy, 0x1.9e14260b3395bp+22, 0x1.d3b44p+22,
+     0x1.c54bb8799108cp-1},
+    {"Noisy17x33At12", 17, 33, 12, Kind::kRamp, Kind::kNoisy, 0x1.cd0e0e5ba214fp+24, 0x1.f94510p+24,
+     0x1.d3323945ccaf1p-1},
+    {"Noisy31x17At16", 31, 17, 16, Kind::kRamp, Kind::kNoisy, 0x1.b1b3877f6751cp+24, 0x1.d98d1p+24,
+     0x1.d4ea2cc3a971ap-1},
     // Inverted pairs: negative covariance almost everywhere, so most terms and the
     // score are negative.
-    {"Inverted64x48", 64, 48, 8, Kind::kRamp, Kind::kInverted, -0x1.b79487698b3a2p+26, 0x1.7031a2p+27, -0x1.31a246eaa1009p-1},
-    {"Inverted7x5At16", 7, 5, 16, Kind::kRamp, Kind::kInverted, -0x1.751caabe73be7p+18, 0x1.69d1p+20, -0x1.07fdf930f0401p-2},
+    {"Inverted64x48", 64, 48, 8, Kind::kRamp, Kind::kInverted, -0x1.b79487698b3a2p+26, 0x1.7031a2p+27,
+     -0x1.31a246eaa1009p-1},
+    {"Inverted7x5At16", 7, 5, 16, Kind::kRamp, Kind::kInverted, -0x1.751caabe73be7p+18, 0x1.69d1p+20,
+     -0x1.07fdf930f0401p-2},
 };
 
 class DerivedCaseTest : public ::testing::TestWithParam<DerivedCase> {};
@@ -109,8 +114,7 @@ INSTANTIATE_TEST_SUITE_P(Oracle, DerivedCaseTest, ::testing::ValuesIn(kDerivedCa
 TEST(SsimReferenceTest, WeightSumIsTheProductOfTheLineSums) {
   const auto weight_sum = [](int w, int h) {
     const FrameGeometry g = Geometry(w, h, 8);
-    absl::StatusOr<SsimSums> sums =
-        ReferenceSums(MakeFrame(g, Kind::kRamp), MakeFrame(g, Kind::kNoisy));
+    absl::StatusOr<SsimSums> sums = ReferenceSums(MakeFrame(g, Kind::kRamp), MakeFrame(g, Kind::kNoisy));
     EXPECT_TRUE(sums.ok());
     return sums.ok() ? sums->weight_sum : 0.0;
   };
@@ -125,8 +129,7 @@ TEST(SsimReferenceTest, WeightSumIsTheProductOfTheLineSums) {
 TEST(SsimReferenceTest, OnlyLumaIsScored) {
   double first = 0.0;
   bool have_first = false;
-  for (ChromaLayout layout :
-       {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
+  for (ChromaLayout layout : {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
     const FrameGeometry g = Geometry(13, 11, 10, layout);
     const Frame ref = MakeFrame(g, Kind::kRamp);
     Frame dis = MakeFrame(g, Kind::kNoisy);

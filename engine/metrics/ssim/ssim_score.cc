@@ -14,8 +14,7 @@ double SsimMaxDb(const FrameGeometry& geometry, bool clip_db) {
   // The fork's operations: peak*peak in unsigned 32 bits (65535^2 still fits), the MSE
   // of half a code value spread over the frame, then ceil(10 * log10(ratio)).
   const uint32_t peak = geometry.max_sample_value();
-  const double mse =
-      0.5 / (static_cast<double>(geometry.width) * static_cast<double>(geometry.height));
+  const double mse = 0.5 / (static_cast<double>(geometry.width) * static_cast<double>(geometry.height));
   return std::ceil(10.0 * std::log10(static_cast<double>(peak * peak) / mse));
 }
 
@@ -35,9 +34,8 @@ absl::StatusOr<FrameScores> SsimOutputs(const SsimSums& sums, const FrameGeometr
                                         const SsimOptions& options) {
   const double linear = sums.term_sum / sums.weight_sum;
   if (!std::isfinite(linear)) {
-    return absl::InternalError(absl::StrCat("ssim: non-finite score ", linear, " = ",
-                                            sums.term_sum, " / ", sums.weight_sum, " on ",
-                                            GeometryDescription(geometry)));
+    return absl::InternalError(absl::StrCat("ssim: non-finite score ", linear, " = ", sums.term_sum, " / ",
+                                            sums.weight_sum, " on ", GeometryDescription(geometry)));
   }
   FrameScores scores = {{"ssim", linear}};
   if (options.enable_db) {

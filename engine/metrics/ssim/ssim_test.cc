@@ -45,25 +45,20 @@ TEST(SsimMetricTest, ParsesOptionsAndRejectsUnknownOnes) {
   ASSERT_TRUE(both.ok()) << both.status();
   EXPECT_TRUE(both->enable_db);
   EXPECT_TRUE(both->clip_db);
-  EXPECT_EQ(ParseSsimOptions({{"enable_dB", "true"}}).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseSsimOptions({{"enable_db", "maybe"}}).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(CreateSsimMetric({{"scale", "2"}}).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseSsimOptions({{"enable_dB", "true"}}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseSsimOptions({{"enable_db", "maybe"}}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(CreateSsimMetric({{"scale", "2"}}).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(SsimMetricTest, OutputNamesFollowEnableDb) {
   const FrameGeometry g = Geometry(16, 16, 8);
   EXPECT_EQ(SsimMetric({false, false}).OutputNames(g), (std::vector<std::string>{"ssim"}));
-  EXPECT_EQ(SsimMetric({true, false}).OutputNames(g),
-            (std::vector<std::string>{"ssim", "ssim_db"}));
+  EXPECT_EQ(SsimMetric({true, false}).OutputNames(g), (std::vector<std::string>{"ssim", "ssim_db"}));
 }
 
 TEST(SsimMetricTest, AcceptsEveryValidGeometryAndRejectsInvalidOnes) {
   SsimMetric metric({});
-  for (ChromaLayout layout :
-       {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
+  for (ChromaLayout layout : {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
     for (int depth = 8; depth <= 16; ++depth) {
       EXPECT_TRUE(metric.CheckInput(Geometry(1, 1, depth, layout)).ok());
       EXPECT_TRUE(metric.CheckInput(Geometry(8192, 4320, depth, layout)).ok());
@@ -77,8 +72,7 @@ TEST(SsimMetricTest, ScoresTheReferenceBits) {
   const FrameGeometry g = Geometry(31, 17, 16);
   const Frame ref = MakeFrame(g, Kind::kRamp);
   const Frame dis = MakeFrame(g, Kind::kNoisy);
-  absl::StatusOr<std::unique_ptr<Metric>> metric =
-      CreateSsimMetric({{"enable_db", "true"}, {"clip_db", "true"}});
+  absl::StatusOr<std::unique_ptr<Metric>> metric = CreateSsimMetric({{"enable_db", "true"}, {"clip_db", "true"}});
   ASSERT_TRUE(metric.ok()) << metric.status();
   absl::StatusOr<FrameScores> got = (*metric)->Score(ref, dis);
   ASSERT_TRUE(got.ok()) << got.status();

@@ -31,12 +31,18 @@ inline uint32_t SampleOf(Kind kind, int x, int y, int depth, uint32_t seed) {
   const uint32_t ramp = static_cast<uint32_t>((x * 7 + y * 5) % 200 + 20);
   const uint32_t hash = Hash32(static_cast<uint32_t>(x), static_cast<uint32_t>(y), seed);
   switch (kind) {
-    case Kind::kRamp: return ramp << shift;
-    case Kind::kNoisy: return (ramp + hash % 23) << shift;
-    case Kind::kInverted: return (255 - ramp) << shift;
-    case Kind::kRandom: return hash % (uint32_t{1} << depth);
-    case Kind::kBlack: return 0;
-    case Kind::kWhite: return (uint32_t{1} << depth) - 1;
+    case Kind::kRamp:
+      return ramp << shift;
+    case Kind::kNoisy:
+      return (ramp + hash % 23) << shift;
+    case Kind::kInverted:
+      return (255 - ramp) << shift;
+    case Kind::kRandom:
+      return hash % (uint32_t{1} << depth);
+    case Kind::kBlack:
+      return 0;
+    case Kind::kWhite:
+      return (uint32_t{1} << depth) - 1;
   }
   return 0;
 }
@@ -49,17 +55,14 @@ inline Frame MakeFrame(const FrameGeometry& geometry, Kind kind, uint32_t seed =
   for (int plane = 0; plane < geometry.plane_count(); ++plane) {
     for (int y = 0; y < geometry.plane_height(plane); ++y) {
       for (int x = 0; x < geometry.plane_width(plane); ++x) {
-        frame.set_sample(plane, x, y,
-                         plane == 0 ? SampleOf(kind, x, y, depth, seed)
-                                    : uint32_t{1} << (depth - 1));
+        frame.set_sample(plane, x, y, plane == 0 ? SampleOf(kind, x, y, depth, seed) : uint32_t{1} << (depth - 1));
       }
     }
   }
   return frame;
 }
 
-inline FrameGeometry Geometry(int width, int height, int depth,
-                              ChromaLayout layout = ChromaLayout::k420) {
+inline FrameGeometry Geometry(int width, int height, int depth, ChromaLayout layout = ChromaLayout::k420) {
   return FrameGeometry{width, height, PixelFormat{layout, depth}};
 }
 

@@ -49,8 +49,8 @@ struct BandScratch {
   // interleaved by groups of kColumnAlign columns: [group][plane][column in group]. The
   // vertical pass then reads nine sequential streams instead of 45 (measured at 3840
   // columns: 115 ms per frame instead of 345 with one plane after another).
-  std::vector<double> ring;  // kTapCount x padded x kPlanes
-  std::vector<double> lx;    // kept horizontal tap sum per column (256 in the padding)
+  std::vector<double> ring;       // kTapCount x padded x kPlanes
+  std::vector<double> lx;         // kept horizontal tap sum per column (256 in the padding)
   std::vector<double> row_terms;  // padded
 
   void Resize(int w) {
@@ -65,15 +65,12 @@ struct BandScratch {
   }
   size_t line_stride() const { return static_cast<size_t>(padded) + 2 * kRadius; }
   double* line_plane(int p) { return line.data() + p * line_stride(); }
-  double* ring_row(int y) {
-    return ring.data() + static_cast<size_t>(y % kTapCount) * kPlanes * padded;
-  }
+  double* ring_row(int y) { return ring.data() + static_cast<size_t>(y % kTapCount) * kPlanes * padded; }
 };
 
 // Where plane p of columns x.. (x a multiple of the lane count) sits in a ring row.
 EXACTQ_SSIM_INLINE size_t RingOffset(int x, int p) {
-  return static_cast<size_t>(x / kColumnAlign) * (kPlanes * kColumnAlign) +
-         p * kColumnAlign + x % kColumnAlign;
+  return static_cast<size_t>(x / kColumnAlign) * (kPlanes * kColumnAlign) + p * kColumnAlign + x % kColumnAlign;
 }
 
 template <class Sample>
@@ -125,9 +122,8 @@ EXACTQ_SSIM_INLINE void HorizontalRow(const BandJob<Sample>& job, int y) {
     for (int p = 0; p < kPlanes; ++p) {
       const double* q = sc.line_plane(p) + x;  // q[k] is sample x - kRadius + k
       Store(out + RingOffset(x, p),
-            SymmetricTaps(Load<V>(q), Load<V>(q + 1), Load<V>(q + 2), Load<V>(q + 3),
-                          Load<V>(q + 4), Load<V>(q + 5), Load<V>(q + 6), Load<V>(q + 7),
-                          Load<V>(q + 8)));
+            SymmetricTaps(Load<V>(q), Load<V>(q + 1), Load<V>(q + 2), Load<V>(q + 3), Load<V>(q + 4), Load<V>(q + 5),
+                          Load<V>(q + 6), Load<V>(q + 7), Load<V>(q + 8)));
     }
   }
 }
@@ -148,9 +144,9 @@ EXACTQ_SSIM_INLINE void OutputRow(const BandJob<Sample>& job, int r) {
     for (int p = 0; p < kPlanes; ++p) {
       const size_t o = RingOffset(x, p);
       if (full) {
-        m[p] = SymmetricTaps(Load<V>(rows[0] + o), Load<V>(rows[1] + o), Load<V>(rows[2] + o),
-                             Load<V>(rows[3] + o), Load<V>(rows[4] + o), Load<V>(rows[5] + o),
-                             Load<V>(rows[6] + o), Load<V>(rows[7] + o), Load<V>(rows[8] + o));
+        m[p] = SymmetricTaps(Load<V>(rows[0] + o), Load<V>(rows[1] + o), Load<V>(rows[2] + o), Load<V>(rows[3] + o),
+                             Load<V>(rows[4] + o), Load<V>(rows[5] + o), Load<V>(rows[6] + o), Load<V>(rows[7] + o),
+                             Load<V>(rows[8] + o));
       } else {
         V acc = {};
         for (int k = k_begin; k < k_end; ++k) {
@@ -175,8 +171,7 @@ EXACTQ_SSIM_INLINE void RunBand(const BandJob<Sample>& job) {
     OutputRow<V>(job, r);
     const double* t = job.scratch->row_terms.data();
     if (job.terms != nullptr) {
-      std::memcpy(job.terms + static_cast<size_t>(r - job.row_begin) * width, t,
-                  sizeof(double) * width);
+      std::memcpy(job.terms + static_cast<size_t>(r - job.row_begin) * width, t, sizeof(double) * width);
     } else {
       double s = *job.term_sum;
       for (int x = 0; x < width; ++x) s = s + t[x];  // the reference's raster-order adds
@@ -217,9 +212,12 @@ void RunBandIsa(SsimIsa isa, const BandJob<Sample>& job) {
 
 const char* SsimIsaName(SsimIsa isa) {
   switch (isa) {
-    case SsimIsa::kAvx: return "avx";
-    case SsimIsa::kSse2: return "sse2";
-    case SsimIsa::kAuto: break;
+    case SsimIsa::kAvx:
+      return "avx";
+    case SsimIsa::kSse2:
+      return "sse2";
+    case SsimIsa::kAuto:
+      break;
   }
   return "auto";
 }
@@ -244,9 +242,8 @@ struct ThreadedConfig {
 };
 
 template <class Sample>
-absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int width,
-                                      int height, int bit_depth, const ThreadedConfig& config,
-                                      std::vector<double>& terms,
+absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int width, int height, int bit_depth,
+                                      const ThreadedConfig& config, std::vector<double>& terms,
                                       exact::OrderedSumStats& stats) {
   // sum(w) = sum over pixels of Lx * Ly = (sum Lx) * (sum Ly): an exact integer, equal
   // to the reference's running double sum of the weights (every add exact below 2^53).
@@ -260,9 +257,7 @@ absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int 
 
   const Stabilisers st = StabilisersFor(bit_depth);
   const int workers = std::min(config.num_threads, height);
-  const auto band_begin = [&](int i) {
-    return static_cast<int>(static_cast<int64_t>(height) * i / workers);
-  };
+  const auto band_begin = [&](int i) { return static_cast<int>(static_cast<int64_t>(height) * i / workers); };
   // Scratch per call and worker: about 50 doubles per column (1.6 MB at 3840), nothing
   // shared between workers.
   std::vector<BandScratch> scratch(workers);
@@ -273,8 +268,7 @@ absl::StatusOr<SsimSums> ThreadedSums(const Sample* ref, const Sample* dis, int 
   terms.resize(static_cast<size_t>(width) * height - stored_from);
   const auto band = [&](int i) {
     const int begin = band_begin(i);
-    BandJob<Sample> job{ref, dis, width, height, st, begin, band_begin(i + 1), &scratch[i],
-                        nullptr, nullptr};
+    BandJob<Sample> job{ref, dis, width, height, st, begin, band_begin(i + 1), &scratch[i], nullptr, nullptr};
     if (loop && i == 0) {
       job.term_sum = &sums.term_sum;
     } else {
@@ -309,15 +303,14 @@ absl::StatusOr<SsimSums> SsimThreads::Sums(const Frame& ref, const Frame& dis) {
   if (absl::Status s = CheckSsimInput(g, dis.geometry()); !s.ok()) return s;
   const ThreadedConfig config{num_threads_, frame_sum_, isa_, pool_.get()};
   if (g.bytes_per_sample() == 1) {
-    return ThreadedSums(ref.plane8(0), dis.plane8(0), g.width, g.height, g.format.bit_depth,
-                        config, terms_, last_sum_stats_);
+    return ThreadedSums(ref.plane8(0), dis.plane8(0), g.width, g.height, g.format.bit_depth, config, terms_,
+                        last_sum_stats_);
   }
-  return ThreadedSums(ref.plane16(0), dis.plane16(0), g.width, g.height, g.format.bit_depth,
-                      config, terms_, last_sum_stats_);
+  return ThreadedSums(ref.plane16(0), dis.plane16(0), g.width, g.height, g.format.bit_depth, config, terms_,
+                      last_sum_stats_);
 }
 
-absl::StatusOr<FrameScores> SsimThreads::Score(const Frame& ref, const Frame& dis,
-                                               const SsimOptions& options) {
+absl::StatusOr<FrameScores> SsimThreads::Score(const Frame& ref, const Frame& dis, const SsimOptions& options) {
   absl::StatusOr<SsimSums> sums = Sums(ref, dis);
   if (!sums.ok()) return sums.status();
   return SsimOutputs(*sums, ref.geometry(), options);

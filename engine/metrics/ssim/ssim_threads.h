@@ -38,10 +38,10 @@
 
 #include "absl/status/statusor.h"
 #include "engine/exact/ordered_sum.h"
-#include "engine/platform/worker_pool.h"
 #include "engine/format/frame.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/ssim/ssim_score.h"
+#include "engine/platform/worker_pool.h"
 
 namespace exactq {
 namespace ssim {
@@ -64,8 +64,7 @@ class SsimThreads {
   absl::StatusOr<SsimSums> Sums(const Frame& ref, const Frame& dis);
 
   // Sums, then SsimOutputs.
-  absl::StatusOr<FrameScores> Score(const Frame& ref, const Frame& dis,
-                                    const SsimOptions& options);
+  absl::StatusOr<FrameScores> Score(const Frame& ref, const Frame& dis, const SsimOptions& options);
 
   int num_threads() const { return num_threads_; }
   SsimFrameSum frame_sum() const { return frame_sum_; }

@@ -48,12 +48,10 @@ int ExpectAllVariantsEqualReference(const Frame& ref, const Frame& dis, const st
           absl::StatusOr<SsimSums> got = fast.Sums(ref, dis);
           EXPECT_TRUE(got.ok()) << got.status();
           if (!got.ok()) return compared;
-          const std::string variant =
-              absl::StrFormat("%s; %d threads, %s, %s, round %d", what, threads,
-                              SsimIsaName(fast.isa()), SsimFrameSumName(frame_sum), round);
+          const std::string variant = absl::StrFormat("%s; %d threads, %s, %s, round %d", what, threads,
+                                                      SsimIsaName(fast.isa()), SsimFrameSumName(frame_sum), round);
           EXPECT_EQ(Bits(got->term_sum), Bits(want->term_sum))
-              << absl::StrFormat("%s: term sum %a, reference %a", variant, got->term_sum,
-                                 want->term_sum);
+              << absl::StrFormat("%s: term sum %a, reference %a", variant, got->term_sum, want->term_sum);
           EXPECT_EQ(Bits(got->weight_sum), Bits(want->weight_sum)) << variant;
           ++compared;
         }
@@ -66,8 +64,7 @@ int ExpectAllVariantsEqualReference(const Frame& ref, const Frame& dis, const st
 TEST(SsimThreadsTest, EqualsReferenceOnRandomGeometriesDepthsAndContent) {
   std::mt19937 rng(20240611);
   const Kind kinds[] = {Kind::kNoisy, Kind::kInverted, Kind::kRandom, Kind::kRamp};
-  const ChromaLayout layouts[] = {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422,
-                                  ChromaLayout::k444};
+  const ChromaLayout layouts[] = {ChromaLayout::k400, ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444};
   int compared = 0;
   for (int trial = 0; trial < 40; ++trial) {
     // Mostly small (every border case), a few wider than the vector width many times.
@@ -83,20 +80,19 @@ TEST(SsimThreadsTest, EqualsReferenceOnRandomGeometriesDepthsAndContent) {
     const Frame dis = MakeFrame(g, dis_kind, seed + 1);
     compared += ExpectAllVariantsEqualReference(
         ref, dis,
-        absl::StrFormat("trial %d: %s, kinds %d/%d, seed %u", trial, GeometryDescription(g),
-                        static_cast<int>(ref_kind), static_cast<int>(dis_kind), seed));
+        absl::StrFormat("trial %d: %s, kinds %d/%d, seed %u", trial, GeometryDescription(g), static_cast<int>(ref_kind),
+                        static_cast<int>(dis_kind), seed));
   }
   std::printf("compared %d threaded results with the reference\n", compared);
 }
 
 // Fewer rows than threads, a single row, a single column.
 TEST(SsimThreadsTest, EqualsReferenceOnDegenerateShapes) {
-  for (const auto& [w, h] : {std::pair{1, 1}, std::pair{1, 3}, std::pair{5, 2}, std::pair{300, 1},
-                             std::pair{1, 300}, std::pair{7, 5}}) {
+  for (const auto& [w, h] :
+       {std::pair{1, 1}, std::pair{1, 3}, std::pair{5, 2}, std::pair{300, 1}, std::pair{1, 300}, std::pair{7, 5}}) {
     for (int depth : {8, 16}) {
       const FrameGeometry g = Geometry(w, h, depth);
-      ExpectAllVariantsEqualReference(MakeFrame(g, Kind::kRamp), MakeFrame(g, Kind::kNoisy),
-                                      GeometryDescription(g));
+      ExpectAllVariantsEqualReference(MakeFrame(g, Kind::kRamp), MakeFrame(g, Kind::kNoisy), GeometryDescription(g));
     }
   }
 }

@@ -24,8 +24,7 @@ const MetricInfo& Ssimulacra2MetricInfo() {
 }
 
 absl::StatusOr<Ssimulacra2Options> ParseSsimulacra2Options(const MetricOptions& options) {
-  absl::StatusOr<MetricOptionParser> parser =
-      MetricOptionParser::Create(Ssimulacra2MetricInfo(), options);
+  absl::StatusOr<MetricOptionParser> parser = MetricOptionParser::Create(Ssimulacra2MetricInfo(), options);
   if (!parser.ok()) return parser.status();
   absl::StatusOr<int64_t> matrix = parser->GetInt("yuv_matrix");
   if (!matrix.ok()) return matrix.status();
@@ -52,9 +51,7 @@ absl::Status Ssimulacra2Metric::CheckInput(const FrameGeometry& geometry) const 
   return ssimulacra2::CheckSsimulacra2Input(geometry);
 }
 
-std::vector<std::string> Ssimulacra2Metric::OutputNames(const FrameGeometry&) const {
-  return {"ssimulacra2"};
-}
+std::vector<std::string> Ssimulacra2Metric::OutputNames(const FrameGeometry&) const { return {"ssimulacra2"}; }
 
 absl::StatusOr<FrameScores> Ssimulacra2Metric::ScoreFrame(const Frame& ref, const Frame& dist) {
   absl::StatusOr<double> score = engine_.Score(ref, dist, options_.yuv_matrix);

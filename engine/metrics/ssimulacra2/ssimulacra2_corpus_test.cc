@@ -54,9 +54,8 @@ struct CaseResult {
 };
 
 // The per-frame values of peers[peer][metric]["frames"], or nullopt.
-std::optional<std::vector<double>> PeerFrames(const nlohmann::json& peer_scores,
-                                              const std::string& case_id, const char* peer,
-                                              const char* metric) {
+std::optional<std::vector<double>> PeerFrames(const nlohmann::json& peer_scores, const std::string& case_id,
+                                              const char* peer, const char* metric) {
   const nlohmann::json& cases = peer_scores["cases"];
   if (!cases.contains(case_id) || !cases[case_id].contains(peer)) return std::nullopt;
   const nlohmann::json& scores = cases[case_id][peer];
@@ -121,12 +120,11 @@ class Ssimulacra2CorpusTest : public ::testing::Test {
         FrameSums like_fork;
         absl::StatusOr<FrameSums> sums =
             ReferenceSumsWithForkAvx2Variant(ref, dis, YuvMatrix::kBt709Limited, &like_fork);
-        absl::StatusOr<double> score =
-            sums.ok() ? ScoreFromSums(*sums) : absl::StatusOr<double>(sums.status());
+        absl::StatusOr<double> score = sums.ok() ? ScoreFromSums(*sums) : absl::StatusOr<double>(sums.status());
         absl::StatusOr<double> score_like_fork = ScoreFromSums(like_fork);
         if (!score.ok() || !score_like_fork.ok()) {
-          *error_ = absl::StrCat(c.id, " frame ", i, ": ", score.status().ToString(),
-                                 score_like_fork.status().ToString());
+          *error_ =
+              absl::StrCat(c.id, " frame ", i, ": ", score.status().ToString(), score_like_fork.status().ToString());
           return;
         }
         FrameResult frame;
@@ -136,8 +134,7 @@ class Ssimulacra2CorpusTest : public ::testing::Test {
         if (int64_t{c.geometry.width} * c.geometry.height < int64_t{3840} * 2160) {
           absl::StatusOr<FrameSums> fast = threads.Sums(ref, dis, YuvMatrix::kBt709Limited);
           frame.threads_checked = true;
-          frame.threads_equal =
-              fast.ok() && std::memcmp(fast->sums, sums->sums, sizeof(sums->sums)) == 0;
+          frame.threads_equal = fast.ok() && std::memcmp(fast->sums, sums->sums, sizeof(sums->sums)) == 0;
         }
         if (fork && i < static_cast<int>(fork->size())) frame.fork = (*fork)[i];
         if (libjxl && i < static_cast<int>(libjxl->size())) frame.libjxl = (*libjxl)[i];
@@ -171,8 +168,8 @@ TEST_F(Ssimulacra2CorpusTest, WithinOneMillionthOfTheForkOnEveryFrame) {
       const FrameResult& f = c.frames[i];
       ASSERT_TRUE(f.fork.has_value()) << c.id << " frame " << i << ": the fork has no score";
       const double deviation = std::fabs(f.ours - *f.fork);
-      EXPECT_LE(deviation, kTolerance)
-          << absl::StrFormat("%s frame %d: ours %.17g, fork %.17g", c.id, i, f.ours, *f.fork);
+      EXPECT_LE(deviation, kTolerance) << absl::StrFormat("%s frame %d: ours %.17g, fork %.17g", c.id, i, f.ours,
+                                                          *f.fork);
       if (deviation >= max_deviation) {
         max_deviation = deviation;
         worst = absl::StrFormat("%s frame %d (ours %.17g, fork %.17g)", c.id, i, f.ours, *f.fork);
@@ -181,8 +178,8 @@ TEST_F(Ssimulacra2CorpusTest, WithinOneMillionthOfTheForkOnEveryFrame) {
     }
   }
   EXPECT_GT(compared, 0);
-  std::printf("ssimulacra2 vs the fork: %d frames, max |deviation| %.3g at %s\n", compared,
-              max_deviation, worst.c_str());
+  std::printf("ssimulacra2 vs the fork: %d frames, max |deviation| %.3g at %s\n", compared, max_deviation,
+              worst.c_str());
 }
 
 TEST_F(Ssimulacra2CorpusTest, ImitatingTheForksAvx2EdgeMapGivesItsBitsOnEveryFrame) {
@@ -196,13 +193,11 @@ TEST_F(Ssimulacra2CorpusTest, ImitatingTheForksAvx2EdgeMapGivesItsBitsOnEveryFra
       uint64_t a, b;
       std::memcpy(&a, &f.ours_like_fork_avx2, sizeof(a));
       std::memcpy(&b, &*f.fork, sizeof(b));
-      EXPECT_EQ(a, b) << absl::StrFormat("%s frame %d: %.17g, fork %.17g", c.id, i,
-                                         f.ours_like_fork_avx2, *f.fork);
+      EXPECT_EQ(a, b) << absl::StrFormat("%s frame %d: %.17g, fork %.17g", c.id, i, f.ours_like_fork_avx2, *f.fork);
       equal += a == b;
     }
   }
-  std::printf("with the fork's AVX2 edge map: %d of %d frames equal the fork bit for bit\n", equal,
-              compared);
+  std::printf("with the fork's AVX2 edge map: %d of %d frames equal the fork bit for bit\n", equal, compared);
 }
 
 TEST_F(Ssimulacra2CorpusTest, ThreadedPathHasTheReferenceBits) {
@@ -235,11 +230,9 @@ TEST_F(Ssimulacra2CorpusTest, DistanceFromLibjxl) {
     }
     std::printf("  %-24s %-10s %-6d %-24s%s\n", c.id.c_str(),
                 absl::StrFormat("%dx%d", c.geometry.width, c.geometry.height).c_str(),
-                ScaleCount(c.geometry.width, c.geometry.height), c.libjxl_peer.c_str(),
-                diffs.c_str());
+                ScaleCount(c.geometry.width, c.geometry.height), c.libjxl_peer.c_str(), diffs.c_str());
   }
-  std::printf("  max |ours - libjxl|: %.4f on frames of 480x270 and more, %.4f below\n", max_large,
-              max_small);
+  std::printf("  max |ours - libjxl|: %.4f on frames of 480x270 and more, %.4f below\n", max_large, max_small);
   // Loose bounds around the measured values (README.md): a change that moves the
   // distance noticeably should be looked at.
   EXPECT_LT(max_large, 0.5);

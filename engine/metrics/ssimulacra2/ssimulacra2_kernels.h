@@ -110,8 +110,7 @@ struct ChannelJob {
 struct KernelTable {
   const char* name;
   void (*pyramid_band)(const PyramidBand& band);
-  void (*channel_sums)(const ChannelJob& job, const ChannelScratch& scratch,
-                       double (&sums)[kSumsPerChannel]);
+  void (*channel_sums)(const ChannelJob& job, const ChannelScratch& scratch, double (&sums)[kSumsPerChannel]);
 };
 
 const KernelTable& GenericKernels();

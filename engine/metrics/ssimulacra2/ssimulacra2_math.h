@@ -192,8 +192,7 @@ EXACTQ_HD inline typename L::F SrgbEotf(const float* table, typename L::F x) {
   const F b = L::Gather(table, i + 1);
   const F step = (b - a) * frac;
   const F lerp = a + step;
-  return L::Select(x >= 1.0f, L::SplatF(1.0f),
-                   L::Select(inside, lerp, L::Select(x <= 0.0f, L::SplatF(0.0f), x)));
+  return L::Select(x >= 1.0f, L::SplatF(1.0f), L::Select(inside, lerp, L::Select(x <= 0.0f, L::SplatF(0.0f), x)));
 }
 
 // The fork's clamp to [0, 1]: below 0 gives 0, above 1 gives 1, NaN passes through.
@@ -204,9 +203,8 @@ EXACTQ_HD inline typename L::F Clamp01(typename L::F v) {
 
 // B.2 then B.3 for one pixel: sample codes (exact in f32) -> linear RGB.
 template <class L>
-EXACTQ_HD inline void YuvToLinearRgb(const YuvToRgbCoefficients& k, const float* eotf_table,
-                                     typename L::F y_code, typename L::F u_code,
-                                     typename L::F v_code, typename L::F& r, typename L::F& g,
+EXACTQ_HD inline void YuvToLinearRgb(const YuvToRgbCoefficients& k, const float* eotf_table, typename L::F y_code,
+                                     typename L::F u_code, typename L::F v_code, typename L::F& r, typename L::F& g,
                                      typename L::F& b) {
   using F = typename L::F;
   const F y = y_code * k.inv_peak;
@@ -276,9 +274,8 @@ EXACTQ_HD inline float CubeRootOfOpsinBias() { return CubeRoot<ScalarLanes>(kOps
 // One pixel of linear RGB to (X, Y, B) after MakePositiveXYB. cube_root_of_bias is
 // CubeRootOfOpsinBias() (an argument so vector code can hoist it).
 template <class L>
-EXACTQ_HD inline void LinearRgbToXyb(typename L::F r, typename L::F g, typename L::F b,
-                                     float cube_root_of_bias, typename L::F& x_out,
-                                     typename L::F& y_out, typename L::F& b_out) {
+EXACTQ_HD inline void LinearRgbToXyb(typename L::F r, typename L::F g, typename L::F b, float cube_root_of_bias,
+                                     typename L::F& x_out, typename L::F& y_out, typename L::F& b_out) {
   using F = typename L::F;
   const F zero = L::SplatF(0.0f);
   const F l0 = kOpsinM00 * r;
@@ -319,8 +316,7 @@ inline constexpr int kMinScaleSide = 8;
 // One output sample of the 2x2 downsample: the four inputs in (dy, dx) order with dx
 // inner, added in f32 from 0, then times 0.25.
 template <class L>
-EXACTQ_HD inline typename L::F Downsample4(typename L::F p00, typename L::F p01, typename L::F p10,
-                                           typename L::F p11) {
+EXACTQ_HD inline typename L::F Downsample4(typename L::F p00, typename L::F p01, typename L::F p10, typename L::F p11) {
   using F = typename L::F;
   F sum = L::SplatF(0.0f);
   sum = sum + p00;
@@ -388,9 +384,8 @@ inline constexpr float kC2 = 0.0009f;
 // The f32 part of SSIM' at one pixel: from the blurred mu1, mu2, sigma11, sigma22,
 // sigma12 to the three factors of the quotient.
 template <class L>
-EXACTQ_HD inline void SsimFactors(typename L::F mu1, typename L::F mu2, typename L::F s11,
-                                  typename L::F s22, typename L::F s12, typename L::F& num_m,
-                                  typename L::F& num_s, typename L::F& den_s) {
+EXACTQ_HD inline void SsimFactors(typename L::F mu1, typename L::F mu2, typename L::F s11, typename L::F s22,
+                                  typename L::F s12, typename L::F& num_m, typename L::F& num_s, typename L::F& den_s) {
   using F = typename L::F;
   const F mu11 = mu1 * mu1;
   const F mu22 = mu2 * mu2;
@@ -409,8 +404,7 @@ EXACTQ_HD inline void SsimFactors(typename L::F mu1, typename L::F mu2, typename
 // The f64 part: d = max(1 - (num_m * num_s) / den_s, 0), with the factors widened
 // exactly from f32. A NaN stays NaN.
 template <class L>
-EXACTQ_HD inline typename L::D SsimDissimilarity(typename L::D num_m, typename L::D num_s,
-                                                 typename L::D den_s) {
+EXACTQ_HD inline typename L::D SsimDissimilarity(typename L::D num_m, typename L::D num_s, typename L::D den_s) {
   using D = typename L::D;
   const D product = num_m * num_s;
   const D quotient = L::DivRn(product, den_s);
@@ -421,8 +415,8 @@ EXACTQ_HD inline typename L::D SsimDissimilarity(typename L::D num_m, typename L
 // The edge difference at one pixel, in f64: (1 + |img2 - mu2|) / (1 + |img1 - mu1|) - 1,
 // with img and mu widened from f32 before subtracting.
 template <class L>
-EXACTQ_HD inline typename L::D EdgeDifference(typename L::D img1, typename L::D mu1,
-                                              typename L::D img2, typename L::D mu2) {
+EXACTQ_HD inline typename L::D EdgeDifference(typename L::D img1, typename L::D mu1, typename L::D img2,
+                                              typename L::D mu2) {
   using D = typename L::D;
   const D ed1 = L::Abs(img1 - mu1);
   const D ed2 = L::Abs(img2 - mu2);
@@ -435,8 +429,7 @@ EXACTQ_HD inline typename L::D EdgeDifference(typename L::D img1, typename L::D 
 // max(-d, 0) when d is finite; both d otherwise (the fork's split_edge_difference).
 // The difference minus one is never -0, so both are +0 where d is 0.
 template <class L>
-EXACTQ_HD inline void SplitEdgeDifference(typename L::D d, typename L::D& artifact,
-                                          typename L::D& detail) {
+EXACTQ_HD inline void SplitEdgeDifference(typename L::D d, typename L::D& artifact, typename L::D& detail) {
   using D = typename L::D;
   const D zero = L::SplatD(0.0);
   const auto finite = (d - d) == 0.0;  // false for NaN and +-inf

@@ -63,11 +63,9 @@ TEST(Ssimulacra2MathTest, BlurCoefficientsMatchTheirDerivation) {
   const double zeta15 = d35 * (1.0 / d13);
   const double zeta35 = d51 * (1.0 / d13);
   const double a[3][3] = {{p1, p3, p5}, {r1, r3, r5}, {zeta15, zeta35, 1.0}};
-  const double gamma[3] = {1.0, radius * radius - sigma * sigma,
-                           zeta15 * rho[0] + zeta35 * rho[1] + rho[2]};
+  const double gamma[3] = {1.0, radius * radius - sigma * sigma, zeta15 * rho[0] + zeta35 * rho[1] + rho[2]};
   auto det = [](const double(&m)[3][3]) {
-    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
-           m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+    return m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
            m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
   };
   const double inv_det = 1.0 / det(a);
@@ -99,8 +97,8 @@ TEST(Ssimulacra2MathTest, FoldedConstantsEqualRunTimeF32) {
   EXPECT_EQ(Bits(kOpsinM11), Bits((Opaque(1.0f) - Opaque(0.23f)) - Opaque(0.078f)));
   EXPECT_EQ(Bits(kOpsinM22), Bits((Opaque(1.0f) - Opaque(kOpsinM20)) - Opaque(kOpsinM21)));
   for (int depth = 8; depth <= 16; ++depth) {
-    for (YuvMatrix m : {YuvMatrix::kBt709Limited, YuvMatrix::kBt601Limited, YuvMatrix::kBt709Full,
-                        YuvMatrix::kBt601Full}) {
+    for (YuvMatrix m :
+         {YuvMatrix::kBt709Limited, YuvMatrix::kBt601Limited, YuvMatrix::kBt709Full, YuvMatrix::kBt601Full}) {
       const YuvToRgbCoefficients k = MakeYuvToRgbCoefficients(m, depth);
       const bool bt709 = m == YuvMatrix::kBt709Limited || m == YuvMatrix::kBt709Full;
       const bool limited = m == YuvMatrix::kBt709Limited || m == YuvMatrix::kBt601Limited;
@@ -251,8 +249,7 @@ TEST(Ssimulacra2ScoreTest, OneWeightedNormFollowsThePolynomial) {
   sums.sums[2][1][kSumSsim] = 2.0;  // scale 2 is 16x8: mean 2 / 128
   double s = kWeights[48] * ((1.0 / 128.0) * 2.0);
   s = s * 0.9562382616834844;
-  s = (2.326765642916932 * s - (0.020884521182843837 * s) * s) +
-      ((6.248496625763138e-05 * s) * s) * s;
+  s = (2.326765642916932 * s - (0.020884521182843837 * s) * s) + ((6.248496625763138e-05 * s) * s) * s;
   absl::StatusOr<double> score = ScoreFromSums(sums);
   ASSERT_TRUE(score.ok());
   EXPECT_EQ(Bits(*score), Bits(100.0 - 10.0 * std::pow(s, 0.6276336467831387)));

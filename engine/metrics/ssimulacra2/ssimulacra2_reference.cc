@@ -48,8 +48,8 @@ Image3 ToLinearRgb(const Frame& frame, const YuvToRgbCoefficients& k) {
     for (int x = 0; x < g.width; ++x) {
       const int cx = NearestChromaIndex(x, g.width, g.plane_width(1));
       YuvToLinearRgb<L>(k, kSrgbEotfTable, SampleCode(frame, 0, x, y), SampleCode(frame, 1, cx, cy),
-                        SampleCode(frame, 2, cx, cy), rgb.planes[0].at(x, y),
-                        rgb.planes[1].at(x, y), rgb.planes[2].at(x, y));
+                        SampleCode(frame, 2, cx, cy), rgb.planes[0].at(x, y), rgb.planes[1].at(x, y),
+                        rgb.planes[2].at(x, y));
     }
   }
   return rgb;
@@ -61,9 +61,8 @@ Image3 ToXyb(const Image3& rgb) {
   Image3 xyb(rgb.width(), rgb.height());
   for (int y = 0; y < rgb.height(); ++y) {
     for (int x = 0; x < rgb.width(); ++x) {
-      LinearRgbToXyb<L>(rgb.planes[0].at(x, y), rgb.planes[1].at(x, y), rgb.planes[2].at(x, y),
-                        cube_root_of_bias, xyb.planes[0].at(x, y), xyb.planes[1].at(x, y),
-                        xyb.planes[2].at(x, y));
+      LinearRgbToXyb<L>(rgb.planes[0].at(x, y), rgb.planes[1].at(x, y), rgb.planes[2].at(x, y), cube_root_of_bias,
+                        xyb.planes[0].at(x, y), xyb.planes[1].at(x, y), xyb.planes[2].at(x, y));
     }
   }
   return xyb;
@@ -82,8 +81,7 @@ Image3 Downsample(const Image3& in) {
       for (int ox = 0; ox < out.width(); ++ox) {
         const int x0 = 2 * ox;
         const int x1 = 2 * ox + 1 < w ? 2 * ox + 1 : w - 1;
-        out.planes[c].at(ox, oy) =
-            Downsample4<L>(p.at(x0, y0), p.at(x1, y0), p.at(x0, y1), p.at(x1, y1));
+        out.planes[c].at(ox, oy) = Downsample4<L>(p.at(x0, y0), p.at(x1, y0), p.at(x0, y1), p.at(x1, y1));
       }
     }
   }
@@ -116,8 +114,8 @@ void BlurLine(const float* in, float* out, int length, ptrdiff_t stride) {
 Plane Blur(const Plane& in) {
   Plane horizontal(in.width, in.height);
   for (int y = 0; y < in.height; ++y) {
-    BlurLine(&in.samples[static_cast<size_t>(y) * in.width],
-             &horizontal.samples[static_cast<size_t>(y) * in.width], in.width, 1);
+    BlurLine(&in.samples[static_cast<size_t>(y) * in.width], &horizontal.samples[static_cast<size_t>(y) * in.width],
+             in.width, 1);
   }
   Plane out(in.width, in.height);
   for (int x = 0; x < in.width; ++x) {
@@ -129,8 +127,7 @@ Plane Blur(const Plane& in) {
 // Tests only (see ReferenceSumsWithForkAvx2Variant): the six sums again, with the
 // edge map of the fork's AVX2 code. SSIM sums are the definition's.
 void ForkAvx2EdgeSums(const Plane& img1, const Plane& mu1, const Plane& img2, const Plane& mu2,
-                      const double (&definition)[kSumsPerChannel],
-                      double (&sums)[kSumsPerChannel]) {
+                      const double (&definition)[kSumsPerChannel], double (&sums)[kSumsPerChannel]) {
   sums[kSumSsim] = definition[kSumSsim];
   sums[kSumSsim4] = definition[kSumSsim4];
   for (int k = kSumArtifact; k < kSumsPerChannel; ++k) sums[k] = 0.0;
@@ -167,11 +164,9 @@ void ChannelSums(const Plane& img1, const Plane& img2, double (&sums)[kSumsPerCh
   for (double& s : sums) s = 0.0;
   for (size_t i = 0; i < img1.samples.size(); ++i) {
     float num_m, num_s, den_s;
-    SsimFactors<L>(mu1.samples[i], mu2.samples[i], s11.samples[i], s22.samples[i], s12.samples[i],
-                   num_m, num_s, den_s);
+    SsimFactors<L>(mu1.samples[i], mu2.samples[i], s11.samples[i], s22.samples[i], s12.samples[i], num_m, num_s, den_s);
     const double d = SsimDissimilarity<L>(num_m, num_s, den_s);
-    const double edge =
-        EdgeDifference<L>(img1.samples[i], mu1.samples[i], img2.samples[i], mu2.samples[i]);
+    const double edge = EdgeDifference<L>(img1.samples[i], mu1.samples[i], img2.samples[i], mu2.samples[i]);
     double artifact, detail;
     SplitEdgeDifference<L>(edge, artifact, detail);
     sums[kSumSsim] += d;
@@ -184,8 +179,7 @@ void ChannelSums(const Plane& img1, const Plane& img2, double (&sums)[kSumsPerCh
   if (fork_avx2_sums != nullptr) ForkAvx2EdgeSums(img1, mu1, img2, mu2, sums, *fork_avx2_sums);
 }
 
-absl::StatusOr<FrameSums> Sums(const Frame& ref, const Frame& dis, YuvMatrix matrix,
-                               FrameSums* fork_avx2) {
+absl::StatusOr<FrameSums> Sums(const Frame& ref, const Frame& dis, YuvMatrix matrix, FrameSums* fork_avx2) {
   if (absl::Status s = CheckSsimulacra2Pair(ref, dis); !s.ok()) return s;
   const FrameGeometry& g = ref.geometry();
   const YuvToRgbCoefficients k = MakeYuvToRgbCoefficients(matrix, g.format.bit_depth);
@@ -223,18 +217,16 @@ absl::Status CheckSsimulacra2Input(const FrameGeometry& geometry) {
         "none");
   }
   if (geometry.width < kMinScaleSide || geometry.height < kMinScaleSide) {
-    return absl::InvalidArgumentError(absl::StrCat("ssimulacra2 needs frames of at least ",
-                                                   kMinScaleSide, "x", kMinScaleSide, "; got ",
-                                                   geometry.width, "x", geometry.height));
+    return absl::InvalidArgumentError(absl::StrCat("ssimulacra2 needs frames of at least ", kMinScaleSide, "x",
+                                                   kMinScaleSide, "; got ", geometry.width, "x", geometry.height));
   }
   return absl::OkStatus();
 }
 
 absl::Status CheckSsimulacra2Pair(const Frame& ref, const Frame& dis) {
   if (ref.geometry() != dis.geometry()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("ssimulacra2: reference is ", GeometryDescription(ref.geometry()),
-                     " but distorted is ", GeometryDescription(dis.geometry())));
+    return absl::InvalidArgumentError(absl::StrCat("ssimulacra2: reference is ", GeometryDescription(ref.geometry()),
+                                                   " but distorted is ", GeometryDescription(dis.geometry())));
   }
   return CheckSsimulacra2Input(ref.geometry());
 }
@@ -243,8 +235,8 @@ absl::StatusOr<FrameSums> ReferenceSums(const Frame& ref, const Frame& dis, YuvM
   return Sums(ref, dis, matrix, nullptr);
 }
 
-absl::StatusOr<FrameSums> ReferenceSumsWithForkAvx2Variant(const Frame& ref, const Frame& dis,
-                                                           YuvMatrix matrix, FrameSums* fork_avx2) {
+absl::StatusOr<FrameSums> ReferenceSumsWithForkAvx2Variant(const Frame& ref, const Frame& dis, YuvMatrix matrix,
+                                                           FrameSums* fork_avx2) {
   return Sums(ref, dis, matrix, fork_avx2);
 }
 

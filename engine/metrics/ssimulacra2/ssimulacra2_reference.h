@@ -60,8 +60,8 @@ absl::StatusOr<double> ReferenceScore(const Frame& ref, const Frame& dis, YuvMat
 // widen to f64 first; nothing else differs. The variant equals the fork bit for bit on
 // every corpus frame (ssimulacra2_corpus_test.cc), which shows that every other step
 // is the fork's scalar arithmetic exactly.
-absl::StatusOr<FrameSums> ReferenceSumsWithForkAvx2Variant(const Frame& ref, const Frame& dis,
-                                                           YuvMatrix matrix, FrameSums* fork_avx2);
+absl::StatusOr<FrameSums> ReferenceSumsWithForkAvx2Variant(const Frame& ref, const Frame& dis, YuvMatrix matrix,
+                                                           FrameSums* fork_avx2);
 
 }  // namespace ssimulacra2
 }  // namespace exactq

@@ -30,8 +30,7 @@ FrameGeometry Geometry(int w, int h, ChromaLayout layout = ChromaLayout::k420, i
 
 double Score(const FrameGeometry& g, uint32_t seed, testing_frames::Noise noise,
              YuvMatrix matrix = YuvMatrix::kBt709Limited) {
-  absl::StatusOr<double> score =
-      ReferenceScore(MakeTestFrame(g, seed), MakeTestFrame(g, seed, noise), matrix);
+  absl::StatusOr<double> score = ReferenceScore(MakeTestFrame(g, seed), MakeTestFrame(g, seed, noise), matrix);
   EXPECT_TRUE(score.ok()) << score.status();
   return score.value_or(-1.0);
 }
@@ -40,8 +39,8 @@ TEST(Ssimulacra2ReferenceTest, AcceptsEightByEightAndUp) {
   for (ChromaLayout layout : {ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
     EXPECT_TRUE(CheckSsimulacra2Input(Geometry(8, 8, layout)).ok());
     absl::StatusOr<FrameSums> sums =
-        ReferenceSums(MakeTestFrame(Geometry(8, 8, layout), 1),
-                      MakeTestFrame(Geometry(8, 8, layout), 1, {9, 0}), YuvMatrix::kBt709Limited);
+        ReferenceSums(MakeTestFrame(Geometry(8, 8, layout), 1), MakeTestFrame(Geometry(8, 8, layout), 1, {9, 0}),
+                      YuvMatrix::kBt709Limited);
     ASSERT_TRUE(sums.ok()) << sums.status();
     EXPECT_EQ(sums->num_scales, 1);
   }
@@ -53,23 +52,20 @@ TEST(Ssimulacra2ReferenceTest, RefusesSmallerFramesAndGray) {
     EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << GeometryDescription(g);
     EXPECT_NE(status.message().find("at least 8x8"), absl::string_view::npos) << status;
     const Frame f = MakeTestFrame(g, 1);
-    EXPECT_EQ(ReferenceSums(f, f, YuvMatrix::kBt709Limited).status().code(),
-              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(ReferenceSums(f, f, YuvMatrix::kBt709Limited).status().code(), absl::StatusCode::kInvalidArgument);
   }
   const FrameGeometry gray = Geometry(64, 64, ChromaLayout::k400);
   const absl::Status status = CheckSsimulacra2Input(gray);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(status.message().find("4:0:0"), absl::string_view::npos) << status;
   const Frame f = MakeTestFrame(gray, 1);
-  EXPECT_EQ(ReferenceSums(f, f, YuvMatrix::kBt709Limited).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReferenceSums(f, f, YuvMatrix::kBt709Limited).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(Ssimulacra2ReferenceTest, RefusesDifferentGeometries) {
   const Frame a = MakeTestFrame(Geometry(64, 64, ChromaLayout::k420, 8), 1);
   const Frame b = MakeTestFrame(Geometry(64, 64, ChromaLayout::k420, 10), 1);
-  EXPECT_EQ(ReferenceSums(a, b, YuvMatrix::kBt709Limited).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReferenceSums(a, b, YuvMatrix::kBt709Limited).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 // Identical frames: mu1 = mu2 and the three blurred second moments are equal, so
@@ -107,8 +103,7 @@ TEST(Ssimulacra2ReferenceTest, ScoresEveryLayoutAndDepth) {
 // The fork's stop rule (B.5): 256x144 computes 5 scales (the 6th would be 8x4.5 ->
 // 8x5), 96x96 four, 17x33 two.
 TEST(Ssimulacra2ReferenceTest, ComputesTheForkNumberOfScales) {
-  for (const auto& [w, h, scales] :
-       {std::tuple<int, int, int>{256, 144, 5}, {96, 96, 4}, {17, 33, 2}, {512, 288, 6}}) {
+  for (const auto& [w, h, scales] : {std::tuple<int, int, int>{256, 144, 5}, {96, 96, 4}, {17, 33, 2}, {512, 288, 6}}) {
     const Frame f = MakeTestFrame(Geometry(w, h), 1);
     absl::StatusOr<FrameSums> sums =
         ReferenceSums(f, MakeTestFrame(Geometry(w, h), 1, {5, 0}), YuvMatrix::kBt709Limited);
@@ -132,8 +127,8 @@ TEST(Ssimulacra2ReferenceTest, LowerThirdDistortionScoresBetweenNoneAndAll) {
 
 TEST(Ssimulacra2ReferenceTest, MatricesGiveDifferentScores) {
   std::set<uint64_t> scores;
-  for (YuvMatrix m : {YuvMatrix::kBt709Limited, YuvMatrix::kBt601Limited, YuvMatrix::kBt709Full,
-                      YuvMatrix::kBt601Full}) {
+  for (YuvMatrix m :
+       {YuvMatrix::kBt709Limited, YuvMatrix::kBt601Limited, YuvMatrix::kBt709Full, YuvMatrix::kBt601Full}) {
     scores.insert(Bits(Score(Geometry(64, 48), 6, {15, 0}, m)));
   }
   EXPECT_EQ(scores.size(), 4u);
@@ -156,8 +151,7 @@ TEST(Ssimulacra2ReferenceTest, ForkAvx2VariantDiffersOnlyInEdgeSums) {
   const Frame ref = MakeTestFrame(g, 5);
   const Frame dis = MakeTestFrame(g, 5, {12, 0});
   FrameSums b;
-  const FrameSums a =
-      ReferenceSumsWithForkAvx2Variant(ref, dis, YuvMatrix::kBt709Limited, &b).value();
+  const FrameSums a = ReferenceSumsWithForkAvx2Variant(ref, dis, YuvMatrix::kBt709Limited, &b).value();
   const FrameSums plain = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited).value();
   bool edge_differs = false;
   ASSERT_EQ(b.num_scales, a.num_scales);

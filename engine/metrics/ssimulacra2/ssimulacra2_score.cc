@@ -57,8 +57,7 @@ int ScaleSide(int side, int scale) {
 
 int ScaleCount(int width, int height) {
   int count = 0;
-  while (count < kMaxScales && ScaleSide(width, count) >= kMinScaleSide &&
-         ScaleSide(height, count) >= kMinScaleSide) {
+  while (count < kMaxScales && ScaleSide(width, count) >= kMinScaleSide && ScaleSide(height, count) >= kMinScaleSide) {
     ++count;
   }
   return count;
@@ -108,13 +107,12 @@ double PoolNorms(const ScaleNorms (&norms)[kMaxScales], int num_scales) {
 absl::StatusOr<double> ScoreFromSums(const FrameSums& sums) {
   ScaleNorms norms[kMaxScales];
   for (int scale = 0; scale < sums.num_scales; ++scale) {
-    norms[scale] =
-        NormsOf(sums.sums[scale], ScaleSide(sums.width, scale), ScaleSide(sums.height, scale));
+    norms[scale] = NormsOf(sums.sums[scale], ScaleSide(sums.width, scale), ScaleSide(sums.height, scale));
   }
   const double pooled = PoolNorms(norms, sums.num_scales);
   if (!std::isfinite(pooled)) {
-    return absl::InternalError(absl::StrCat("ssimulacra2: non-finite pooled value ", pooled,
-                                            " for a ", sums.width, "x", sums.height, " frame"));
+    return absl::InternalError(absl::StrCat("ssimulacra2: non-finite pooled value ", pooled, " for a ", sums.width, "x",
+                                            sums.height, " frame"));
   }
   if (pooled > 0.0) return 100.0 - 10.0 * std::pow(pooled, 0.6276336467831387);
   return 100.0;

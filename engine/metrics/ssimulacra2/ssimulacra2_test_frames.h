@@ -57,8 +57,7 @@ inline Frame MakeTestFrame(const FrameGeometry& geometry, uint32_t seed, Noise n
         v += Hash32(x, y, seed * 7 + plane) % (int64_t{1} << (depth - 8));
         if (noise.amplitude > 0 && y * row_scale >= noise.first_noisy_row) {
           const int span = 2 * noise.amplitude + 1;
-          const int n =
-              static_cast<int>(Hash32(x, y, seed * 31 + plane + 1000) % span) - noise.amplitude;
+          const int n = static_cast<int>(Hash32(x, y, seed * 31 + plane + 1000) % span) - noise.amplitude;
           v += int64_t{n} << (depth - 8);
         }
         v = v < 0 ? 0 : (v > max_value ? max_value : v);

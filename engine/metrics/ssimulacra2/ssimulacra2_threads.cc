@@ -17,8 +17,7 @@ const internal::KernelTable* PickKernels(Ssimulacra2Isa isa) {
   return &internal::Avx2Kernels();
 }
 
-internal::YuvSource SourceOf(const Frame& frame, const int32_t* chroma_x,
-                            const YuvToRgbCoefficients& k) {
+internal::YuvSource SourceOf(const Frame& frame, const int32_t* chroma_x, const YuvToRgbCoefficients& k) {
   const FrameGeometry& g = frame.geometry();
   internal::YuvSource src;
   for (int p = 0; p < 3; ++p) {
@@ -89,14 +88,12 @@ void Ssimulacra2Threads::Prepare(const FrameGeometry& geometry) {
   }
 }
 
-absl::StatusOr<FrameSums> Ssimulacra2Threads::Sums(const Frame& ref, const Frame& dis,
-                                                   YuvMatrix matrix) {
+absl::StatusOr<FrameSums> Ssimulacra2Threads::Sums(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
   if (absl::Status s = CheckSsimulacra2Pair(ref, dis); !s.ok()) return s;
   const FrameGeometry& g = ref.geometry();
   Prepare(g);
   const YuvToRgbCoefficients k = MakeYuvToRgbCoefficients(matrix, g.format.bit_depth);
-  const internal::YuvSource sources[2] = {SourceOf(ref, chroma_x_.data(), k),
-                                         SourceOf(dis, chroma_x_.data(), k)};
+  const internal::YuvSource sources[2] = {SourceOf(ref, chroma_x_.data(), k), SourceOf(dis, chroma_x_.data(), k)};
 
   // The pyramid, one scale after the other (scale s + 1 reads scale s's linear RGB).
   for (int s = 0; s < num_scales_; ++s) {
@@ -146,8 +143,7 @@ absl::StatusOr<FrameSums> Ssimulacra2Threads::Sums(const Frame& ref, const Frame
   return sums;
 }
 
-absl::StatusOr<double> Ssimulacra2Threads::Score(const Frame& ref, const Frame& dis,
-                                                 YuvMatrix matrix) {
+absl::StatusOr<double> Ssimulacra2Threads::Score(const Frame& ref, const Frame& dis, YuvMatrix matrix) {
   absl::StatusOr<FrameSums> sums = Sums(ref, dis, matrix);
   if (!sums.ok()) return sums.status();
   return ScoreFromSums(*sums);

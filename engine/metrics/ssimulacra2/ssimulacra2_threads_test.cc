@@ -36,9 +36,8 @@ struct Case {
   uint32_t seed;
   Noise noise;  // of the distorted frame
   std::string Describe() const {
-    return absl::StrFormat("%s matrix %d seed %u noise %d from row %d",
-                           GeometryDescription(geometry), static_cast<int>(matrix), seed,
-                           noise.amplitude, noise.first_noisy_row);
+    return absl::StrFormat("%s matrix %d seed %u noise %d from row %d", GeometryDescription(geometry),
+                           static_cast<int>(matrix), seed, noise.amplitude, noise.first_noisy_row);
   }
 };
 
@@ -81,9 +80,7 @@ void ExpectAllPathsEqualReference(const Case& c) {
   }
 }
 
-FrameGeometry Geometry(int w, int h, ChromaLayout layout, int depth) {
-  return FrameGeometry{w, h, {layout, depth}};
-}
+FrameGeometry Geometry(int w, int h, ChromaLayout layout, int depth) { return FrameGeometry{w, h, {layout, depth}}; }
 
 TEST(Ssimulacra2ThreadsTest, EqualsReferenceOnEdgeSizes) {
   // Smallest, odd, one-block and block-plus-one sizes, every layout.
@@ -91,8 +88,7 @@ TEST(Ssimulacra2ThreadsTest, EqualsReferenceOnEdgeSizes) {
                           {17, 33}, {33, 17}, {64, 36}, {65, 40}, {256, 144}};
   for (const auto& size : sizes) {
     for (ChromaLayout layout : {ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444}) {
-      ExpectAllPathsEqualReference(
-          {Geometry(size[0], size[1], layout, 8), YuvMatrix::kBt709Limited, 3, {12, 0}});
+      ExpectAllPathsEqualReference({Geometry(size[0], size[1], layout, 8), YuvMatrix::kBt709Limited, 3, {12, 0}});
     }
   }
 }
@@ -107,14 +103,12 @@ TEST(Ssimulacra2ThreadsTest, EqualsReferenceOnRandomCases) {
     const int depth = 8 + static_cast<int>(rng() % 9);
     const YuvMatrix matrix = static_cast<YuvMatrix>(rng() % 4);
     const int amplitude = 1 + static_cast<int>(rng() % 40);
-    ExpectAllPathsEqualReference(
-        {Geometry(w, h, layout, depth), matrix, static_cast<uint32_t>(i), {amplitude, 0}});
+    ExpectAllPathsEqualReference({Geometry(w, h, layout, depth), matrix, static_cast<uint32_t>(i), {amplitude, 0}});
   }
 }
 
 TEST(Ssimulacra2ThreadsTest, EqualsReferenceOnALargeFrame) {
-  ExpectAllPathsEqualReference(
-      {Geometry(1283, 719, ChromaLayout::k420, 10), YuvMatrix::kBt709Limited, 5, {9, 0}});
+  ExpectAllPathsEqualReference({Geometry(1283, 719, ChromaLayout::k420, 10), YuvMatrix::kBt709Limited, 5, {9, 0}});
 }
 
 TEST(Ssimulacra2ThreadsTest, IdenticalPairsGiveExactly100) {
@@ -141,25 +135,20 @@ TEST(Ssimulacra2ThreadsTest, IdenticalPairsGiveExactly100) {
 TEST(Ssimulacra2ThreadsTest, EqualsReferenceWhenOnlyTheLowerThirdDiffers) {
   for (const auto& size : {std::pair<int, int>{256, 144}, {960, 540}}) {
     const int h = size.second;
-    ExpectAllPathsEqualReference({Geometry(size.first, h, ChromaLayout::k420, 8),
-                                  YuvMatrix::kBt709Limited,
-                                  4,
-                                  {20, h - h / 3}});
+    ExpectAllPathsEqualReference(
+        {Geometry(size.first, h, ChromaLayout::k420, 8), YuvMatrix::kBt709Limited, 4, {20, h - h / 3}});
   }
 }
 
 TEST(Ssimulacra2ThreadsTest, RefusesWhatTheReferenceRefuses) {
   Ssimulacra2Threads engine(2);
   const Frame small = MakeTestFrame(Geometry(7, 8, ChromaLayout::k420, 8), 1);
-  EXPECT_EQ(engine.Sums(small, small, YuvMatrix::kBt709Limited).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine.Sums(small, small, YuvMatrix::kBt709Limited).status().code(), absl::StatusCode::kInvalidArgument);
   const Frame gray = MakeTestFrame(Geometry(64, 64, ChromaLayout::k400, 8), 1);
-  EXPECT_EQ(engine.Sums(gray, gray, YuvMatrix::kBt709Limited).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine.Sums(gray, gray, YuvMatrix::kBt709Limited).status().code(), absl::StatusCode::kInvalidArgument);
   const Frame a = MakeTestFrame(Geometry(64, 64, ChromaLayout::k420, 8), 1);
   const Frame b = MakeTestFrame(Geometry(64, 64, ChromaLayout::k444, 8), 1);
-  EXPECT_EQ(engine.Sums(a, b, YuvMatrix::kBt709Limited).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(engine.Sums(a, b, YuvMatrix::kBt709Limited).status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 TEST(WorkerPoolTest, RunsEveryTaskOnceWithDistinctWorkers) {

@@ -13,7 +13,7 @@ constexpr int kDefinitionVersion = 1;
 
 // The per-frame outputs a stream's stage takes: the features, in VmafFeatures' order.
 constexpr const char* kFeatureNames[] = {"integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
-                                         "integer_vif_scale3", "integer_adm2", "integer_motion"};
+                                         "integer_vif_scale3", "integer_adm2",       "integer_motion"};
 
 FrameScores FeatureScores(const vmaf::VmafFeatures& f) {
   const double values[] = {f.vif[0], f.vif[1], f.vif[2], f.vif[3], f.adm2, f.motion};
@@ -55,11 +55,12 @@ const MetricInfo& VmafMetricInfo() {
   static const MetricInfo* const info = new MetricInfo{
       "vmaf",
       kDefinitionVersion,
-      "VMAF, Netflix libvmaf 3.2.0's CPU result with model vmaf_v0.6.1, vmaf_4k_v0.6.1 or vmaf_v0.6.1neg (integer VIF, ADM2, "
+      "VMAF, Netflix libvmaf 3.2.0's CPU result with model vmaf_v0.6.1, vmaf_4k_v0.6.1 or vmaf_v0.6.1neg (integer VIF, "
+      "ADM2, "
       "motion2; no score transform): 0..100, higher is better; luma of any layout, 8..16 bits, >= 17x17; "
       "frame i is answered once frame i + 1 is known",
-      {"vmaf", "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
-       "integer_adm2", "integer_motion2"},
+      {"vmaf", "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3", "integer_adm2",
+       "integer_motion2"},
       {{"model", "vmaf_v0.6.1", "the VMAF model: vmaf_v0.6.1, vmaf_4k_v0.6.1 or vmaf_v0.6.1neg"}},
   };
   return *info;

@@ -26,10 +26,10 @@
 #include "absl/strings/str_format.h"
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
-#include "engine/platform/worker_pool.h"
 #include "engine/metrics/vmaf/vmaf.h"
 #include "engine/metrics/vmaf/vmaf_model.h"
 #include "engine/metrics/vmaf/vmaf_sequence.h"
+#include "engine/platform/worker_pool.h"
 #include "engine/pooling/pooling.h"
 #include "gtest/gtest.h"
 
@@ -96,8 +96,7 @@ TEST(VmafCorpusTest, OtherModelsEqualLibvmafBitForBitOnEveryFrame) {
       absl::StatusOr<std::vector<FrameScores>> got = ScoreVmafSequence(refs, dists, {}, *model);
       ASSERT_TRUE(got.ok()) << got.status();
       ASSERT_EQ(got->size(), refs.size());
-      absl::StatusOr<std::vector<FrameScores>> threaded =
-          ScoreVmafSequence(refs, dists, Parallel{&pool, 5}, *model);
+      absl::StatusOr<std::vector<FrameScores>> threaded = ScoreVmafSequence(refs, dists, Parallel{&pool, 5}, *model);
       ASSERT_TRUE(threaded.ok()) << threaded.status();
       // The Metric the registry makes for model=MODEL: per-frame step, then its stage.
       absl::StatusOr<std::unique_ptr<Metric>> metric = CreateVmafMetric({{"model", model_name}});
@@ -125,9 +124,9 @@ TEST(VmafCorpusTest, OtherModelsEqualLibvmafBitForBitOnEveryFrame) {
           const std::string& name = scores[k].name;
           ASSERT_TRUE(peer["frames"][i].contains(name)) << name;
           const double want = peer["frames"][i][name].get<double>();
-          EXPECT_EQ(Bits(scores[k].value), Bits(want)) << absl::StrFormat(
-              "%s %s frame %d %s: ours %.17g, libvmaf %.17g (diff %.3g)", model_name, c.id,
-              static_cast<int>(i), name, scores[k].value, want, scores[k].value - want);
+          EXPECT_EQ(Bits(scores[k].value), Bits(want))
+              << absl::StrFormat("%s %s frame %d %s: ours %.17g, libvmaf %.17g (diff %.3g)", model_name, c.id,
+                                 static_cast<int>(i), name, scores[k].value, want, scores[k].value - want);
           EXPECT_EQ(Bits((*threaded)[i][k].value), Bits(scores[k].value))
               << absl::StrFormat("threaded, %s frame %d %s", c.id, static_cast<int>(i), name);
         }
@@ -135,8 +134,8 @@ TEST(VmafCorpusTest, OtherModelsEqualLibvmafBitForBitOnEveryFrame) {
       frames_compared += static_cast<int>(refs.size());
     }
     EXPECT_GT(frames_compared, 0);
-    std::printf("%s: compared %d frames x 7 outputs bit for bit; %d cases libvmaf did not score\n",
-                model_name, frames_compared, cases_skipped);
+    std::printf("%s: compared %d frames x 7 outputs bit for bit; %d cases libvmaf did not score\n", model_name,
+                frames_compared, cases_skipped);
   }
 }
 
@@ -182,8 +181,7 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
     absl::StatusOr<std::vector<FrameScores>> got = ScoreVmafSequence(refs, dists);
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_EQ(got->size(), refs.size());
-    absl::StatusOr<std::vector<FrameScores>> threaded =
-        ScoreVmafSequence(refs, dists, Parallel{&pool, 5});
+    absl::StatusOr<std::vector<FrameScores>> threaded = ScoreVmafSequence(refs, dists, Parallel{&pool, 5});
     ASSERT_TRUE(threaded.ok()) << threaded.status();
 
     for (size_t i = 0; i < refs.size(); ++i) {
@@ -193,9 +191,9 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
         const std::string& name = scores[k].name;
         ASSERT_TRUE(peer["frames"][i].contains(name)) << name;
         const double want = peer["frames"][i][name].get<double>();
-        EXPECT_EQ(Bits(scores[k].value), Bits(want)) << absl::StrFormat(
-            "%s frame %d %s: ours %.17g, libvmaf %.17g (diff %.3g)", c.id, static_cast<int>(i),
-            name, scores[k].value, want, scores[k].value - want);
+        EXPECT_EQ(Bits(scores[k].value), Bits(want))
+            << absl::StrFormat("%s frame %d %s: ours %.17g, libvmaf %.17g (diff %.3g)", c.id, static_cast<int>(i), name,
+                               scores[k].value, want, scores[k].value - want);
         EXPECT_EQ(Bits((*threaded)[i][k].value), Bits(scores[k].value))
             << absl::StrFormat("threaded, %s frame %d %s", c.id, static_cast<int>(i), name);
       }
@@ -207,14 +205,11 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
       absl::StatusOr<PooledScores> pooled = PoolScores(values);
       ASSERT_TRUE(pooled.ok()) << pooled.status();
       const nlohmann::json& want = peer["pooled"][name];
-      const std::pair<const char*, double> ours[] = {{"min", pooled->min},
-                                                     {"max", pooled->max},
-                                                     {"mean", pooled->mean},
-                                                     {"harmonic_mean", pooled->harmonic_mean}};
+      const std::pair<const char*, double> ours[] = {
+          {"min", pooled->min}, {"max", pooled->max}, {"mean", pooled->mean}, {"harmonic_mean", pooled->harmonic_mean}};
       for (const auto& [statistic, value] : ours) {
-        EXPECT_EQ(Bits(value), Bits(want[statistic].get<double>()))
-            << absl::StrFormat("%s pooled %s %s: ours %.17g, libvmaf %.17g", c.id, name, statistic,
-                               value, want[statistic].get<double>());
+        EXPECT_EQ(Bits(value), Bits(want[statistic].get<double>())) << absl::StrFormat(
+            "%s pooled %s %s: ours %.17g, libvmaf %.17g", c.id, name, statistic, value, want[statistic].get<double>());
       }
     }
     frames_compared += static_cast<int>(refs.size());

@@ -15,16 +15,15 @@ absl::Status CheckVmafInput(const FrameGeometry& ref, const FrameGeometry& dis) 
     return absl::InvalidArgumentError("vmaf: reference and distorted geometries differ");
   }
   if (ref.width < kMinWidth || ref.height < kMinHeight) {
-    return absl::InvalidArgumentError(absl::StrFormat(
-        "vmaf: frame %dx%d is smaller than the minimum %dx%d (four VIF and ADM scales)", ref.width,
-        ref.height, kMinWidth, kMinHeight));
+    return absl::InvalidArgumentError(
+        absl::StrFormat("vmaf: frame %dx%d is smaller than the minimum %dx%d (four VIF and ADM scales)", ref.width,
+                        ref.height, kMinWidth, kMinHeight));
   }
   return absl::OkStatus();
 }
 
-absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis,
-                                                 const Frame* prev_ref, const Parallel& parallel,
-                                                 VmafModelId model) {
+absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
+                                                 const Parallel& parallel, VmafModelId model) {
   if (absl::Status s = CheckVmafInput(ref.geometry(), dis.geometry()); !s.ok()) return s;
   if (prev_ref != nullptr && !(prev_ref->geometry() == ref.geometry())) {
     return absl::InvalidArgumentError("vmaf: previous reference geometry differs");

@@ -67,8 +67,7 @@ struct Parallel {
 // nullptr for the first frame. InvalidArgument from CheckVmafInput. The features are
 // computed with `model`'s extractor options: vmaf_v0.6.1 and vmaf_4k_v0.6.1 use libvmaf's
 // defaults; vmaf_v0.6.1neg sets VIF's and ADM's enhancement gain limits to 1 (default 100).
-absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis,
-                                                 const Frame* prev_ref,
+absl::StatusOr<VmafFeatures> ComputeVmafFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
                                                  const Parallel& parallel = {},
                                                  VmafModelId model = VmafModelId::kV0_6_1);
 

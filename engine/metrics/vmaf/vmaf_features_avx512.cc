@@ -3,8 +3,8 @@
 // Built without -mfma (with contraction off an FMA cannot appear anyway; the check
 // below keeps it so). Only called after VmafAvx512Supported(), in the generic file.
 
-#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || \
-    !defined(__AVX512DQ__) || defined(__FMA__)
+#if !defined(__AVX512F__) || !defined(__AVX512BW__) || !defined(__AVX512VL__) || !defined(__AVX512DQ__) || \
+    defined(__FMA__)
 #error "build this file with -mavx512f -mavx512bw -mavx512vl -mavx512dq and without -mfma"
 #endif
 

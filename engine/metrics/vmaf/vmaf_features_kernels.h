@@ -19,33 +19,27 @@ namespace vmaf {
 namespace internal {
 
 namespace generic {
-VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
-                             const Parallel& parallel);
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref, const Parallel& parallel);
 }  // namespace generic
 
 namespace generic_neg {
-VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
-                             const Parallel& parallel);
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref, const Parallel& parallel);
 }  // namespace generic_neg
 
 namespace avx2 {
-VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
-                             const Parallel& parallel);
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref, const Parallel& parallel);
 }  // namespace avx2
 
 namespace avx2_neg {
-VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
-                             const Parallel& parallel);
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref, const Parallel& parallel);
 }  // namespace avx2_neg
 
 namespace avx512 {
-VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
-                             const Parallel& parallel);
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref, const Parallel& parallel);
 }  // namespace avx512
 
 namespace avx512_neg {
-VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
-                             const Parallel& parallel);
+VmafFeatures ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref, const Parallel& parallel);
 }  // namespace avx512_neg
 
 // Whether this CPU runs the avx2 / avx512 kernels (checked in the generic translation

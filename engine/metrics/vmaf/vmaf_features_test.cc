@@ -34,8 +34,7 @@ TEST(VmafFeaturesTest, RefusesFramesBelowTheMinimumNamingIt) {
     EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << w << "x" << h;
     EXPECT_NE(s.message().find("17x17"), absl::string_view::npos) << s.message();
     const Frame f = MakeFrame(g, 0, 0);
-    EXPECT_EQ(ComputeVmafFeatures(f, f, nullptr).status().code(),
-              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(ComputeVmafFeatures(f, f, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
   }
 }
 
@@ -84,8 +83,7 @@ TEST(VmafFeaturesTest, ReadsLumaOnly) {
   // The same luma in every chroma layout gives the same bits.
   for (int depth : {8, 10}) {
     absl::StatusOr<VmafFeatures> first;
-    for (ChromaLayout layout :
-         {ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444, ChromaLayout::k400}) {
+    for (ChromaLayout layout : {ChromaLayout::k420, ChromaLayout::k422, ChromaLayout::k444, ChromaLayout::k400}) {
       const FrameGeometry g = Geometry(71, 45, depth, layout);
       const Frame prev = MakeFrame(g, 0, 0);
       const Frame ref = MakeFrame(g, 3, 0);

@@ -35,16 +35,16 @@ struct ModelData {
 
 constexpr ModelData kModels[] = {
     {"vmaf_v0.6.1", v0_6_1::kModelGamma, v0_6_1::kModelRho, v0_6_1::kModelSupportVectors, v0_6_1::kModelSv,
-     v0_6_1::kModelSlopes, v0_6_1::kModelIntercepts, true, v0_6_1::kModelTransformP0,
-     v0_6_1::kModelTransformP1, v0_6_1::kModelTransformP2, v0_6_1::kModelClipMin, v0_6_1::kModelClipMax},
+     v0_6_1::kModelSlopes, v0_6_1::kModelIntercepts, true, v0_6_1::kModelTransformP0, v0_6_1::kModelTransformP1,
+     v0_6_1::kModelTransformP2, v0_6_1::kModelClipMin, v0_6_1::kModelClipMax},
     {"vmaf_4k_v0.6.1", v4k_0_6_1::kModelGamma, v4k_0_6_1::kModelRho, v4k_0_6_1::kModelSupportVectors,
      v4k_0_6_1::kModelSv, v4k_0_6_1::kModelSlopes, v4k_0_6_1::kModelIntercepts, false, 0., 0., 0.,
      v4k_0_6_1::kModelClipMin, v4k_0_6_1::kModelClipMax},
     // vmaf_v0.6.1neg.json: the same numbers as vmaf_v0.6.1.json (its extractor options are
     // the features' business, VmafModelLimitsGainToOne).
     {"vmaf_v0.6.1neg", v0_6_1::kModelGamma, v0_6_1::kModelRho, v0_6_1::kModelSupportVectors, v0_6_1::kModelSv,
-     v0_6_1::kModelSlopes, v0_6_1::kModelIntercepts, true, v0_6_1::kModelTransformP0,
-     v0_6_1::kModelTransformP1, v0_6_1::kModelTransformP2, v0_6_1::kModelClipMin, v0_6_1::kModelClipMax},
+     v0_6_1::kModelSlopes, v0_6_1::kModelIntercepts, true, v0_6_1::kModelTransformP0, v0_6_1::kModelTransformP1,
+     v0_6_1::kModelTransformP2, v0_6_1::kModelClipMin, v0_6_1::kModelClipMax},
 };
 
 const ModelData& Data(VmafModelId model) { return kModels[static_cast<int>(model)]; }
@@ -90,8 +90,7 @@ double SvmDecision(const double x[6], VmafModelId model) {
 
 double PredictVmaf(const VmafModelInput& input, bool enable_transform, VmafModelId model) {
   const ModelData& m = Data(model);
-  const double features[6] = {input.adm2,   input.motion2, input.vif[0],
-                              input.vif[1], input.vif[2],  input.vif[3]};
+  const double features[6] = {input.adm2, input.motion2, input.vif[0], input.vif[1], input.vif[2], input.vif[3]};
   double x[6];
   for (int k = 0; k < 6; ++k) x[k] = m.slopes[k + 1] * features[k] + m.intercepts[k + 1];
   double prediction = SvmDecision(x, model);

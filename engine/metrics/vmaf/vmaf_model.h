@@ -30,8 +30,8 @@ namespace vmaf {
 
 // The models, by libvmaf's names (VmafModelName).
 enum class VmafModelId {
-  kV0_6_1,    // "vmaf_v0.6.1", the default
-  k4kV0_6_1,  // "vmaf_4k_v0.6.1"
+  kV0_6_1,     // "vmaf_v0.6.1", the default
+  k4kV0_6_1,   // "vmaf_4k_v0.6.1"
   kV0_6_1Neg,  // "vmaf_v0.6.1neg": vmaf_v0.6.1's SVM, features with gain limits 1
 };
 

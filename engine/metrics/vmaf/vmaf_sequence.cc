@@ -6,13 +6,9 @@ namespace exactq {
 namespace vmaf {
 
 const std::vector<std::string>& VmafOutputNames() {
-  static const std::vector<std::string>* names = new std::vector<std::string>{"vmaf",
-                                                                              "integer_vif_scale0",
-                                                                              "integer_vif_scale1",
-                                                                              "integer_vif_scale2",
-                                                                              "integer_vif_scale3",
-                                                                              "integer_adm2",
-                                                                              "integer_motion2"};
+  static const std::vector<std::string>* names = new std::vector<std::string>{
+      "vmaf",         "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
+      "integer_adm2", "integer_motion2"};
   return *names;
 }
 
@@ -22,8 +18,13 @@ FrameScores VmafOutputs(const VmafFeatures& features, double motion2, VmafModelI
   input.motion2 = motion2;
   for (int s = 0; s < 4; ++s) input.vif[s] = features.vif[s];
   const std::vector<std::string>& names = VmafOutputNames();
-  const double values[7] = {PredictVmaf(input, false, model), features.vif[0], features.vif[1], features.vif[2],
-                            features.vif[3],    features.adm2,   motion2};
+  const double values[7] = {PredictVmaf(input, false, model),
+                            features.vif[0],
+                            features.vif[1],
+                            features.vif[2],
+                            features.vif[3],
+                            features.adm2,
+                            motion2};
   FrameScores scores;
   scores.reserve(7);
   for (int i = 0; i < 7; ++i) scores.push_back({names[i], values[i]});
@@ -59,8 +60,7 @@ std::optional<FrameScores> VmafFinisher::Finish() {
   return out;
 }
 
-absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Frame> refs,
-                                                           absl::Span<const Frame> dists,
+absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Frame> refs, absl::Span<const Frame> dists,
                                                            const Parallel& parallel, VmafModelId model) {
   if (refs.size() != dists.size()) {
     return absl::InvalidArgumentError("vmaf: reference and distorted frame counts differ");

@@ -38,8 +38,7 @@ namespace vmaf {
 const std::vector<std::string>& VmafOutputNames();
 
 // A frame's outputs from its features and its integer_motion2, vmaf by `model`.
-FrameScores VmafOutputs(const VmafFeatures& features, double motion2,
-                        VmafModelId model = VmafModelId::kV0_6_1);
+FrameScores VmafOutputs(const VmafFeatures& features, double motion2, VmafModelId model = VmafModelId::kV0_6_1);
 
 class VmafFinisher {
  public:
@@ -61,8 +60,7 @@ class VmafFinisher {
 };
 
 // Scores a whole sequence of pairs in order (reference path, or bands over a pool).
-absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Frame> refs,
-                                                           absl::Span<const Frame> dists,
+absl::StatusOr<std::vector<FrameScores>> ScoreVmafSequence(absl::Span<const Frame> refs, absl::Span<const Frame> dists,
                                                            const Parallel& parallel = {},
                                                            VmafModelId model = VmafModelId::kV0_6_1);
 

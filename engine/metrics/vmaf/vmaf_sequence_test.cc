@@ -52,13 +52,9 @@ TEST(VmafFinisherTest, OutputNamesAndOrder) {
   EXPECT_FALSE(finisher.Push(WithMotion(0)).has_value());
   std::optional<FrameScores> s = finisher.Finish();
   ASSERT_TRUE(s.has_value());
-  const std::vector<std::string> want = {"vmaf",
-                                         "integer_vif_scale0",
-                                         "integer_vif_scale1",
-                                         "integer_vif_scale2",
-                                         "integer_vif_scale3",
-                                         "integer_adm2",
-                                         "integer_motion2"};
+  const std::vector<std::string> want = {
+      "vmaf",         "integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2", "integer_vif_scale3",
+      "integer_adm2", "integer_motion2"};
   ASSERT_EQ(s->size(), want.size());
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ((*s)[i].name, want[i]);
   EXPECT_EQ((*s)[1].value, 0.5);

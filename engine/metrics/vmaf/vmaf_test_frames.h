@@ -24,8 +24,7 @@ inline uint32_t Mix(uint32_t x) {
   return x;
 }
 
-inline FrameGeometry Geometry(int width, int height, int depth,
-                              ChromaLayout layout = ChromaLayout::k420) {
+inline FrameGeometry Geometry(int width, int height, int depth, ChromaLayout layout = ChromaLayout::k420) {
   return FrameGeometry{width, height, PixelFormat{layout, depth}};
 }
 
@@ -33,19 +32,15 @@ inline FrameGeometry Geometry(int width, int height, int depth,
 // plus low bits of noise at higher depths.
 inline uint32_t ReferenceSample(int x, int y, int shift, int depth, uint32_t seed) {
   const int xs = x + shift;
-  const uint32_t base =
-      static_cast<uint32_t>(((xs * 3 + y * 2) % 160) + 40 + ((xs / 7 + y / 5) % 2) * 30);
-  const uint32_t noise =
-      Mix(static_cast<uint32_t>(xs) * 9176u ^ static_cast<uint32_t>(y) * 31u ^ seed) % 9;
+  const uint32_t base = static_cast<uint32_t>(((xs * 3 + y * 2) % 160) + 40 + ((xs / 7 + y / 5) % 2) * 30);
+  const uint32_t noise = Mix(static_cast<uint32_t>(xs) * 9176u ^ static_cast<uint32_t>(y) * 31u ^ seed) % 9;
   const uint32_t v8 = base + noise;
-  const uint32_t low =
-      depth > 8 ? Mix(static_cast<uint32_t>(xs + 7 * y) ^ seed) % (1u << (depth - 8)) : 0;
+  const uint32_t low = depth > 8 ? Mix(static_cast<uint32_t>(xs + 7 * y) ^ seed) % (1u << (depth - 8)) : 0;
   return (v8 << (depth - 8)) + low;
 }
 
 // distortion 0 returns the reference itself.
-inline Frame MakeFrame(const FrameGeometry& geometry, int shift, int distortion,
-                       uint32_t seed = 1) {
+inline Frame MakeFrame(const FrameGeometry& geometry, int shift, int distortion, uint32_t seed = 1) {
   Frame frame = *Frame::Create(geometry);
   const int depth = geometry.format.bit_depth;
   const int max_value = (1 << depth) - 1;
@@ -57,11 +52,10 @@ inline Frame MakeFrame(const FrameGeometry& geometry, int shift, int distortion,
           int v = static_cast<int>(ReferenceSample(x, y, shift, depth, seed));
           if (distortion > 0) {
             // A horizontal blur plus noise.
-            const int right = static_cast<int>(
-                ReferenceSample(std::min(x + 1, geometry.width - 1), y, shift, depth, seed));
+            const int right =
+                static_cast<int>(ReferenceSample(std::min(x + 1, geometry.width - 1), y, shift, depth, seed));
             const int noise =
-                static_cast<int>(Mix(static_cast<uint32_t>(x * 131 + y * 7919) ^ (seed * 7)) %
-                                 (2 * distortion + 1)) -
+                static_cast<int>(Mix(static_cast<uint32_t>(x * 131 + y * 7919) ^ (seed * 7)) % (2 * distortion + 1)) -
                 distortion;
             v = (v + right) / 2 + noise * (1 << (depth - 8));
           }

@@ -18,8 +18,8 @@
 
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
-#include "engine/platform/worker_pool.h"
 #include "engine/metrics/vmaf/vmaf_features.h"
+#include "engine/platform/worker_pool.h"
 
 namespace exactq {
 namespace vmaf {
@@ -32,8 +32,7 @@ class VmafThreads {
   int num_threads() const { return pool_->num_threads(); }
 
   // With `model`'s extractor options (ComputeVmafFeatures).
-  absl::StatusOr<VmafFeatures> ComputeFeatures(const Frame& ref, const Frame& dis,
-                                               const Frame* prev_ref,
+  absl::StatusOr<VmafFeatures> ComputeFeatures(const Frame& ref, const Frame& dis, const Frame* prev_ref,
                                                VmafModelId model = VmafModelId::kV0_6_1);
 
   // The split it uses, for ScoreVmafSequence.

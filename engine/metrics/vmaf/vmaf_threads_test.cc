@@ -25,8 +25,8 @@ TEST(VmafThreadsTest, EveryThreadCountGivesTheReferenceBits) {
     int w, h, depth;
     uint32_t seed;
   };
-  for (const Case& c : {Case{17, 17, 8, 1}, Case{67, 45, 8, 2}, Case{203, 117, 10, 3},
-                        Case{130, 77, 12, 4}, Case{95, 151, 16, 5}, Case{320, 181, 8, 6}}) {
+  for (const Case& c : {Case{17, 17, 8, 1}, Case{67, 45, 8, 2}, Case{203, 117, 10, 3}, Case{130, 77, 12, 4},
+                        Case{95, 151, 16, 5}, Case{320, 181, 8, 6}}) {
     SCOPED_TRACE(testing::Message() << c.w << "x" << c.h << " " << c.depth << " bit");
     const FrameGeometry g = testing_frames::Geometry(c.w, c.h, c.depth);
     const Frame prev = testing_frames::MakeFrame(g, 0, 0, c.seed);
@@ -38,8 +38,7 @@ TEST(VmafThreadsTest, EveryThreadCountGivesTheReferenceBits) {
       absl::StatusOr<VmafFeatures> got = threads.ComputeFeatures(ref, dis, &prev);
       ASSERT_TRUE(got.ok()) << got.status();
       for (int s = 0; s < 4; ++s) {
-        EXPECT_EQ(Bits(got->vif[s]), Bits(want->vif[s]))
-            << threads.num_threads() << " threads, vif scale " << s;
+        EXPECT_EQ(Bits(got->vif[s]), Bits(want->vif[s])) << threads.num_threads() << " threads, vif scale " << s;
       }
       EXPECT_EQ(Bits(got->adm2), Bits(want->adm2)) << threads.num_threads() << " threads";
       EXPECT_EQ(Bits(got->motion), Bits(want->motion)) << threads.num_threads() << " threads";

@@ -20,9 +20,9 @@ constexpr char kWho[] = "BicubicScalerCuda";
 template <class Sample>
 __global__ void ScalePlaneKernel(const Sample* __restrict__ source, int source_width, int source_height,
                                  Sample* __restrict__ target, int width, int height,
-                                 const int32_t* __restrict__ h_first, const int32_t* __restrict__ h_weight,
-                                 int h_taps, const int32_t* __restrict__ v_first,
-                                 const int32_t* __restrict__ v_weight, int v_taps, int64_t max_value) {
+                                 const int32_t* __restrict__ h_first, const int32_t* __restrict__ h_weight, int h_taps,
+                                 const int32_t* __restrict__ v_first, const int32_t* __restrict__ v_weight, int v_taps,
+                                 int64_t max_value) {
   const int x = blockIdx.x * blockDim.x + threadIdx.x;
   const int y = blockIdx.y * blockDim.y + threadIdx.y;
   if (x >= width || y >= height) return;
@@ -47,9 +47,9 @@ __global__ void ScalePlaneKernel(const Sample* __restrict__ source, int source_w
 }
 
 template <class Sample>
-void LaunchPlane(const uint8_t* source, uint8_t* target, const FrameGeometry& from, const FrameGeometry& to,
-                 int plane, int h_taps, const int32_t* h_first, const int32_t* h_weight, int v_taps,
-                 const int32_t* v_first, const int32_t* v_weight, cudaStream_t stream) {
+void LaunchPlane(const uint8_t* source, uint8_t* target, const FrameGeometry& from, const FrameGeometry& to, int plane,
+                 int h_taps, const int32_t* h_first, const int32_t* h_weight, int v_taps, const int32_t* v_first,
+                 const int32_t* v_weight, cudaStream_t stream) {
   const int width = to.plane_width(plane);
   const int height = to.plane_height(plane);
   const dim3 block(32, 8);
@@ -63,7 +63,7 @@ void LaunchPlane(const uint8_t* source, uint8_t* target, const FrameGeometry& fr
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BicubicScalerCuda>> BicubicScalerCuda::Create(int device, const FrameGeometry& source,
-                                                                            const FrameGeometry& target) {
+                                                                             const FrameGeometry& target) {
   if (absl::Status s = ValidateGeometry(source); !s.ok()) return s;
   if (absl::Status s = ValidateGeometry(target); !s.ok()) return s;
   if (!(source.format == target.format)) {
@@ -113,11 +113,11 @@ absl::Status BicubicScalerCuda::Enqueue(const uint8_t* source, uint8_t* target, 
   for (int p = 0; p < source_.plane_count(); ++p) {
     const PlaneTaps& t = planes_[p];
     if (source_.bytes_per_sample() == 1) {
-      LaunchPlane<uint8_t>(source, target, source_, target_, p, t.h_taps, t.h_first, t.h_weight, t.v_taps,
-                           t.v_first, t.v_weight, cuda_stream);
+      LaunchPlane<uint8_t>(source, target, source_, target_, p, t.h_taps, t.h_first, t.h_weight, t.v_taps, t.v_first,
+                           t.v_weight, cuda_stream);
     } else {
-      LaunchPlane<uint16_t>(source, target, source_, target_, p, t.h_taps, t.h_first, t.h_weight, t.v_taps,
-                            t.v_first, t.v_weight, cuda_stream);
+      LaunchPlane<uint16_t>(source, target, source_, target_, p, t.h_taps, t.h_first, t.h_weight, t.v_taps, t.v_first,
+                            t.v_weight, cuda_stream);
     }
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }

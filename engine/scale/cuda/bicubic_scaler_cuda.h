@@ -53,9 +53,9 @@ class BicubicScalerCuda {
   struct PlaneTaps {
     int h_taps = 0;
     int v_taps = 0;
-    const int32_t* h_first = nullptr;  // device: target plane width entries
+    const int32_t* h_first = nullptr;   // device: target plane width entries
     const int32_t* h_weight = nullptr;  // device: width * h_taps
-    const int32_t* v_first = nullptr;  // device: target plane height entries
+    const int32_t* v_first = nullptr;   // device: target plane height entries
     const int32_t* v_weight = nullptr;  // device: height * v_taps
   };
 

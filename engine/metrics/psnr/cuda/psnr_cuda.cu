@@ -16,8 +16,7 @@ constexpr char kWho[] = "PsnrCuda";
 // difference squared is below 2^32, and a plane of at most 2^28 samples keeps the
 // sum below 2^60.
 template <typename Sample>
-__global__ void PlaneSseKernel(const Sample* ref, const Sample* dist, uint64_t samples,
-                               unsigned long long* sse) {
+__global__ void PlaneSseKernel(const Sample* ref, const Sample* dist, uint64_t samples, unsigned long long* sse) {
   using BlockReduce = cub::BlockReduce<unsigned long long, kThreads>;
   __shared__ typename BlockReduce::TempStorage storage;
   unsigned long long local = 0;
@@ -50,7 +49,8 @@ absl::Status PsnrCuda::Reserve() {
   if (host_sse_ == nullptr) {
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&host_sse_, 3 * sizeof(unsigned long long)));
   }
-  if (device_sse_ == nullptr) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&device_sse_, 3 * sizeof(unsigned long long)));
+  if (device_sse_ == nullptr)
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&device_sse_, 3 * sizeof(unsigned long long)));
   return absl::OkStatus();
 }
 
@@ -72,7 +72,7 @@ absl::Status PsnrCuda::EnqueueSse(const DeviceFramePair& frame, cudaStream_t str
       const unsigned blocks = static_cast<unsigned>(std::min<uint64_t>((samples + kThreads - 1) / kThreads, 1024));
       if (g.bytes_per_sample() == 1) {
         PlaneSseKernel<uint8_t><<<blocks, kThreads, 0, stream>>>(frame.reference + offset, frame.distorted + offset,
-                                                                  samples, device_sse_ + p);
+                                                                 samples, device_sse_ + p);
       } else {
         PlaneSseKernel<uint16_t><<<blocks, kThreads, 0, stream>>>(
             reinterpret_cast<const uint16_t*>(frame.reference + offset),
@@ -80,8 +80,8 @@ absl::Status PsnrCuda::EnqueueSse(const DeviceFramePair& frame, cudaStream_t str
       }
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
     }
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(host_sse_, device_sse_, 3 * sizeof(unsigned long long),
-                                                      cudaMemcpyDeviceToHost, stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(
+        kWho, cudaMemcpyAsync(host_sse_, device_sse_, 3 * sizeof(unsigned long long), cudaMemcpyDeviceToHost, stream));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(done_, stream));
     return absl::OkStatus();
   };

@@ -23,10 +23,10 @@
 
 #include "absl/status/statusor.h"
 #include "engine/format/frame.h"
-#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/metric.h"
 #include "engine/metrics/psnr/psnr.h"
+#include "engine/platform/device_frame_buffer.h"
 
 namespace exactq {
 
@@ -55,10 +55,10 @@ class PsnrCuda {
   PsnrOptions options_;
   cudaStream_t stream_;
   std::unique_ptr<DeviceFrameBuffer> frame_buffer_;  // Score's uploads
-  FrameGeometry enqueued_;                    // of the pair enqueued last
-  unsigned long long* device_sse_ = nullptr;  // 3 counters
-  unsigned long long* host_sse_ = nullptr;    // pinned
-  cudaEvent_t done_ = nullptr;                // after the read-back
+  FrameGeometry enqueued_;                           // of the pair enqueued last
+  unsigned long long* device_sse_ = nullptr;         // 3 counters
+  unsigned long long* host_sse_ = nullptr;           // pinned
+  cudaEvent_t done_ = nullptr;                       // after the read-back
 };
 
 // The GpuMetric of psnr for the registry (planes: those PsnrScoredPlanes scores).

@@ -5,8 +5,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cinttypes>
-#include <iomanip>
 #include <cstring>
+#include <iomanip>
 #include <random>
 #include <thread>
 #include <vector>
@@ -117,9 +117,9 @@ void FillPair(std::mt19937_64& rng, Frame* ref, Frame* dist) {
 TEST_F(PsnrCudaTest, OneTwinOverChangingGeometries) {
   std::mt19937_64 rng(7);
   const FrameGeometry geometries[] = {
-      {17, 33, PixelFormat{ChromaLayout::k420, 8}},    {1920, 1080, PixelFormat{ChromaLayout::k420, 8}},
-      {1, 1, PixelFormat{ChromaLayout::k444, 8}},      {3840, 2160, PixelFormat{ChromaLayout::k444, 16}},
-      {641, 359, PixelFormat{ChromaLayout::k422, 12}}, {1920, 1080, PixelFormat{ChromaLayout::k420, 10}},
+      {17, 33, PixelFormat{ChromaLayout::k420, 8}},     {1920, 1080, PixelFormat{ChromaLayout::k420, 8}},
+      {1, 1, PixelFormat{ChromaLayout::k444, 8}},       {3840, 2160, PixelFormat{ChromaLayout::k444, 16}},
+      {641, 359, PixelFormat{ChromaLayout::k422, 12}},  {1920, 1080, PixelFormat{ChromaLayout::k420, 10}},
       {3840, 2160, PixelFormat{ChromaLayout::k420, 8}}, {7, 5, PixelFormat{ChromaLayout::k400, 16}},
       {1921, 1081, PixelFormat{ChromaLayout::k420, 8}}, {2, 2, PixelFormat{ChromaLayout::k420, 10}},
   };
@@ -174,7 +174,8 @@ TEST_F(PsnrCudaTest, PageLockedAndPageableFramesAlternate) {
   const FrameGeometry g{3840, 2160, PixelFormat{ChromaLayout::k420, 10}};
   Frame pinned_ref = *Frame::Create(g), pinned_dist = *Frame::Create(g);
   Frame ref = *Frame::Create(g), dist = *Frame::Create(g);
-  ASSERT_EQ(cudaHostRegister(pinned_ref.mutable_bytes(), pinned_ref.size_bytes(), cudaHostRegisterDefault), cudaSuccess);
+  ASSERT_EQ(cudaHostRegister(pinned_ref.mutable_bytes(), pinned_ref.size_bytes(), cudaHostRegisterDefault),
+            cudaSuccess);
   ASSERT_EQ(cudaHostRegister(pinned_dist.mutable_bytes(), pinned_dist.size_bytes(), cudaHostRegisterDefault),
             cudaSuccess);
   PsnrCuda twin(PsnrOptions{});

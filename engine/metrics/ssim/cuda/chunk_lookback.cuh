@@ -38,9 +38,9 @@ namespace ssim {
 namespace gpu {
 
 struct LookbackState {
-  unsigned* flags;       // [chunks], then the ticket counter at [chunks]
-  double* aggregate;     // [chunks]: the chunk's own sum (flag >= 1)
-  double* inclusive;     // [chunks]: the sum of chunks 0..c (flag == 2)
+  unsigned* flags;    // [chunks], then the ticket counter at [chunks]
+  double* aggregate;  // [chunks]: the chunk's own sum (flag >= 1)
+  double* inclusive;  // [chunks]: the sum of chunks 0..c (flag == 2)
   int64_t chunks;
 };
 

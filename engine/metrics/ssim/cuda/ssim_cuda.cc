@@ -6,12 +6,12 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "engine/platform/cuda_status.h"
-#include "engine/exact/ordered_sum_cuda.h"
 #include "engine/exact/ordered_sum_algebra.h"
+#include "engine/exact/ordered_sum_cuda.h"
 #include "engine/metrics/ssim/cuda/ssim_cuda_pipeline.h"
 #include "engine/metrics/ssim/ssim_math.h"
 #include "engine/metrics/ssim/ssim_reference.h"
+#include "engine/platform/cuda_status.h"
 
 namespace exactq {
 namespace ssim {
@@ -116,16 +116,16 @@ SsimCuda::~SsimCuda() {
 
 absl::StatusOr<std::unique_ptr<SsimCuda>> SsimCuda::Create(const SsimCudaOptions& options) {
   if (options.frames_in_flight < 1) {
-    return absl::InvalidArgumentError(absl::StrCat("SsimCuda: frames_in_flight must be >= 1, got ",
-                                                   options.frames_in_flight));
+    return absl::InvalidArgumentError(
+        absl::StrCat("SsimCuda: frames_in_flight must be >= 1, got ", options.frames_in_flight));
   }
   std::string reason;
   if (!SsimCudaAvailable(&reason)) return absl::FailedPreconditionError(absl::StrCat("SsimCuda: ", reason));
   int count = 0;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetDeviceCount(&count));
   if (options.device < 0 || options.device >= count) {
-    return absl::InvalidArgumentError(absl::StrCat("SsimCuda: device ", options.device, " does not exist (",
-                                                   count, " devices)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("SsimCuda: device ", options.device, " does not exist (", count, " devices)"));
   }
   std::unique_ptr<SsimCuda> gpu(new SsimCuda(options));
   if (absl::Status s = gpu->Init(); !s.ok()) return s;
@@ -151,8 +151,8 @@ absl::Status SsimCuda::Init() {
 absl::StatusOr<SsimCuda::Slot*> SsimCuda::ReserveSlot(const FrameGeometry& geometry, bool planes, bool staging) {
   if (absl::Status s = ValidateGeometry(geometry); !s.ok()) return s;
   if (in_flight_ == capacity()) {
-    return absl::ResourceExhaustedError(absl::StrCat("SsimCuda: ", in_flight_,
-                                                     " frames already in flight; Collect one first"));
+    return absl::ResourceExhaustedError(
+        absl::StrCat("SsimCuda: ", in_flight_, " frames already in flight; Collect one first"));
   }
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(options_.device));
   Slot& slot = *slots_[static_cast<size_t>((oldest_ + in_flight_) % capacity())];
@@ -194,16 +194,16 @@ absl::Status SsimCuda::Enqueue(Slot& slot, const void* ref_luma, const void* dis
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.start, slot.stream));
     } else {
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.start, slot.stream));
-      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
-          cudaMemcpyAsync(const_cast<void*>(d_ref), ref_luma, plane, cudaMemcpyHostToDevice, slot.stream));
-      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
-          cudaMemcpyAsync(const_cast<void*>(d_dist), dist_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(
+          kWho, cudaMemcpyAsync(const_cast<void*>(d_ref), ref_luma, plane, cudaMemcpyHostToDevice, slot.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(
+          kWho, cudaMemcpyAsync(const_cast<void*>(d_dist), dist_luma, plane, cudaMemcpyHostToDevice, slot.stream));
     }
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.uploaded, slot.stream));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::EnqueueSsimTermSum(f, pipeline, slot.stream, nullptr));
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
-                                              sizeof(gpu::SsimTermSumResult), cudaMemcpyDeviceToHost,
-                                              slot.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(
+        kWho, cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f), sizeof(gpu::SsimTermSumResult),
+                              cudaMemcpyDeviceToHost, slot.stream));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.done, slot.stream));
     return absl::OkStatus();
   };
@@ -236,8 +236,8 @@ absl::Status SsimCuda::SubmitLuma(const FrameGeometry& geometry, const void* ref
 }
 
 absl::Status SsimCuda::SubmitDevice(const DeviceFramePair& frame) {
-  if (frame.device != options_.device || frame.reference == nullptr || frame.distorted == nullptr ||
-      frame.planes < 1 || frame.ready == nullptr) {
+  if (frame.device != options_.device || frame.reference == nullptr || frame.distorted == nullptr || frame.planes < 1 ||
+      frame.ready == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat("SsimCuda: no luma planes ready on device ", options_.device));
   }
   if (absl::Status s = CheckSsimInput(frame.geometry, frame.geometry); !s.ok()) return s;
@@ -273,8 +273,9 @@ absl::StatusOr<SsimCudaFrame> SsimCuda::Collect() {
     f.terms = static_cast<double*>(slot.terms);
     f.workspace = slot.workspace;
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::EnqueueSsimEventWalk(f, pipeline, slot.stream));
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f),
-                                              sizeof(gpu::SsimTermSumResult), cudaMemcpyDeviceToHost, slot.stream));
+    EXACTQ_RETURN_IF_CUDA_ERROR(
+        kWho, cudaMemcpyAsync(slot.result, gpu::SsimTermSumResultOnDevice(f), sizeof(gpu::SsimTermSumResult),
+                              cudaMemcpyDeviceToHost, slot.stream));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(slot.done, slot.stream));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(slot.done));
   }

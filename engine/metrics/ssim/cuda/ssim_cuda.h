@@ -59,11 +59,11 @@ struct SsimCudaOptions {
 
 // One collected frame.
 struct SsimCudaFrame {
-  FrameScores scores;               // SsimOutputs order: ssim, then ssim_db with enable_db
-  SsimSums sums;                    // bit for bit ReferenceSums()
-  exact::OrderedSumStats sum_stats; // what the device sum did: segment steps, or the event walk's fallbacks
-  float upload_ms = 0;              // device time of the two plane copies
-  float compute_ms = 0;             // device time from the end of the copies to the result
+  FrameScores scores;                // SsimOutputs order: ssim, then ssim_db with enable_db
+  SsimSums sums;                     // bit for bit ReferenceSums()
+  exact::OrderedSumStats sum_stats;  // what the device sum did: segment steps, or the event walk's fallbacks
+  float upload_ms = 0;               // device time of the two plane copies
+  float compute_ms = 0;              // device time from the end of the copies to the result
 };
 
 class SsimCuda {
@@ -117,7 +117,7 @@ class SsimCuda {
 
   SsimCudaOptions options_;
   std::vector<std::unique_ptr<Slot>> slots_;
-  int oldest_ = 0;     // index of the oldest frame in flight
+  int oldest_ = 0;  // index of the oldest frame in flight
   int in_flight_ = 0;
 };
 

@@ -23,27 +23,31 @@ namespace gpu {
 
 // SsimTermSumResult = [segment part: SegmentOutput][walk part: WalkOutput].
 constexpr size_t kWalkPart = offsetof(SsimTermSumResult, sum_bits);
-static_assert(kWalkPart == sizeof(exact::gpu::SegmentOutput) && sizeof(SsimTermSumResult) == kWalkPart + sizeof(exact::gpu::WalkOutput),
+static_assert(kWalkPart == sizeof(exact::gpu::SegmentOutput) &&
+                  sizeof(SsimTermSumResult) == kWalkPart + sizeof(exact::gpu::WalkOutput),
               "SsimTermSumResult is a SegmentOutput followed by a WalkOutput");
-static_assert(offsetof(SsimTermSumResult, segment_sum_bits) == offsetof(exact::gpu::SegmentOutput, sum_bits) &&
-                  offsetof(SsimTermSumResult, segment_status) == offsetof(exact::gpu::SegmentOutput, status) &&
-                  offsetof(SsimTermSumResult, segment_steps) == offsetof(exact::gpu::SegmentOutput, steps) &&
-                  offsetof(SsimTermSumResult, segment_crossing_lanes) == offsetof(exact::gpu::SegmentOutput, crossing_lanes) &&
-                  offsetof(SsimTermSumResult, segment_refused_step) == offsetof(exact::gpu::SegmentOutput, refused_step) &&
-                  offsetof(SsimTermSumResult, segment_terms_one_by_one) ==
-                      offsetof(exact::gpu::SegmentOutput, terms_one_by_one) &&
-                  offsetof(SsimTermSumResult, segment_tile_chunks) == offsetof(exact::gpu::SegmentOutput, tile_chunks) &&
-                  offsetof(SsimTermSumResult, segment_replanned_chunks) ==
-                      offsetof(exact::gpu::SegmentOutput, replanned_chunks) &&
-                  offsetof(SsimTermSumResult, segment_cycles) == offsetof(exact::gpu::SegmentOutput, cycles_total),
-              "the segment part mirrors exact::gpu::SegmentOutput");
+static_assert(
+    offsetof(SsimTermSumResult, segment_sum_bits) == offsetof(exact::gpu::SegmentOutput, sum_bits) &&
+        offsetof(SsimTermSumResult, segment_status) == offsetof(exact::gpu::SegmentOutput, status) &&
+        offsetof(SsimTermSumResult, segment_steps) == offsetof(exact::gpu::SegmentOutput, steps) &&
+        offsetof(SsimTermSumResult, segment_crossing_lanes) == offsetof(exact::gpu::SegmentOutput, crossing_lanes) &&
+        offsetof(SsimTermSumResult, segment_refused_step) == offsetof(exact::gpu::SegmentOutput, refused_step) &&
+        offsetof(SsimTermSumResult, segment_terms_one_by_one) ==
+            offsetof(exact::gpu::SegmentOutput, terms_one_by_one) &&
+        offsetof(SsimTermSumResult, segment_tile_chunks) == offsetof(exact::gpu::SegmentOutput, tile_chunks) &&
+        offsetof(SsimTermSumResult, segment_replanned_chunks) ==
+            offsetof(exact::gpu::SegmentOutput, replanned_chunks) &&
+        offsetof(SsimTermSumResult, segment_cycles) == offsetof(exact::gpu::SegmentOutput, cycles_total),
+    "the segment part mirrors exact::gpu::SegmentOutput");
 static_assert(offsetof(SsimTermSumResult, sum_bits) - kWalkPart == offsetof(exact::gpu::WalkOutput, sum_bits) &&
-                  offsetof(SsimTermSumResult, chunks_rejected) - kWalkPart == offsetof(exact::gpu::WalkOutput, chunks_rejected) &&
+                  offsetof(SsimTermSumResult, chunks_rejected) - kWalkPart ==
+                      offsetof(exact::gpu::WalkOutput, chunks_rejected) &&
                   offsetof(SsimTermSumResult, subchunks_rejected) - kWalkPart ==
                       offsetof(exact::gpu::WalkOutput, subchunks_rejected) &&
                   offsetof(SsimTermSumResult, terms_one_by_one) - kWalkPart ==
                       offsetof(exact::gpu::WalkOutput, terms_one_by_one) &&
-                  offsetof(SsimTermSumResult, walk_windows) - kWalkPart == offsetof(exact::gpu::WalkOutput, walk_windows),
+                  offsetof(SsimTermSumResult, walk_windows) - kWalkPart ==
+                      offsetof(exact::gpu::WalkOutput, walk_windows),
               "the walk part mirrors exact::gpu::WalkOutput");
 
 namespace {
@@ -120,8 +124,8 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
 }
 
 template <class Sample, class VSum, class HSum>
-cudaError_t LaunchFused(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws, const LookbackState& lb,
-                        const SsimPipelineOptions& options, cudaStream_t stream) {
+cudaError_t LaunchFused(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws,
+                        const LookbackState& lb, const SsimPipelineOptions& options, cudaStream_t stream) {
   exact::gpu::PlanOptions plan;
   plan.mode = options.plan_mode;
   plan.fixed_frame = options.fixed_frame;
@@ -160,7 +164,8 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
 }
 
 template <class Sample, class VSum, class HSum>
-cudaError_t LaunchTerms(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws, cudaStream_t stream) {
+cudaError_t LaunchTerms(const SsimDeviceFrame& f, int64_t chunks, const exact::gpu::Workspace& ws,
+                        cudaStream_t stream) {
   SsimTermsKernel<Sample, VSum, HSum>
       <<<static_cast<unsigned>(chunks), kBlockThreads, 0, stream>>>(PlanesOf<Sample>(f), f.terms, ws.chunk_sums);
   return cudaGetLastError();
@@ -247,8 +252,8 @@ __global__ void __launch_bounds__(kBlockThreads)
 
 cudaError_t LaunchSummaries(const SsimDeviceFrame& f, int64_t n, int64_t chunks, const int* plan, bool force_general,
                             exact::RunSummary* out, unsigned long long* tie_free_count, cudaStream_t stream) {
-  SsimSummariesKernel<<<static_cast<unsigned>(chunks), kBlockThreads, 0, stream>>>(f.terms, n, plan, force_general,
-                                                                                    out, tie_free_count);
+  SsimSummariesKernel<<<static_cast<unsigned>(chunks), kBlockThreads, 0, stream>>>(f.terms, n, plan, force_general, out,
+                                                                                   tie_free_count);
   return cudaGetLastError();
 }
 
@@ -318,12 +323,14 @@ cudaError_t EnqueueEventWalkStages(const SsimDeviceFrame& f, const SsimPipelineO
   cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) err = Record(ev.plan_done, stream);
   if (err == cudaSuccess) {
-    err = LaunchSummaries(f, n, chunks, w.walk.plan, options.force_general_summaries, w.walk.summaries, nullptr, stream);
+    err =
+        LaunchSummaries(f, n, chunks, w.walk.plan, options.force_general_summaries, w.walk.summaries, nullptr, stream);
   }
   if (err == cudaSuccess) err = Record(ev.summaries_done, stream);
   if (err == cudaSuccess) {
-    exact::gpu::OrderedWalk<exact::gpu::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
-        exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
+    exact::gpu::OrderedWalk<exact::gpu::DeviceArrayTerms>
+        <<<1, kBlockThreads, 0, stream>>>(exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks,
+                                          w.walk.plan, w.walk.summaries, w.walk.output);
     err = cudaGetLastError();
   }
   return err;
@@ -381,8 +388,9 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
       if (err == cudaSuccess) err = Record(e, stream);
     }
     if (err == cudaSuccess) {
-      exact::gpu::OrderedWalk<exact::gpu::DeviceArrayTerms><<<1, kBlockThreads, 0, stream>>>(
-          exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks, w.walk.plan, w.walk.summaries, w.walk.output);
+      exact::gpu::OrderedWalk<exact::gpu::DeviceArrayTerms>
+          <<<1, kBlockThreads, 0, stream>>>(exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), chunks,
+                                            w.walk.plan, w.walk.summaries, w.walk.output);
       err = cudaGetLastError();
     }
   } else {
@@ -394,8 +402,9 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
         for (cudaEvent_t e : {ev.plan_done, ev.summaries_done}) {
           if (err == cudaSuccess) err = Record(e, stream);
         }
-        if (err == cudaSuccess) err = exact::gpu::EnqueueSegmentedSumFromChunkSums(exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), w.segments,
-                                                   PlanOf(options), stream);
+        if (err == cudaSuccess)
+          err = exact::gpu::EnqueueSegmentedSumFromChunkSums(
+              exact::gpu::DeviceArrayTerms{f.terms}, static_cast<size_t>(n), w.segments, PlanOf(options), stream);
       } else {
         // A segment status that is not "accepted" sends callers to the event walk's result.
         if (options.segments) {
@@ -409,8 +418,8 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
   return err;
 }
 
-cudaError_t CompareSummaryPaths(const SsimDeviceFrame& f, cudaStream_t stream, int64_t* mismatches,
-                                int64_t* tie_free, int64_t* chunks_out) {
+cudaError_t CompareSummaryPaths(const SsimDeviceFrame& f, cudaStream_t stream, int64_t* mismatches, int64_t* tie_free,
+                                int64_t* chunks_out) {
   const int64_t n = Pixels(f);
   const int64_t chunks = SsimChunkCount(n);
   const exact::gpu::Workspace ws = exact::gpu::CarveWorkspace(f.workspace, chunks);

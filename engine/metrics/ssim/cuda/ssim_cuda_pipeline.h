@@ -96,7 +96,7 @@ const SsimTermSumResult* SsimTermSumResultOnDevice(const SsimDeviceFrame& f);
 // Test knobs; production uses the defaults.
 struct SsimPipelineOptions {
   exact::PlanMode plan_mode = exact::PlanMode::kApproximatePrefix;
-  int fixed_frame = 0;            // for PlanMode::kFixedFrame
+  int fixed_frame = 0;                   // for PlanMode::kFixedFrame
   bool force_general_summaries = false;  // never take the tie-free path
   bool fused = false;                    // event walk: terms, plan, summaries in one kernel (see above)
   bool segments = true;                  // the segment pipeline first (false: the event walk only)
@@ -131,8 +131,8 @@ double SsimTermSum(const SsimTermSumResult& r, const SsimPipelineOptions& option
 // the pipeline itself made with the former, field by field. Synchronises `stream`.
 // `mismatches`: chunks where any differs; `tie_free`: chunks the recomputation took the
 // tie-free path for; `chunks`: all of them.
-cudaError_t CompareSummaryPaths(const SsimDeviceFrame& f, cudaStream_t stream, int64_t* mismatches,
-                                int64_t* tie_free, int64_t* chunks);
+cudaError_t CompareSummaryPaths(const SsimDeviceFrame& f, cudaStream_t stream, int64_t* mismatches, int64_t* tie_free,
+                                int64_t* chunks);
 
 }  // namespace gpu
 }  // namespace ssim

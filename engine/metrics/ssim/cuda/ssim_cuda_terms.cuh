@@ -168,8 +168,8 @@ class BlockChunkTerms {
     HSum s[kTermsPerThread], d[kTermsPerThread], ss[kTermsPerThread], sd[kTermsPerThread], dd[kTermsPerThread];
     int lx[kTermsPerThread];  // KeptTapSum(col, width) of each pixel
     // All four pixels in one row and 4 px away from both ends: every tap is kept.
-    const bool interior = valid == kTermsPerThread && col[0] >= kRadius && col[0] + 3 == col[3] &&
-                          col[3] + kRadius < width;
+    const bool interior =
+        valid == kTermsPerThread && col[0] >= kRadius && col[0] + 3 == col[3] && col[3] + kRadius < width;
     if (interior) {
       HorizontalFull(temp.s + lane_first, s);
       HorizontalFull(temp.d + lane_first, d);

@@ -64,13 +64,20 @@ enum class Kind {
 
 const char* KindName(Kind k) {
   switch (k) {
-    case Kind::kIndependent: return "independent";
-    case Kind::kCorrelated: return "correlated";
-    case Kind::kIdentical: return "identical";
-    case Kind::kInverted: return "inverted";
-    case Kind::kHalfInverted: return "half-inverted";
-    case Kind::kFlat: return "flat";
-    case Kind::kExtremes: return "extremes";
+    case Kind::kIndependent:
+      return "independent";
+    case Kind::kCorrelated:
+      return "correlated";
+    case Kind::kIdentical:
+      return "identical";
+    case Kind::kInverted:
+      return "inverted";
+    case Kind::kHalfInverted:
+      return "half-inverted";
+    case Kind::kFlat:
+      return "flat";
+    case Kind::kExtremes:
+      return "extremes";
   }
   return "?";
 }
@@ -101,7 +108,8 @@ Pair MakePair(int width, int height, int depth, ChromaLayout layout, Kind kind, 
   };
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
-      const double smooth = max * (0.5 + 0.35 * std::sin(fx * x + phase) * std::cos(fy * y) + 0.1 * std::sin(0.31 * x + 0.17 * y));
+      const double smooth =
+          max * (0.5 + 0.35 * std::sin(fx * x + phase) * std::cos(fy * y) + 0.1 * std::sin(0.31 * x + 0.17 * y));
       uint32_t r = 0;
       uint32_t d = 0;
       switch (kind) {
@@ -195,7 +203,7 @@ class SsimCudaTest : public ::testing::Test {
   }
 };
 
-const Kind kAllKinds[] = {Kind::kIndependent, Kind::kCorrelated, Kind::kIdentical, Kind::kInverted,
+const Kind kAllKinds[] = {Kind::kIndependent,  Kind::kCorrelated, Kind::kIdentical, Kind::kInverted,
                           Kind::kHalfInverted, Kind::kFlat,       Kind::kExtremes};
 const int kDepths[] = {8, 10, 12, 16};
 
@@ -204,9 +212,9 @@ const int kDepths[] = {8, 10, 12, 16};
 
 TEST_F(SsimCudaTest, SmallFramesEveryKindDepthAndOption) {
   // Sizes where every window (or most) is truncated, and rows shorter than a chunk.
-  const int kSizes[][2] = {{1, 1}, {2, 2},  {7, 5},   {5, 7},   {1, 9},    {9, 1},    {3, 1},    {1, 2},
-                           {8, 8}, {9, 9},  {16, 16}, {17, 33}, {63, 65},  {255, 3},  {1023, 2}, {1025, 1},
-                           {1, 1025}, {322, 182}, {33, 31}, {4, 1027}};
+  const int kSizes[][2] = {{1, 1},    {2, 2},    {7, 5},    {5, 7},     {1, 9},   {9, 1},   {3, 1},
+                           {1, 2},    {8, 8},    {9, 9},    {16, 16},   {17, 33}, {63, 65}, {255, 3},
+                           {1023, 2}, {1025, 1}, {1, 1025}, {322, 182}, {33, 31}, {4, 1027}};
   std::unique_ptr<SsimCuda> gpus[3] = {MakeGpu(OptionsWith(false, false)), MakeGpu(OptionsWith(true, false)),
                                        MakeGpu(OptionsWith(true, true))};
   for (auto& g : gpus) ASSERT_NE(g, nullptr);
@@ -268,10 +276,10 @@ TEST_F(SsimCudaTest, LargeFrames) {
     Kind kind;
   };
   const Large cases[] = {
-      {1921, 1081, 8, Kind::kCorrelated},  {1921, 1081, 10, Kind::kInverted},  {1921, 1081, 12, Kind::kHalfInverted},
-      {1921, 1081, 16, Kind::kIndependent}, {1921, 1081, 8, Kind::kIdentical},
-      {3840, 2160, 8, Kind::kCorrelated},  {3840, 2160, 8, Kind::kInverted},   {3840, 2160, 10, Kind::kCorrelated},
-      {3840, 2160, 10, Kind::kIdentical},  {3840, 2160, 12, Kind::kHalfInverted}, {3840, 2160, 16, Kind::kCorrelated},
+      {1921, 1081, 8, Kind::kCorrelated},    {1921, 1081, 10, Kind::kInverted},   {1921, 1081, 12, Kind::kHalfInverted},
+      {1921, 1081, 16, Kind::kIndependent},  {1921, 1081, 8, Kind::kIdentical},   {3840, 2160, 8, Kind::kCorrelated},
+      {3840, 2160, 8, Kind::kInverted},      {3840, 2160, 10, Kind::kCorrelated}, {3840, 2160, 10, Kind::kIdentical},
+      {3840, 2160, 12, Kind::kHalfInverted}, {3840, 2160, 16, Kind::kCorrelated},
   };
   uint64_t seed = 5000;
   for (const Large& c : cases) {

@@ -151,10 +151,18 @@ TEST(TieFreeSummaryTest, ZerosSubnormalsAndTheTinyFrame) {
     std::vector<double> terms(static_cast<size_t>(n));
     for (double& t : terms) {
       switch (rng() % 4) {
-        case 0: t = 0.0; break;
-        case 1: t = -0.0; break;
-        case 2: t = std::ldexp(static_cast<double>(rng() % 1000), -1074); break;  // subnormal
-        default: t = -std::ldexp(static_cast<double>(rng() % 1000), -1074); break;
+        case 0:
+          t = 0.0;
+          break;
+        case 1:
+          t = -0.0;
+          break;
+        case 2:
+          t = std::ldexp(static_cast<double>(rng() % 1000), -1074);
+          break;  // subnormal
+        default:
+          t = -std::ldexp(static_cast<double>(rng() % 1000), -1074);
+          break;
       }
     }
     tie_free += CheckChunk(terms, exact::kTinyFrame, "tiny", seed);
@@ -175,13 +183,13 @@ TEST(TieFreeSummaryTest, TiesLargeAndSpecialTermsLeaveThePath) {
   const int frame = 0;
   const double u = Unit(frame);
   const std::vector<std::vector<double>> cases = {
-      {1.0 * u, 2.5 * u, 3.0 * u},                            // a tie
-      {1.0 * u, -0.5 * u},                                    // a negative tie
-      {std::ldexp(1.0, 44) * u},                              // r = 2^44
-      {std::numeric_limits<double>::infinity()},              // +inf
-      {1.0, -std::numeric_limits<double>::infinity()},        // -inf
-      {std::numeric_limits<double>::quiet_NaN(), 1.0 * u},    // NaN
-      {std::ldexp(1.0, 60)},                                  // unfit under frame 0
+      {1.0 * u, 2.5 * u, 3.0 * u},                          // a tie
+      {1.0 * u, -0.5 * u},                                  // a negative tie
+      {std::ldexp(1.0, 44) * u},                            // r = 2^44
+      {std::numeric_limits<double>::infinity()},            // +inf
+      {1.0, -std::numeric_limits<double>::infinity()},      // -inf
+      {std::numeric_limits<double>::quiet_NaN(), 1.0 * u},  // NaN
+      {std::ldexp(1.0, 60)},                                // unfit under frame 0
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     exact::RunSummary r;

@@ -7,13 +7,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "engine/platform/cuda_status.h"
 #include "engine/exact/ordered_sum_cuda.h"
-#include "engine/platform/frames_in_flight.h"
-#include "engine/platform/device_frame_buffer.h"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_pipeline.h"
 #include "engine/metrics/ssimulacra2/srgb_eotf_table.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
+#include "engine/platform/cuda_status.h"
+#include "engine/platform/device_frame_buffer.h"
+#include "engine/platform/frames_in_flight.h"
 
 namespace exactq {
 namespace ssimulacra2 {
@@ -29,25 +29,31 @@ bool Ssimulacra2CudaAvailable(std::string* reason) {
 
 const char* Ssimulacra2SumModeName(Ssimulacra2SumMode mode) {
   switch (mode) {
-    case Ssimulacra2SumMode::kExactSegments: return "exact_segments";
-    case Ssimulacra2SumMode::kExactEventWalk: return "exact_event_walk";
-    case Ssimulacra2SumMode::kInexactTree: return "inexact_tree";
+    case Ssimulacra2SumMode::kExactSegments:
+      return "exact_segments";
+    case Ssimulacra2SumMode::kExactEventWalk:
+      return "exact_event_walk";
+    case Ssimulacra2SumMode::kInexactTree:
+      return "inexact_tree";
   }
   return "?";
 }
 
 size_t Ssimulacra2CudaDeviceBytes(const FrameGeometry& geometry, bool own_frames) {
-  return (own_frames ? 2 * geometry.frame_bytes() : 0) + gpu::ScratchBytes(geometry.width, geometry.height) + sizeof(gpu::SumResults) +
-         sizeof(kSrgbEotfTable);
+  return (own_frames ? 2 * geometry.frame_bytes() : 0) + gpu::ScratchBytes(geometry.width, geometry.height) +
+         sizeof(gpu::SumResults) + sizeof(kSrgbEotfTable);
 }
 
 namespace {
 
 gpu::SumPath PathOf(Ssimulacra2SumMode mode) {
   switch (mode) {
-    case Ssimulacra2SumMode::kExactEventWalk: return gpu::SumPath::kEventWalk;
-    case Ssimulacra2SumMode::kInexactTree: return gpu::SumPath::kInexactTree;
-    case Ssimulacra2SumMode::kExactSegments: break;
+    case Ssimulacra2SumMode::kExactEventWalk:
+      return gpu::SumPath::kEventWalk;
+    case Ssimulacra2SumMode::kInexactTree:
+      return gpu::SumPath::kInexactTree;
+    case Ssimulacra2SumMode::kExactSegments:
+      break;
   }
   return gpu::SumPath::kSegments;
 }
@@ -66,14 +72,14 @@ struct Ssimulacra2Cuda::State {
   FrameGeometry geometry;       // of the scratch below; width 0 before the first frame
   // Sums' uploads (created with the first such call); EnqueueDevice reads the caller's.
   std::unique_ptr<DeviceFrameBuffer> own_frames;
-  DeviceFramePair frame;        // the pair the launches read (its pointers are in the graphs)
-  const uint8_t* graph_pictures[2] = {};  // the pair the graphs were captured with
+  DeviceFramePair frame;                   // the pair the launches read (its pointers are in the graphs)
+  const uint8_t* graph_pictures[2] = {};   // the pair the graphs were captured with
   std::optional<FrameInFlight> in_flight;  // from EnqueueDevice to the collect
-  bool slabs = false;                     // the frame in flight runs in slabs
-  bool enqueued = false;                  // a frame waits to be collected
-  void* scratch = nullptr;              // device: gpu::ScratchBytes
-  gpu::SumResults* results = nullptr;   // device
-  gpu::SumResults* readback = nullptr;  // pinned
+  bool slabs = false;                      // the frame in flight runs in slabs
+  bool enqueued = false;                   // a frame waits to be collected
+  void* scratch = nullptr;                 // device: gpu::ScratchBytes
+  gpu::SumResults* results = nullptr;      // device
+  gpu::SumResults* readback = nullptr;     // pinned
   // The captured frame per geometry: [0] whole scales, [1] in slabs (sum_slab_chunks).
   cudaGraph_t graph[2] = {};
   cudaGraphExec_t graph_exec[2] = {};
@@ -146,9 +152,8 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
     return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: unknown sum_mode ", mode));
   }
   if (options.sum_slab_chunks < 0 || options.sum_slab_chunks % 32 != 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("Ssimulacra2Cuda: sum_slab_chunks must be 0 or a positive multiple of 32, got ",
-                     options.sum_slab_chunks));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "Ssimulacra2Cuda: sum_slab_chunks must be 0 or a positive multiple of 32, got ", options.sum_slab_chunks));
   }
   if (options.bases_evict_last && options.sum_slab_chunks == 0) {
     return absl::InvalidArgumentError("Ssimulacra2Cuda: bases_evict_last needs sum_slab_chunks > 0");
@@ -162,8 +167,8 @@ absl::StatusOr<std::unique_ptr<Ssimulacra2Cuda>> Ssimulacra2Cuda::Create(const S
                                                    options.testing_segment_plan_mode));
   }
   if (options.channels_per_sum_batch != 1 && options.channels_per_sum_batch != 3) {
-    return absl::InvalidArgumentError(absl::StrCat("Ssimulacra2Cuda: channels_per_sum_batch must be 1 or 3, got ",
-                                                   options.channels_per_sum_batch));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Ssimulacra2Cuda: channels_per_sum_batch must be 1 or 3, got ", options.channels_per_sum_batch));
   }
   if (options.sum_stream_priority_rank < -1) {
     return absl::InvalidArgumentError("Ssimulacra2Cuda: sum_stream_priority_rank must be >= 0, or -1 for the default");
@@ -190,15 +195,15 @@ absl::Status Ssimulacra2Cuda::Init() {
   gpu::PipelineShape shape;
   shape.channels_per_batch = options_.channels_per_sum_batch;
   shape.stream_per_scale = options_.sum_stream_per_scale;
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
-      gpu::CreatePipelineStreams(st.stream, shape, &st.pipeline, options_.sum_stream_priority_rank));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, gpu::CreatePipelineStreams(st.stream, shape, &st.pipeline, options_.sum_stream_priority_rank));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&st.start));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&st.done));
   void* table = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&table, sizeof(kSrgbEotfTable)));
   st.eotf_table = static_cast<float*>(table);
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
-      cudaMemcpy(st.eotf_table, kSrgbEotfTable, sizeof(kSrgbEotfTable), cudaMemcpyHostToDevice));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, cudaMemcpy(st.eotf_table, kSrgbEotfTable, sizeof(kSrgbEotfTable), cudaMemcpyHostToDevice));
   void* results = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&results, sizeof(gpu::SumResults)));
   st.results = static_cast<gpu::SumResults*>(results);
@@ -250,8 +255,8 @@ absl::Status Ssimulacra2Cuda::Enqueue(Ssimulacra2SumMode mode, bool slabs) {
   sums.bases_evict_last = slabs && options_.bases_evict_last;
   sums.segment_plan_mode = options_.testing_segment_plan_mode;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, gpu::EnqueuePipeline(f, PathOf(mode), st.pipeline, sums));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults),
-                                           cudaMemcpyDeviceToHost, st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, cudaMemcpyAsync(st.readback, st.results, sizeof(gpu::SumResults), cudaMemcpyDeviceToHost, st.stream));
   return absl::OkStatus();
 }
 
@@ -270,9 +275,9 @@ absl::Status Ssimulacra2Cuda::BuildGraph(bool slabs) {
   st.graph_pictures[0] = st.frame.reference;
   st.graph_pictures[1] = st.frame.distorted;
   // With a sum stream priority the kernel nodes keep those they were captured with.
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
-      cudaGraphInstantiate(&st.graph_exec[slabs], graph,
-                           options_.sum_stream_priority_rank > 0 ? cudaGraphInstantiateFlagUseNodePriority : 0));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, cudaGraphInstantiate(&st.graph_exec[slabs], graph,
+                                 options_.sum_stream_priority_rank > 0 ? cudaGraphInstantiateFlagUseNodePriority : 0));
   return absl::OkStatus();
 }
 
@@ -374,8 +379,8 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::CollectSums() {
       }
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(st.done));
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventElapsedTime(&device_ms, st.start, st.done));  // both runs
-      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, 
-          gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
+                                  gpu::PrepareScratch(st.scratch, st.geometry.width, st.geometry.height, st.stream));
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamSynchronize(st.stream));
     }
   }
@@ -407,8 +412,7 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::Sums(const Frame& ref, const Frame& d
   if (st.own_frames == nullptr) st.own_frames = std::make_unique<DeviceFrameBuffer>(options_.device);
   const int64_t staged_before = st.own_frames->staged_uploads();
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.start, st.stream));
-  absl::StatusOr<DeviceFramePair> pair =
-      st.own_frames->Upload(ref, dist, ref.geometry().plane_count(), st.stream);
+  absl::StatusOr<DeviceFramePair> pair = st.own_frames->Upload(ref, dist, ref.geometry().plane_count(), st.stream);
   if (!pair.ok()) return pair.status();
   stats_.frames_staged += st.own_frames->staged_uploads() - staged_before;
   if (absl::Status s = EnqueueFrame(*pair, /*timed=*/true); !s.ok()) return s;

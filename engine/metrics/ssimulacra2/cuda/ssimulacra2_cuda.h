@@ -67,7 +67,7 @@ enum class Ssimulacra2SumMode {
 const char* Ssimulacra2SumModeName(Ssimulacra2SumMode mode);  // "exact_segments", ...
 
 struct Ssimulacra2CudaOptions {
-  int device = 0;                                // CUDA device ordinal
+  int device = 0;  // CUDA device ordinal
   YuvMatrix yuv_matrix = YuvMatrix::kBt709Limited;
   bool use_graph = true;  // replay a captured CUDA graph per geometry (same bits either way)
   Ssimulacra2SumMode sum_mode = Ssimulacra2SumMode::kExactSegments;
@@ -109,7 +109,7 @@ struct Ssimulacra2CudaOptions {
   // longer (4K 3.37 against 2.72 ms: the slabs run in turn on one stream); with 2-6 in
   // flight a threshold of 3 was faster than 4 at 3, 4 and 6 (bench/results/ssimulacra2.md).
   int sum_slab_chunks = 160;
-  bool bases_evict_last = true;  // needs sum_slab_chunks > 0
+  bool bases_evict_last = true;       // needs sum_slab_chunks > 0
   int slab_min_frames_in_flight = 3;  // >= 1; 1: every frame in slabs
   // Tests only: engine/exact's PlanMode for the segment pipeline. 1 (one binade high)
   // makes it refuse every nonzero sum, so every frame takes the event-walk redo.
@@ -124,13 +124,13 @@ inline constexpr int kExactSumStreamPriorityRank = 5;
 
 // Counts since Create.
 struct Ssimulacra2CudaStats {
-  int64_t frames = 0;                   // frames summed (Sums or Score calls that succeeded)
-  int64_t frames_redone_event_walk = 0; // kExactSegments: frames run again with the event walk
-  int64_t sums_refused = 0;             // of their sums, those the segment pipeline refused (a check)
-  int64_t sums_overflowed = 0;          // ... or gave up on (a pool or step list was full)
-  int64_t frames_staged = 0;            // frames copied into pinned staging (not page-locked)
-  int64_t chunks_in_tile = 0;           // kExactSegments: chunks through the tile path (not strided)
-  int64_t frames_in_slabs = 0;          // kExactSegments: frames run in slabs (sum_slab_chunks)
+  int64_t frames = 0;                    // frames summed (Sums or Score calls that succeeded)
+  int64_t frames_redone_event_walk = 0;  // kExactSegments: frames run again with the event walk
+  int64_t sums_refused = 0;              // of their sums, those the segment pipeline refused (a check)
+  int64_t sums_overflowed = 0;           // ... or gave up on (a pool or step list was full)
+  int64_t frames_staged = 0;             // frames copied into pinned staging (not page-locked)
+  int64_t chunks_in_tile = 0;            // kExactSegments: chunks through the tile path (not strided)
+  int64_t frames_in_slabs = 0;           // kExactSegments: frames run in slabs (sum_slab_chunks)
 };
 
 class Ssimulacra2Cuda {

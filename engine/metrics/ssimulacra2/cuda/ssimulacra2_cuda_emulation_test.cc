@@ -228,10 +228,14 @@ double SpecB8Term(int k, double base) {
   double artifact, detail;
   SplitEdgeDifference<ScalarLanes>(base, artifact, detail);
   switch (k) {
-    case kSumArtifact: return artifact;
-    case kSumArtifact4: return Quartic(artifact);
-    case kSumDetail: return detail;
-    default: return Quartic(detail);
+    case kSumArtifact:
+      return artifact;
+    case kSumArtifact4:
+      return Quartic(artifact);
+    case kSumDetail:
+      return detail;
+    default:
+      return Quartic(detail);
   }
 }
 
@@ -239,12 +243,27 @@ double SpecB8Term(int k, double base) {
 // double: both zeros, subnormals, the binade edges, huge values, infinities, NaNs with
 // payloads, and random bit patterns across every exponent.
 TEST(Ssimulacra2CudaEmulationTest, TermFromBaseIsTheSpecB8Term) {
-  std::vector<double> values = {0.0, -0.0, std::numeric_limits<double>::denorm_min(),
-                                -std::numeric_limits<double>::denorm_min(), std::numeric_limits<double>::min(),
-                                -std::numeric_limits<double>::min(), 1e-300, -1e-300, 0.5, -0.5, 1.0, -1.0,
-                                3.7, -3.7, 1e300, -1e300, std::numeric_limits<double>::max(),
-                                -std::numeric_limits<double>::max(), std::numeric_limits<double>::infinity(),
-                                -std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN(),
+  std::vector<double> values = {0.0,
+                                -0.0,
+                                std::numeric_limits<double>::denorm_min(),
+                                -std::numeric_limits<double>::denorm_min(),
+                                std::numeric_limits<double>::min(),
+                                -std::numeric_limits<double>::min(),
+                                1e-300,
+                                -1e-300,
+                                0.5,
+                                -0.5,
+                                1.0,
+                                -1.0,
+                                3.7,
+                                -3.7,
+                                1e300,
+                                -1e300,
+                                std::numeric_limits<double>::max(),
+                                -std::numeric_limits<double>::max(),
+                                std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(),
+                                std::numeric_limits<double>::quiet_NaN(),
                                 -std::numeric_limits<double>::quiet_NaN()};
   uint64_t payload_nan_bits = 0x7ff8000000012345ull;
   double payload_nan;

@@ -24,9 +24,9 @@ namespace exactq {
 namespace ssimulacra2 {
 namespace gpu {
 
-inline constexpr int kImageChannels = 3;  // X, Y, B (or R, G, B)
+inline constexpr int kImageChannels = 3;                                         // X, Y, B (or R, G, B)
 inline constexpr int kSumCount = kMaxScales * kImageChannels * kSumsPerChannel;  // 108
-inline constexpr int kBlurKinds = 5;  // mu1, mu2, s11, s22, s12
+inline constexpr int kBlurKinds = 5;                                             // mu1, mu2, s11, s22, s12
 inline constexpr int kBlurLines = kImageChannels * kBlurKinds;
 // Per channel two stored planes of doubles, d (the SSIM dissimilarity) and the edge
 // difference; each of the channel's six terms is an exact function of one of them
@@ -42,7 +42,8 @@ inline constexpr int kTermBasePlanes = kImageChannels * kTermBases;
 struct SumResults {
   double sums[kSumCount];
   int32_t status[kSumCount];
-  int32_t tile_chunks[kSumCount]; // chunks through the tile path (the strided form refused them; a first chunk: one term)
+  int32_t
+      tile_chunks[kSumCount];  // chunks through the tile path (the strided form refused them; a first chunk: one term)
 };
 
 // One frame pair on the device.
@@ -54,7 +55,7 @@ struct DeviceFrame {
   int bit_depth = 8;  // 8: one byte per sample; 9..16: little-endian uint16
   int chroma_width = 0;
   int chroma_height = 0;
-  size_t plane_offset[3] = {0, 0, 0};  // bytes from the frame's start
+  size_t plane_offset[3] = {0, 0, 0};   // bytes from the frame's start
   YuvToRgbCoefficients coefficients{};  // MakeYuvToRgbCoefficients(matrix, bit_depth)
   float cube_root_of_bias = 0.0f;       // CubeRootOfOpsinBias(), formed on the host
   const float* eotf_table = nullptr;    // device copy of kSrgbEotfTable
@@ -63,8 +64,7 @@ struct DeviceFrame {
 };
 
 // B.4 of one pixel's linear RGB into its three XYB planes at index i.
-EXACTQ_HD inline void WriteXyb(float* xyb, size_t plane, size_t i, float r, float g, float b,
-                               float cube_root_of_bias) {
+EXACTQ_HD inline void WriteXyb(float* xyb, size_t plane, size_t i, float r, float g, float b, float cube_root_of_bias) {
   float xo, yo, bo;
   LinearRgbToXyb<ScalarLanes>(r, g, b, cube_root_of_bias, xo, yo, bo);
   xyb[i] = xo;
@@ -99,13 +99,13 @@ inline size_t AlignScratch(size_t bytes) { return (bytes + 255) & ~size_t{255}; 
 // parity they still do, in stream order).
 struct Planes {
   size_t plane = 0;
-  float* lin[2][2] = {};     // [ping-pong buffer][image]: 3 planes each (linear R, G, B)
-  float* xyb[2][2] = {};     // [scale parity][image]: 3 planes each
-  float* rows = nullptr;     // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
-  float* blurred[2] = {};    // [scale parity]: kBlurLines planes, after the vertical pass
-  double* bases[kMaxScales] = {};     // [scale]: kTermBasePlanes planes of doubles: TermBasePlane
+  float* lin[2][2] = {};                // [ping-pong buffer][image]: 3 planes each (linear R, G, B)
+  float* xyb[2][2] = {};                // [scale parity][image]: 3 planes each
+  float* rows = nullptr;                // kBlurLines planes: the horizontal pass, line = channel * 5 + kind
+  float* blurred[2] = {};               // [scale parity]: kBlurLines planes, after the vertical pass
+  double* bases[kMaxScales] = {};       // [scale]: kTermBasePlanes planes of doubles: TermBasePlane
   size_t bases_plane[kMaxScales] = {};  // [scale]: doubles per base plane (the scale's pixels)
-  size_t bytes = 0;          // from the start of the scratch
+  size_t bytes = 0;                     // from the start of the scratch
 };
 
 // Scale s's planes (the image planes of parity s % 2, its own base planes): what its
@@ -236,11 +236,16 @@ EXACTQ_HD inline BlurInput BlurInputFor(const ScalePlanes& p, int line, size_t s
   const float* one = p.xyb[0] + c * p.plane + start;
   const float* two = p.xyb[1] + c * p.plane + start;
   switch (kind) {
-    case 0: return {one, one, false};
-    case 1: return {two, two, false};
-    case 2: return {one, one, true};
-    case 3: return {two, two, true};
-    default: return {one, two, true};
+    case 0:
+      return {one, one, false};
+    case 1:
+      return {two, two, false};
+    case 2:
+      return {one, one, true};
+    case 3:
+      return {two, two, true};
+    default:
+      return {one, two, true};
   }
 }
 
@@ -317,7 +322,7 @@ inline constexpr int kBlurTile = 32;
 inline constexpr int kBlurStepLead = kBlurRadius - 1;  // the right input is 4 ahead of the output
 
 struct BlurRowTiles {
-  float in[2][kBlurTile][kBlurTile + 1];   // [slot][row in warp][column in tile]; +1: no bank conflicts
+  float in[2][kBlurTile][kBlurTile + 1];  // [slot][row in warp][column in tile]; +1: no bank conflicts
   float out[2][kBlurTile][kBlurTile + 1];
 };
 
@@ -376,8 +381,7 @@ struct TileOutput {
 // the right one by this many columns.
 inline constexpr int kBlurLeftLag = 2 * kBlurRadius;
 
-EXACTQ_HD inline void BlurTileWalk(int w, int h, int row0, int b, int lane, BlurRowTiles& t,
-                                   BlurState<float>& state) {
+EXACTQ_HD inline void BlurTileWalk(int w, int h, int row0, int b, int lane, BlurRowTiles& t, BlurState<float>& state) {
   if (row0 + lane >= h) return;
   if (b >= 1 && (b + 1) * kBlurTile <= w) {
     // An inner group: every step's inputs and output lie inside the row, so BlurLineSteps'
@@ -597,7 +601,8 @@ EXACTQ_HD inline void BasesAndAdviceAt(const ScalePlanes& p, int c, size_t i, fl
   store(TermBasePlane(p, c, kSumArtifact) + i, edge);
   const float fd = static_cast<float>(d);
   const float fe = static_cast<float>(edge);
-  for (int k = 0; k < kSumsPerChannel; ++k) advice[k] = AdviceTermFromBase(k, k == kSumSsim || k == kSumSsim4 ? fd : fe);
+  for (int k = 0; k < kSumsPerChannel; ++k)
+    advice[k] = AdviceTermFromBase(k, k == kSumSsim || k == kSumSsim4 ? fd : fe);
 }
 
 }  // namespace gpu

@@ -25,12 +25,24 @@ namespace gpu {
 template <class F>
 __device__ inline void VisitMap(const TermOfBase& map, F&& f) {
   switch (map.k) {
-    case kSumSsim: f(TermOfKind<kSumSsim>{}); return;
-    case kSumSsim4: f(TermOfKind<kSumSsim4>{}); return;
-    case kSumArtifact: f(TermOfKind<kSumArtifact>{}); return;
-    case kSumArtifact4: f(TermOfKind<kSumArtifact4>{}); return;
-    case kSumDetail: f(TermOfKind<kSumDetail>{}); return;
-    default: f(TermOfKind<kSumDetail4>{}); return;  // kSumDetail4, the last kind
+    case kSumSsim:
+      f(TermOfKind<kSumSsim>{});
+      return;
+    case kSumSsim4:
+      f(TermOfKind<kSumSsim4>{});
+      return;
+    case kSumArtifact:
+      f(TermOfKind<kSumArtifact>{});
+      return;
+    case kSumArtifact4:
+      f(TermOfKind<kSumArtifact4>{});
+      return;
+    case kSumDetail:
+      f(TermOfKind<kSumDetail>{});
+      return;
+    default:
+      f(TermOfKind<kSumDetail4>{});
+      return;  // kSumDetail4, the last kind
   }
 }
 
@@ -121,7 +133,9 @@ __global__ void __launch_bounds__(kBlurTile) BlurRowsTiledKernel(const __grid_co
   BlurTileStore(p, w, h, line, row0, groups - 1, lane, tiles);
 }
 
-__global__ void BlurColumnsKernel(const __grid_constant__ ScalePlanes p, int w, int h) { BlurColumnAt(p, w, h, LinearIndex()); }
+__global__ void BlurColumnsKernel(const __grid_constant__ ScalePlanes p, int w, int h) {
+  BlurColumnAt(p, w, h, LinearIndex());
+}
 
 // Where TermsChunkSumsKernel leaves each chunk's sum of each of a channel's six terms:
 // the segment workspaces' chunk_sums, so the segment pipeline skips its own first pass
@@ -184,10 +198,9 @@ __device__ inline EvictLastStore MakeEvictLastStore() {
 // checks), in binary32 with kBinary32Advice (the bases are stored then: BasesAndAdviceAt);
 // for the inexact variant the first level of its tree.
 template <bool kBinary32Advice, bool kEvictLast = false>
-__global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n,
-                                                                           int first_channel, bool store_bases,
-                                                                           const __grid_constant__ ChunkSumOutputs out,
-                                                                           size_t chunk_base) {
+__global__ void __launch_bounds__(kTermsChunkThreads)
+    TermsChunkSumsKernel(const __grid_constant__ ScalePlanes p, size_t n, int first_channel, bool store_bases,
+                         const __grid_constant__ ChunkSumOutputs out, size_t chunk_base) {
   static_assert(kBinary32Advice || !kEvictLast, "evict_last stores only on the segment pipeline's binary32 path");
   using Acc = std::conditional_t<kBinary32Advice, float, double>;
   const size_t chunk = chunk_base + blockIdx.x;
@@ -222,7 +235,9 @@ __global__ void __launch_bounds__(kTermsChunkThreads) TermsChunkSumsKernel(const
 
 // Term k of channel c as the sums read it: the stored base, mapped.
 using StoredTerm = exact::gpu::MappedArrayTerms<TermOfBase>;
-StoredTerm StoredTermOf(const ScalePlanes& view, int c, int k) { return StoredTerm{TermBasePlane(view, c, k), TermOfBase{k}}; }
+StoredTerm StoredTermOf(const ScalePlanes& view, int c, int k) {
+  return StoredTerm{TermBasePlane(view, c, k), TermOfBase{k}};
+}
 template <int kChannels>
 using ChannelsBatch = exact::gpu::SegmentBatch<StoredTerm, kChannels * kSumsPerChannel>;
 
@@ -230,9 +245,9 @@ using ChannelsBatch = exact::gpu::SegmentBatch<StoredTerm, kChannels * kSumsPerC
 // j % 6 of the launch's channels) as a tree (each thread a strided share, then the
 // block's threads pairwise) into outputs.p[j / 6][j % 6].
 constexpr int kTreeThreads = 256;
-__global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(const __grid_constant__ ChunkSumOutputs chunk_sums,
-                                                                      int64_t chunks,
-                                                                      const __grid_constant__ ChunkSumOutputs outputs) {
+__global__ void __launch_bounds__(kTreeThreads)
+    TreeOfChunkSumsKernel(const __grid_constant__ ChunkSumOutputs chunk_sums, int64_t chunks,
+                          const __grid_constant__ ChunkSumOutputs outputs) {
   __shared__ double partial[kTreeThreads];
   const int c = static_cast<int>(blockIdx.x) / kSumsPerChannel;
   const int k = static_cast<int>(blockIdx.x) % kSumsPerChannel;
@@ -242,7 +257,8 @@ __global__ void __launch_bounds__(kTreeThreads) TreeOfChunkSumsKernel(const __gr
   partial[threadIdx.x] = acc;
   __syncthreads();
   for (int half = kTreeThreads / 2; half > 0; half /= 2) {
-    if (static_cast<int>(threadIdx.x) < half) partial[threadIdx.x] = __dadd_rn(partial[threadIdx.x], partial[threadIdx.x + half]);
+    if (static_cast<int>(threadIdx.x) < half)
+      partial[threadIdx.x] = __dadd_rn(partial[threadIdx.x], partial[threadIdx.x + half]);
     __syncthreads();
   }
   if (threadIdx.x == 0) *outputs.p[c][k] = partial[0];
@@ -291,8 +307,8 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
   const dim3 terms_grid(static_cast<unsigned>(chunks), kChannels);
   if (path == SumPath::kEventWalk) {
     // The bases only (no chunk sums: the event walk forms its own), then the walks.
-    TermsChunkSumsKernel<false><<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{},
-                                                                               size_t{0});
+    TermsChunkSumsKernel<false>
+        <<<terms_grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, ChunkSumOutputs{}, size_t{0});
     if (cudaError_t err = cudaGetLastError(); err != cudaSuccess) return err;
     if (cudaError_t err = cudaEventRecord(termed, stream); err != cudaSuccess) return err;
     for (int j = 0; j < kChannels * kSumsPerChannel; ++j) {
@@ -302,7 +318,8 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
       bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
       status[j] = nullptr;
       tile_chunks[j] = nullptr;
-      if (cudaError_t err = exact::gpu::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, exact::gpu::PlanOptions{}, stream);
+      if (cudaError_t err =
+              exact::gpu::EnqueueOrderedSum(StoredTermOf(view, c, k), n, ws, exact::gpu::PlanOptions{}, stream);
           err != cudaSuccess) {
         return err;
       }
@@ -318,7 +335,8 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
     const int c = first + i;
     const int k = j % kSumsPerChannel;
     batch.source[j] = StoredTermOf(view, c, k);
-    const exact::gpu::SegmentWorkspace& ws = batch.workspaces.ws[j] = exact::gpu::CarveSegmentWorkspace(regions[c][k], chunks);
+    const exact::gpu::SegmentWorkspace& ws = batch.workspaces.ws[j] =
+        exact::gpu::CarveSegmentWorkspace(regions[c][k], chunks);
     chunk_sums.p[i][k] = ws.chunk_sums;
     outputs.p[i][k] = reinterpret_cast<double*>(&ws.output->sum_bits);
     bits[j] = reinterpret_cast<const unsigned long long*>(&ws.output->sum_bits);
@@ -337,7 +355,8 @@ cudaError_t EnqueueChannelSums(SumPath path, const SumOptions& options, const Sc
     } else if (binary32) {
       TermsChunkSumsKernel<true><<<grid, kTermsChunkThreads, 0, stream>>>(view, n, first, true, chunk_sums, base);
     } else {
-      TermsChunkSumsKernel<false><<<grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums, base);
+      TermsChunkSumsKernel<false>
+          <<<grid, kTermsChunkThreads, 0, stream>>>(view, n, first, store_bases, chunk_sums, base);
     }
     return cudaGetLastError();
   };
@@ -451,7 +470,8 @@ cudaError_t PrepareScratch(void* scratch, int width, int height, cudaStream_t st
 
 cudaError_t PreparePipeline() {
   if (cudaError_t err = exact::gpu::AllowWalkSharedMemory<StoredTerm>(); err != cudaSuccess) return err;
-  if (cudaError_t err = exact::gpu::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>(); err != cudaSuccess) return err;
+  if (cudaError_t err = exact::gpu::AllowSegmentWalkBatchSharedMemory<kSumsPerChannel>(); err != cudaSuccess)
+    return err;
   return exact::gpu::AllowSegmentWalkBatchSharedMemory<kImageChannels * kSumsPerChannel>();
 }
 
@@ -487,7 +507,7 @@ cudaError_t EnqueuePipeline(const DeviceFrame& f, SumPath requested_path, const 
         if (cudaError_t err = cudaStreamWaitEvent(main, ps.termed[s - 2][c], 0); err != cudaSuccess) return err;
       }
       DownsampleKernel<<<PixelGrid(HalfSide(w), HalfSide(h), 2, block), block, 0, main>>>(p, parity, w, h,
-                                                                                           f.cube_root_of_bias);
+                                                                                          f.cube_root_of_bias);
       w = HalfSide(w);
       h = HalfSide(h);
     }

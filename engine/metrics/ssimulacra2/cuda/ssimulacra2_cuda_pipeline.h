@@ -22,16 +22,14 @@
 //                 column (row-major planes: a warp's loads are coalesced) into blurred;
 //     then a fork (event record + cudaStreamWaitEvent) onto the scale's sum stream
 //     (PipelineShape: one per scale, or one per scale parity), which runs
-//     TermsChunkSums (one block per chunk of 1024 pixels and channel: the fp64 SSIM dissimilarity d and edge difference of B.7 into the
-//     channel's two base planes of this scale, and the chunk sums of the six terms of
-//     B.8: for the segment pipeline its advice, in binary32 by default) and then the scale's 18 sums as one batch of engine/exact's segment pipeline,
-//     each reading its terms as an exact function of one base plane (TermFromBase: d,
-//     d^4, the edge's artifact and detail parts and their fourth powers). (With
-//     channels_per_batch 1, each channel forks onto a stream of its own: three terms
-//     launches and three batches of six.) The main stream
-//     goes on to the next scale meanwhile, and waits only for scale s's terms (not its
-//     sums) before it writes scale s + 2 into the same parity's planes; so the sums of
-//     consecutive scales run side by side, and the image work never waits for a sum;
+//     TermsChunkSums (one block per chunk of 1024 pixels and channel: the fp64 SSIM dissimilarity d and edge difference
+//     of B.7 into the channel's two base planes of this scale, and the chunk sums of the six terms of B.8: for the
+//     segment pipeline its advice, in binary32 by default) and then the scale's 18 sums as one batch of engine/exact's
+//     segment pipeline, each reading its terms as an exact function of one base plane (TermFromBase: d, d^4, the edge's
+//     artifact and detail parts and their fourth powers). (With channels_per_batch 1, each channel forks onto a stream
+//     of its own: three terms launches and three batches of six.) The main stream goes on to the next scale meanwhile,
+//     and waits only for scale s's terms (not its sums) before it writes scale s + 2 into the same parity's planes; so
+//     the sums of consecutive scales run side by side, and the image work never waits for a sum;
 //   join: the main stream waits for the sum streams' last sums, then
 //   Gather        one thread per sum: the 108 results and their statuses into SumResults.
 // Inside a stream capture the fork and join become parallel branches of the graph.

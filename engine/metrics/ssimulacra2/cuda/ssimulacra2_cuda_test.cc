@@ -22,10 +22,10 @@
 #include <cstdio>
 #include <cstring>
 #include <map>
-#include <tuple>
 #include <memory>
 #include <random>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -35,10 +35,10 @@
 #include "engine/format/frame_geometry.h"
 #include "engine/io/testing/corpus.h"
 #include "engine/io/y4m_reader.h"
-#include "engine/platform/frames_in_flight.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
+#include "engine/platform/frames_in_flight.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -61,10 +61,14 @@ std::string Value(double x) { return absl::StrFormat("%.17g (%a)", x, x); }
 
 const char* LayoutName(ChromaLayout layout) {
   switch (layout) {
-    case ChromaLayout::k420: return "420";
-    case ChromaLayout::k422: return "422";
-    case ChromaLayout::k444: return "444";
-    default: return "?";
+    case ChromaLayout::k420:
+      return "420";
+    case ChromaLayout::k422:
+      return "422";
+    case ChromaLayout::k444:
+      return "444";
+    default:
+      return "?";
   }
 }
 
@@ -86,8 +90,7 @@ Frame UniformRandomFrame(const FrameGeometry& g, uint64_t seed) {
   return f;
 }
 
-constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments,
-                                               Ssimulacra2SumMode::kExactEventWalk};
+constexpr Ssimulacra2SumMode kExactModes[] = {Ssimulacra2SumMode::kExactSegments, Ssimulacra2SumMode::kExactEventWalk};
 
 // One instance per (matrix, graph, sum mode, test plan, channels per sum batch, sum
 // stream per scale, advice precision, slab size, evict_last bases) for the whole test
@@ -97,8 +100,8 @@ Ssimulacra2Cuda* Gpu(YuvMatrix matrix, bool use_graph = true,
                      Ssimulacra2SumMode mode = Ssimulacra2SumMode::kExactSegments, int segment_plan_mode = 0,
                      int channels_per_sum_batch = 3,
                      bool sum_stream_per_scale = Ssimulacra2CudaOptions{}.sum_stream_per_scale,
-                     bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice,
-                     int sum_slab_chunks = 0, bool bases_evict_last = false) {
+                     bool binary32_advice = Ssimulacra2CudaOptions{}.binary32_advice, int sum_slab_chunks = 0,
+                     bool bases_evict_last = false) {
   static auto* instances =
       new std::map<std::tuple<int, bool, int, int, int, bool, bool, int, bool>, std::unique_ptr<Ssimulacra2Cuda>>;
   std::unique_ptr<Ssimulacra2Cuda>& gpu =
@@ -165,8 +168,8 @@ Parity CheckOne(Ssimulacra2Cuda* gpu_engine, const Frame& ref, const Frame& dis,
   EXPECT_EQ(gpu_scores->size(), 1u);
   EXPECT_EQ((*gpu_scores)[0].name, "ssimulacra2");
   const double gpu_score = (*gpu_scores)[0].value;
-  EXPECT_TRUE(SameBits(gpu_score, *cpu_score)) << what << ": score gpu " << Value(gpu_score) << ", cpu "
-                                               << Value(*cpu_score);
+  EXPECT_TRUE(SameBits(gpu_score, *cpu_score))
+      << what << ": score gpu " << Value(gpu_score) << ", cpu " << Value(*cpu_score);
   out.equal = mismatches == 0 && SameBits(gpu_score, *cpu_score);
   out.gpu_score = gpu_score;
   out.cpu_score = *cpu_score;
@@ -186,8 +189,8 @@ Parity CheckParity(const Frame& ref, const Frame& dis, YuvMatrix matrix, const s
   const Ssimulacra2CudaOptions defaults;
   Parity out;
   bool all_equal = true;
-  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale, bool binary32_advice,
-                         int slab = 0, bool evict_last = false) {
+  const auto check = [&](Ssimulacra2SumMode mode, int channels, bool per_scale, bool binary32_advice, int slab = 0,
+                         bool evict_last = false) {
     const Parity p = CheckOne(
         Gpu(matrix, use_graph, mode, 0, channels, per_scale, binary32_advice, slab, evict_last), ref, dis, *cpu,
         absl::StrFormat("%s [%s, %d channels per batch, sum stream per %s, binary%d advice, slabs of %d chunks, "
@@ -255,18 +258,19 @@ TEST_F(Ssimulacra2CudaTest, EveryCorpusFrame) {
       const Parity p = CheckParity(ref, dis, YuvMatrix::kBt709Limited, absl::StrFormat("%s frame %d", c.id, i));
       ++frames;
       if (p.equal) ++equal;
-      std::printf("corpus %-28s frame %d %dx%d: gpu %.17g %s\n", c.id.c_str(), i, c.geometry.width,
-                  c.geometry.height, p.gpu_score, p.equal ? "== cpu" : "DIFFERS");
+      std::printf("corpus %-28s frame %d %dx%d: gpu %.17g %s\n", c.id.c_str(), i, c.geometry.width, c.geometry.height,
+                  p.gpu_score, p.equal ? "== cpu" : "DIFFERS");
     }
   }
   std::printf("corpus: %d of %d frames bit-identical (%d cases run, %zu absent here)\n", equal, frames, cases_run,
               skipped.size());
   if (const Ssimulacra2Cuda* gpu = Gpu(YuvMatrix::kBt709Limited)) {
     const Ssimulacra2CudaStats& st = gpu->stats();
-    std::printf("default (segments) instance so far: %lld frames, %lld redone with the event walk (%lld sums refused, "
-                "%lld overflowed)\n",
-                static_cast<long long>(st.frames), static_cast<long long>(st.frames_redone_event_walk),
-                static_cast<long long>(st.sums_refused), static_cast<long long>(st.sums_overflowed));
+    std::printf(
+        "default (segments) instance so far: %lld frames, %lld redone with the event walk (%lld sums refused, "
+        "%lld overflowed)\n",
+        static_cast<long long>(st.frames), static_cast<long long>(st.frames_redone_event_walk),
+        static_cast<long long>(st.sums_refused), static_cast<long long>(st.sums_overflowed));
   }
   for (const std::string& id : skipped) std::printf("  absent: %s\n", id.c_str());
   if (cases_run == 0) GTEST_SKIP() << "no corpus case has its files in " << *dir;
@@ -285,8 +289,8 @@ TEST_F(Ssimulacra2CudaTest, SmallRandomFramesEveryLayoutDepthAndMatrix) {
         for (int m = 0; m < 4; ++m) {
           const FrameGeometry g = Geometry(size[0], size[1], layout, depth);
           const YuvMatrix matrix = static_cast<YuvMatrix>(m);
-          const std::string what =
-              absl::StrFormat("%dx%d %s %d-bit matrix %d seed %u", size[0], size[1], LayoutName(layout), depth, m, seed);
+          const std::string what = absl::StrFormat("%dx%d %s %d-bit matrix %d seed %u", size[0], size[1],
+                                                   LayoutName(layout), depth, m, seed);
           const Frame ref = MakeTestFrame(g, seed);
           const Frame dis = MakeTestFrame(g, seed, Noise{12, 0});
           CheckParity(ref, dis, matrix, what + " noise");
@@ -329,8 +333,8 @@ TEST_F(Ssimulacra2CudaTest, LargeRandomFrames1921x1081) {
   uint32_t seed = 300;
   for (const Case& c : cases) {
     const FrameGeometry g = Geometry(1921, 1081, c.layout, c.depth);
-    const std::string what = absl::StrFormat("1921x1081 %s %d-bit matrix %d", LayoutName(c.layout), c.depth,
-                                             static_cast<int>(c.matrix));
+    const std::string what =
+        absl::StrFormat("1921x1081 %s %d-bit matrix %d", LayoutName(c.layout), c.depth, static_cast<int>(c.matrix));
     const auto t0 = std::chrono::steady_clock::now();
     const Parity p = CheckParity(MakeTestFrame(g, seed), MakeTestFrame(g, seed, Noise{6, 0}), c.matrix, what);
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -349,9 +353,8 @@ TEST_F(Ssimulacra2CudaTest, IdenticalPairsScoreExactly100) {
         const FrameGeometry g = Geometry(size[0], size[1], layout, depth);
         const YuvMatrix matrix = static_cast<YuvMatrix>(m++ % 4);
         const Frame f = MakeTestFrame(g, 5);
-        const std::string what =
-            absl::StrFormat("identical %dx%d %s %d-bit matrix %d", size[0], size[1], LayoutName(layout), depth,
-                            static_cast<int>(matrix));
+        const std::string what = absl::StrFormat("identical %dx%d %s %d-bit matrix %d", size[0], size[1],
+                                                 LayoutName(layout), depth, static_cast<int>(matrix));
         const Parity p = CheckParity(f, f, matrix, what);
         EXPECT_TRUE(SameBits(p.gpu_score, 100.0)) << what << ": " << Value(p.gpu_score);
       }
@@ -432,8 +435,10 @@ TEST_F(Ssimulacra2CudaTest, PageLockedFramesSkipTheStagingCopy) {
   const Frame dis = MakeTestFrame(g, 7, Noise{11, 0});
   Frame locked_ref = ref;
   Frame locked_dis = dis;
-  ASSERT_EQ(cudaHostRegister(locked_ref.mutable_bytes(), locked_ref.size_bytes(), cudaHostRegisterDefault), cudaSuccess);
-  ASSERT_EQ(cudaHostRegister(locked_dis.mutable_bytes(), locked_dis.size_bytes(), cudaHostRegisterDefault), cudaSuccess);
+  ASSERT_EQ(cudaHostRegister(locked_ref.mutable_bytes(), locked_ref.size_bytes(), cudaHostRegisterDefault),
+            cudaSuccess);
+  ASSERT_EQ(cudaHostRegister(locked_dis.mutable_bytes(), locked_dis.size_bytes(), cudaHostRegisterDefault),
+            cudaSuccess);
   absl::StatusOr<FrameSums> cpu = ReferenceSums(ref, dis, YuvMatrix::kBt709Limited);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
   for (bool graph : {true, false}) {
@@ -486,11 +491,12 @@ TEST_F(Ssimulacra2CudaTest, RefusedSegmentSumsTakeTheEventWalkRedo) {
       gpu.SetTestingSegmentPlanModeForTests(0);
       EXPECT_TRUE(CheckOne(&gpu, ref, dis, *cpu, what + " real plan after the redo").equal);
     }
-    std::printf("graph %d, %d channels per batch: %lld frames, %lld redone with the event walk (%lld sums refused, "
-                "%lld overflowed)\n",
-                graph, channels, static_cast<long long>(gpu.stats().frames),
-                static_cast<long long>(gpu.stats().frames_redone_event_walk),
-                static_cast<long long>(gpu.stats().sums_refused), static_cast<long long>(gpu.stats().sums_overflowed));
+    std::printf(
+        "graph %d, %d channels per batch: %lld frames, %lld redone with the event walk (%lld sums refused, "
+        "%lld overflowed)\n",
+        graph, channels, static_cast<long long>(gpu.stats().frames),
+        static_cast<long long>(gpu.stats().frames_redone_event_walk), static_cast<long long>(gpu.stats().sums_refused),
+        static_cast<long long>(gpu.stats().sums_overflowed));
     EXPECT_GT(gpu.stats().sums_refused, 0);
   }
 }
