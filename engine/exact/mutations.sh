@@ -33,8 +33,7 @@ MUTATIONS=(
       r_odd = whole + 1 - (whole & 1);|      r_even = r_odd = whole + 1;"
   "drop_binade_check|  if (FrameOfBits(s) != frame) return false;|"
   "drop_upper_bound|  if (m_highest > kHighestInnerSignificand) return false;|"
-  "ignore_parity_when_composing|  return static_cast<int>((p + moved) & 1);|  (void)moved;
-  return p;"
+  "ignore_parity_when_composing|int ParityAfter(int p, int64_t moved) { return static_cast<int>((p + moved) & 1); }|int ParityAfter(int p, int64_t moved) { (void)moved; return p; }"
   # Beyond the four the issue asks for: pitfalls 2, 5 and 7 of the signed design.
   "no_lower_margin|kLowestInnerSignificand = (int64_t{1} << 52) + 1;|kLowestInnerSignificand = (int64_t{1} << 52);"
   "extremes_from_wrong_parity_path|    const int64_t b_lo = a.d[p] + AtParity(b.lo, q);|    const int64_t b_lo = a.d[p] + AtParity(b.lo, p);"
