@@ -119,10 +119,7 @@ absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInp
     std::lock_guard<std::mutex> lock(error_mutex);
     if (!local_error.ok()) return local_error;
   }
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        absl::StrCat("server ", options.connection.server, ": ", status.error_message()));
-  }
+  if (!status.ok()) return FromGrpc(status, options.connection.server);
   return run;
 }
 

@@ -102,10 +102,7 @@ absl::StatusOr<LadderRun> ScoreLadder(LadderInput reference, std::vector<LadderI
     std::lock_guard<std::mutex> lock(error_mutex);
     if (!local_error.ok()) return local_error;
   }
-  if (!status.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
-                        absl::StrCat("server ", options.score.connection.server, ": ", status.error_message()));
-  }
+  if (!status.ok()) return FromGrpc(status, options.score.connection.server);
   if (!protocol_error.ok()) return protocol_error;
   return run;
 }

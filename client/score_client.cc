@@ -27,6 +27,8 @@ absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
   return text.str();
 }
 
+}  // namespace
+
 // A call's final status. Reaching the server was checked when connecting, so every
 // status here is the server's answer (UNAVAILABLE included: a draining server, a GPU
 // that failed under a forced backend).
@@ -34,8 +36,6 @@ absl::Status FromGrpc(const grpc::Status& status, const std::string& server) {
   return absl::Status(static_cast<absl::StatusCode>(status.error_code()),
                       absl::StrCat("server ", server, ": ", status.error_message()));
 }
-
-}  // namespace
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(const ConnectionOptions& options) {
   grpc::ChannelArguments args;

@@ -33,6 +33,9 @@ struct ConnectionOptions {
 
 absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(const ConnectionOptions& options);
 
+// A call's final status as the client reports it: the server's code, "server HOST: ...".
+absl::Status FromGrpc(const grpc::Status& status, const std::string& server);
+
 struct ScoreOptions {
   ConnectionOptions connection;
   std::vector<v1::MetricRequest> metrics;
