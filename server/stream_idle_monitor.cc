@@ -76,6 +76,12 @@ void StreamIdleMonitor::Watch::FrameScored() {
   ++writing_;
 }
 
+void StreamIdleMonitor::Watch::WriteStarted() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  Update(Clock::now());
+  ++writing_;
+}
+
 void StreamIdleMonitor::Watch::FrameAnswered() {
   std::lock_guard<std::mutex> lock(mutex_);
   Update(Clock::now());

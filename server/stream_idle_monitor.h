@@ -52,6 +52,9 @@ class StreamIdleMonitor {
     void FrameScored();
     // Its answer is written (progress: the client reads).
     void FrameAnswered();
+    // An answer the watch did not see scored is being written (sessions that do not
+    // report their frames one by one); FrameAnswered ends it.
+    void WriteStarted();
     // True once the limit fired (the call has been cancelled with status()).
     bool expired() const;
     grpc::Status status() const;
@@ -125,8 +128,7 @@ class ServerTime {
 template <typename Write>
 bool WatchedWrite(StreamIdleMonitor::Watch* watch, Write&& write) {
   if (watch == nullptr) return write();
-  watch->FrameSubmitted();
-  watch->FrameScored();
+  watch->WriteStarted();
   const bool written = write();
   watch->FrameAnswered();
   return written;
