@@ -67,33 +67,6 @@ absl::Status CheckHeader(const v1::LadderHeader& header, const ServerConfig& con
   return ParseScale(header.scale()).status();
 }
 
-// Reference pictures' buffers, reused: a picture released by the last rendition that
-// answered it comes back here (under the mutex: the answering threads release them), and
-// Next swaps it to the decoder as the buffer of a later picture, so the reference is not
-// allocated anew every frame.
-class ReferenceBuffers {
- public:
-  std::shared_ptr<Frame> Take() {
-    std::unique_ptr<Frame> frame;
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        frame = std::move(free_.back());
-        free_.pop_back();
-      }
-    }
-    if (frame == nullptr) frame = std::make_unique<Frame>();
-    return std::shared_ptr<Frame>(frame.release(), [this](Frame* f) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      free_.emplace_back(f);
-    });
-  }
-
- private:
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<Frame>> free_;
-};
-
 // One rendition's scoring: its pipeline, its answers and how it ended.
 struct Rendition {
   EncodedSource source;
@@ -233,7 +206,6 @@ class LadderScoring {
     if (!Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
 
     grpc::Status call_error;
-    ReferenceBuffers reference_buffers;  // outlives the pipelines' frames: they are drained below
     std::vector<Frame> pictures(n);
     std::vector<bool> present(n);
     bool reference_ended = false;
@@ -254,9 +226,8 @@ class LadderScoring {
                                                config_.limits.max_frames_per_stream, " frames"));
         break;
       }
-      // One reference picture, shared by every rendition's frame until the last is
-      // answered; its buffer then goes back to the decoder through Next.
-      std::shared_ptr<Frame> reference_picture = reference_buffers.Take();
+      // One reference picture, shared by every rendition's frame until the last is answered.
+      auto reference_picture = std::make_shared<Frame>();
       const Clock::time_point asked = Clock::now();
       absl::StatusOr<bool> more = (*ladder)->Next(reference_picture.get(), &pictures, &present);
       const Clock::time_point got = Clock::now();
