@@ -21,13 +21,6 @@ namespace {
 using v1::ScoreRequest;
 using v1::ScoreResponse;
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class DecodedProtocolTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -125,7 +118,7 @@ class DecodedProtocolTest : public ::testing::Test {
     return stream->Finish();
   }
 
-  static std::string File(const std::string& name) { return ReadFile(*dir_ + "/" + name); }
+  static std::string File(const std::string& name) { return exactq::testing::ReadFile(*dir_ + "/" + name); }
 
   static exactq::testing::ServerProcess* server_;
   static exactq::testing::ServerProcess* no_roots_;

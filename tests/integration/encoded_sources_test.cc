@@ -22,19 +22,6 @@ namespace {
 
 constexpr char kMetrics[] = "psnr,ssim,ssimulacra2";
 
-uint64_t Bits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 int Shell(const std::string& command, std::string* output) {
   return exactq::testing::RunCommand({"/bin/bash", "-c", command}, output);
 }
@@ -89,7 +76,7 @@ class EncodedSourcesTest : public ::testing::Test {
                            " --backend cpu --quiet --server " + server_->address() + " --json " + json_path,
                        output);
     if (*exit_code != 0) return nullptr;
-    return nlohmann::json::parse(ReadFile(json_path), nullptr, false);
+    return nlohmann::json::parse(exactq::testing::ReadFile(json_path), nullptr, false);
   }
 
   // Absolute: the commands run in the source root.
@@ -119,7 +106,8 @@ void ExpectSameScores(const nlohmann::json& want, const nlohmann::json& got, con
   for (size_t i = 0; i < want["frames"].size(); ++i) {
     for (const auto& [name, value] : want["frames"][i]["metrics"].items()) {
       ASSERT_TRUE(got["frames"][i]["metrics"].contains(name)) << name;
-      EXPECT_EQ(Bits(value.get<double>()), Bits(got["frames"][i]["metrics"][name].get<double>()))
+      EXPECT_EQ(exactq::testing::DoubleBits(value.get<double>()),
+                exactq::testing::DoubleBits(got["frames"][i]["metrics"][name].get<double>()))
           << "frame " << i << " " << name;
     }
   }
@@ -185,7 +173,7 @@ TEST_F(EncodedSourcesTest, TenBitPipeRecipeScoresAsTheFile) {
                   &output),
             0)
       << output;
-  ExpectSameScores(file, nlohmann::json::parse(ReadFile(json_path), nullptr, false), "ffmpeg pipe");
+  ExpectSameScores(file, nlohmann::json::parse(exactq::testing::ReadFile(json_path), nullptr, false), "ffmpeg pipe");
   // Two Y4M named pipes (process substitution): each signature is read once, replayed.
   const nlohmann::json pipes = Score("<(cat ref10.y4m) <(cat pipe10.mkv.y4m)", &code, &output);
   ASSERT_EQ(code, 0) << output;
@@ -229,7 +217,7 @@ TEST_F(EncodedSourcesTest, CorruptUploadNamesTheFrameAndTheServerStaysWhole) {
             0)
       << output;
   // Zeros inside slice data cut a picture short.
-  std::string bytes = ReadFile(*root_ + "/corrupt.h264");
+  std::string bytes = exactq::testing::ReadFile(*root_ + "/corrupt.h264");
   for (size_t i = bytes.size() * 3 / 10; i < bytes.size() * 3 / 10 + 16; ++i) bytes[i] = 0;
   std::ofstream(*root_ + "/corrupt.h264", std::ios::binary) << bytes;
   int code;

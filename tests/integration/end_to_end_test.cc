@@ -16,19 +16,6 @@
 namespace exactq {
 namespace {
 
-uint64_t Bits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 class EndToEndTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -49,7 +36,7 @@ class EndToEndTest : public ::testing::Test {
     argv.insert(argv.end(), {"--server", server_->address(), "--json", json_path, "--quiet"});
     *exit_code = exactq::testing::RunCommand(argv, output, stdin_path);
     if (*exit_code != 0) return nullptr;
-    return nlohmann::json::parse(ReadFile(json_path), nullptr, false);
+    return nlohmann::json::parse(exactq::testing::ReadFile(json_path), nullptr, false);
   }
 
   static exactq::testing::ServerProcess* server_;
@@ -115,8 +102,8 @@ int ExpectPeerBits(const nlohmann::json& doc, const nlohmann::json& expected, co
       if (only_ours && !doc["frames"][f]["metrics"].contains(name)) continue;
       const double want = value.get<double>();
       const double got = doc["frames"][f]["metrics"][name].get<double>();
-      EXPECT_EQ(Bits(got), Bits(want)) << id << " frame " << f << " " << name << ": got " << std::setprecision(17)
-                                       << got << " want " << want;
+      EXPECT_EQ(exactq::testing::DoubleBits(got), exactq::testing::DoubleBits(want))
+          << id << " frame " << f << " " << name << ": got " << std::setprecision(17) << got << " want " << want;
     }
   }
   std::vector<std::string> names = pooled;
@@ -127,8 +114,8 @@ int ExpectPeerBits(const nlohmann::json& doc, const nlohmann::json& expected, co
     for (const char* stat : {"min", "max", "mean", "harmonic_mean"}) {
       const double want = expected["pooled"][name][stat].get<double>();
       const double got = doc["pooled_metrics"][name][stat].get<double>();
-      EXPECT_EQ(Bits(got), Bits(want)) << id << " pooled " << name << "." << stat << ": got " << std::setprecision(17)
-                                       << got << " want " << want;
+      EXPECT_EQ(exactq::testing::DoubleBits(got), exactq::testing::DoubleBits(want))
+          << id << " pooled " << name << "." << stat << ": got " << std::setprecision(17) << got << " want " << want;
     }
   }
   return static_cast<int>(doc["frames"].size());
@@ -200,8 +187,8 @@ TEST_F(EndToEndTest, SsimEqualsTheForkBitForBitAndIsRightAt16Bits) {
     for (size_t f = 0; f < expected.size(); ++f) {
       const double want = c.geometry.format.bit_depth == 16 ? 0.9824021046501512 : expected[f]["ssim"].get<double>();
       const double got = doc["frames"][f]["metrics"]["ssim"].get<double>();
-      EXPECT_EQ(Bits(got), Bits(want)) << c.id << " frame " << f << ": got " << std::setprecision(17) << got << " want "
-                                       << want;
+      EXPECT_EQ(exactq::testing::DoubleBits(got), exactq::testing::DoubleBits(want))
+          << c.id << " frame " << f << ": got " << std::setprecision(17) << got << " want " << want;
       ++frames_checked;
     }
   }
@@ -241,7 +228,7 @@ TEST_F(EndToEndTest, ClientReportsBadInputClearly) {
 
   // A truncated distorted file: the last frame is cut short.
   const std::string dir = exactq::testing::MakeTempDir("trunc");
-  const std::string dist = ReadFile("samples/sample.dist.y4m");
+  const std::string dist = exactq::testing::ReadFile("samples/sample.dist.y4m");
   std::ofstream(dir + "/cut.y4m") << dist.substr(0, dist.size() - 100);
   Score({"samples/sample.ref.y4m", dir + "/cut.y4m"}, &code, &output);
   EXPECT_NE(code, 0);

@@ -24,19 +24,6 @@ namespace {
 constexpr char kMetrics[] = "psnr,ssim,ssimulacra2,vmaf";
 constexpr int kFrames = 6;
 
-uint64_t Bits(double v) {
-  uint64_t b;
-  std::memcpy(&b, &v, sizeof b);
-  return b;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 int Shell(const std::string& command, std::string* output) {
   return exactq::testing::RunCommand({"/bin/bash", "-c", command}, output);
 }
@@ -93,7 +80,7 @@ class LadderTest : public ::testing::Test {
                            arguments + " --metrics " + kMetrics + " --backend cpu --quiet --server " +
                            server_->address() + " --json " + json_path,
                        output);
-    return nlohmann::json::parse(ReadFile(json_path), nullptr, false);
+    return nlohmann::json::parse(exactq::testing::ReadFile(json_path), nullptr, false);
   }
 
   static nlohmann::json Score(const std::string& ref, const std::string& dist) {
@@ -124,7 +111,8 @@ void ExpectScoresAsStream(const nlohmann::json& stream, const nlohmann::json& re
     ASSERT_EQ(rendition["frames"][i]["metrics"].size(), stream["frames"][i]["metrics"].size());
     for (const auto& [name, value] : stream["frames"][i]["metrics"].items()) {
       ASSERT_TRUE(rendition["frames"][i]["metrics"].contains(name)) << name;
-      EXPECT_EQ(Bits(value.get<double>()), Bits(rendition["frames"][i]["metrics"][name].get<double>()))
+      EXPECT_EQ(exactq::testing::DoubleBits(value.get<double>()),
+                exactq::testing::DoubleBits(rendition["frames"][i]["metrics"][name].get<double>()))
           << "frame " << i << " " << name;
     }
   }
@@ -156,7 +144,7 @@ TEST_F(LadderTest, EachRenditionScoresAsItsOwnStream) {
     EXPECT_EQ(r["width"], width);
     EXPECT_EQ(r["height"], height);
     EXPECT_EQ(r["scaled"], scaled);
-    EXPECT_EQ(r["bytes"].get<int64_t>(), static_cast<int64_t>(ReadFile(*root_ + "/" + source).size()));
+    EXPECT_EQ(r["bytes"].get<int64_t>(), static_cast<int64_t>(exactq::testing::ReadFile(*root_ + "/" + source).size()));
     ExpectScoresAsStream(Score("ref.y4m", plain), r, source + " against ref.y4m " + plain);
   }
 
@@ -217,7 +205,7 @@ TEST_F(LadderTest, CsvHasARenditionColumn) {
                   &output),
             0)
       << output;
-  std::istringstream csv(ReadFile(csv_path));
+  std::istringstream csv(exactq::testing::ReadFile(csv_path));
   std::string line;
   std::getline(csv, line);
   EXPECT_EQ(line.rfind("rendition,source,frame,backend,psnr_y", 0), 0u) << line;

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -174,6 +175,19 @@ std::string HttpGet(int port, const std::string& path) {
   const size_t body = response.find("\r\n\r\n");
   if (response.rfind("HTTP/1.1 200", 0) != 0 || body == std::string::npos) return "";
   return response.substr(body + 4);
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+uint64_t DoubleBits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
 }
 
 }  // namespace exactq::testing

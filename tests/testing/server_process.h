@@ -59,6 +59,12 @@ std::string ClientBinary();  // client/exactq
 // A fresh empty directory under TEST_TMPDIR.
 std::string MakeTempDir(const std::string& prefix);
 
+// A whole file's bytes ("" when it cannot be read).
+std::string ReadFile(const std::string& path);
+
+// A double's bit pattern, for exactness checks (== on bits, never a tolerance).
+uint64_t DoubleBits(double value);
+
 // GET http://127.0.0.1:port/path; the body, or "" on failure.
 std::string HttpGet(int port, const std::string& path);
 
