@@ -80,3 +80,40 @@ cuda_repo = repository_rule(
     attrs = {"build_file": attr.label(mandatory = True)},
     environ = ["CUDA_PATH"],
 )
+
+_STATIC_PREFIX_ENV = "EXACTQ_FFMPEG_STATIC"
+
+def _static_prefix_repo_impl(ctx):
+    """A static library built under a prefix named by an environment variable."""
+    prefix = ctx.os.environ.get(_STATIC_PREFIX_ENV, "")
+    ctx.file("WORKSPACE", 'workspace(name = "%s")\n' % ctx.name)
+    pc_dir = prefix + "/lib/pkgconfig"
+    if not prefix or not ctx.path(pc_dir).exists:
+        # Selecting this library without the prefix fails the build by name.
+        ctx.file("BUILD.bazel", 'package(default_visibility = ["//visibility:public"])\n' +
+                                'cc_library(name = "%s", target_compatible_with = ["@exactq//:incompatible"])\n' % ctx.attr.library)
+        return
+    result = ctx.execute(["pkg-config", "--static", "--libs"] + ctx.attr.modules.split(" "),
+                         environment = {"PKG_CONFIG_PATH": pc_dir, "PKG_CONFIG_LIBDIR": pc_dir})
+    if result.return_code != 0:
+        fail("pkg-config under %s failed: %s" % (pc_dir, result.stderr))
+    flags = [f for f in result.stdout.strip().split(" ") if f]
+
+    # Libraries the prefix holds link statically; the rest (libm, libdl, ...) from the system.
+    own = [f for f in flags if f.startswith("-l") and ctx.path("%s/lib/lib%s.a" % (prefix, f[2:])).exists]
+    system = [f for f in flags if f not in own and not f.startswith("-L")]
+    linkopts = ["-L%s/lib" % prefix, "-Wl,-Bstatic"] + own + ["-Wl,-Bdynamic"] + system
+    ctx.file("BUILD.bazel", 'package(default_visibility = ["//visibility:public"])\n' +
+                            'cc_library(name = "%s", linkopts = %s)\n' % (ctx.attr.library, _quote_list(linkopts)))
+
+# static_prefix_repo: `library` links the pkg-config `modules` found under
+# $EXACTQ_FFMPEG_STATIC/lib/pkgconfig statically (bench/device/build_ffmpeg.sh makes one). Headers
+# stay the system's: the prefix must hold the same version as the system's -dev package.
+static_prefix_repo = repository_rule(
+    implementation = _static_prefix_repo_impl,
+    attrs = {
+        "library": attr.string(mandatory = True),
+        "modules": attr.string(mandatory = True),
+    },
+    environ = [_STATIC_PREFIX_ENV],
+)

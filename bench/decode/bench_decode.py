@@ -11,6 +11,9 @@ same cores. Writes JSON (--out) and prints a table.
 
   bazel build --config=nocuda //server:exactqd //client:exactq
   bench/decode/bench_decode.py --size 1920x1080 --frames 60 --out bench/decode/results/local.json
+
+On a machine without ffmpeg or Bazel (the lent GPU machine): make the inputs here with
+--make-inputs DIR, carry DIR and the binaries, and run there with --inputs DIR --bin BIN.
 """
 
 import argparse
@@ -35,11 +38,26 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def decoder_rate(path, threads):
+RENDITIONS = {
+    "hevc": ("dist_hevc.mkv", ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "28", "-x265-params", "log-level=none"]),
+    "av1": ("dist_av1.mkv", ["-c:v", "libsvtav1", "-preset", "12", "-crf", "40"]),
+}
+
+
+def make_inputs(work, size, frames):
+    """ref.y4m (testsrc2) and the renditions, made with the ffmpeg CLI."""
+    src = ["-f", "lavfi", "-i", f"testsrc2=size={size}:rate=24", "-frames:v", str(frames)]
+    ref = os.path.join(work, "ref.y4m")
+    run(["ffmpeg", "-nostdin", "-v", "error", "-y", *src, "-pix_fmt", "yuv420p", ref])
+    for name, codec in RENDITIONS.values():
+        run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, *codec, os.path.join(work, name)])
+
+
+def decoder_rate(bin_dir, path, threads):
     """engine/decode's VideoDecoder alone (the server's decoder), best of 3."""
     rates = []
     for _ in range(3):
-        out = run([os.path.join(ROOT, "bazel-bin/bench/decode/decode_rate"), path, str(threads)])
+        out = run([os.path.join(bin_dir, "decode_rate"), path, str(threads)])
         rates.append(json.loads(out.stdout)["frames_per_second"])
     return max(rates)
 
@@ -53,27 +71,32 @@ def main():
     p.add_argument("--metrics", default="psnr/ssim", help="'/'-separated metric sets, each comma-separated")
     p.add_argument("--backend", default="cpu")
     p.add_argument("--out", default="")
+    p.add_argument("--bin", default="", help="exactqd, exactq and decode_rate in one folder (default: bazel-bin)")
+    p.add_argument("--make-inputs", default="", help="only make the inputs in this folder and stop")
+    p.add_argument("--inputs", default="", help="a folder from --make-inputs (no ffmpeg needed)")
     args = p.parse_args()
-    exactqd = os.path.join(ROOT, "bazel-bin/server/exactqd")
-    exactq = os.path.join(ROOT, "bazel-bin/client/exactq")
+    if args.make_inputs:
+        os.makedirs(args.make_inputs, exist_ok=True)
+        make_inputs(args.make_inputs, args.size, args.frames)
+        return
+    if args.bin:
+        exactqd, exactq, bin_dir = (os.path.join(args.bin, b) for b in ("exactqd", "exactq", ""))
+    else:
+        exactqd = os.path.join(ROOT, "bazel-bin/server/exactqd")
+        exactq = os.path.join(ROOT, "bazel-bin/client/exactq")
+        bin_dir = os.path.join(ROOT, "bazel-bin/bench/decode")
     work = tempfile.mkdtemp(prefix="exactq-bench-decode-")
     try:
-        src = ["-f", "lavfi", "-i", f"testsrc2=size={args.size}:rate=24", "-frames:v", str(args.frames)]
-        ref = os.path.join(work, "ref.y4m")
-        run(["ffmpeg", "-nostdin", "-v", "error", "-y", *src, "-pix_fmt", "yuv420p", ref])
-        renditions = {
-            "hevc": (os.path.join(work, "dist_hevc.mkv"),
-                     ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "28", "-x265-params", "log-level=none"], False),
-            "av1": (os.path.join(work, "dist_av1.mkv"), ["-c:v", "libsvtav1", "-preset", "12", "-crf", "40"], True),
-        }
-        for path, codec, _ in renditions.values():
-            run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, *codec, path])
+        data = os.path.abspath(args.inputs) if args.inputs else work  # the server's --source-root
+        if not args.inputs:
+            make_inputs(work, args.size, args.frames)
+        renditions = {key: os.path.join(data, name) for key, (name, _) in RENDITIONS.items()}
         w, h = map(int, args.size.split("x"))
         raw_frame = w * h * 3 // 2
         port_file = os.path.join(work, "ports")
         log = open(os.path.join(work, "server.log"), "w")
         server = subprocess.Popen([exactqd, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
-                                   f"--port-file={port_file}", f"--source-root={work}", f"--spool-dir={work}",
+                                   f"--port-file={port_file}", f"--source-root={data}", f"--spool-dir={work}",
                                    f"--max-decode-threads={args.threads}", "--frames-in-flight=2"],
                                   stdout=log, stderr=subprocess.STDOUT)
         while not os.path.exists(port_file):
@@ -81,8 +104,8 @@ def main():
         ports = dict(line.split("=") for line in open(port_file).read().split())
         address = f"127.0.0.1:{ports['grpc']}"
         rows = []
-        for name, (path, _, av1) in renditions.items():
-            decode_fps = decoder_rate(path, args.threads)
+        for name, path in renditions.items():
+            decode_fps = decoder_rate(bin_dir, path, args.threads)
             for metrics in args.metrics.split("/"):
                 for streams in (1, args.streams):
                     cpu0 = cpu_seconds(server.pid)

@@ -1,8 +1,10 @@
 #!/bin/bash
-# Builds the GPU parity tests and the ssimulacra2 bench here (Debian, no GPU needed) for
-# sm_90 and packs them for the lent H200, which has no Bazel: .device/bins_LABEL.tar.xz
-# (static binaries, stripped, with the commit they were built from), and the corpus once
-# as .device/corpus.tar.xz. .device/ is git-ignored; carry it in the device call and run
+# Builds the GPU parity tests, the benches, the server and the client here (Debian, no GPU
+# needed) for sm_90 and packs them for the lent H200, which has no Bazel and no FFmpeg:
+# .device/bins_LABEL.tar.xz (static binaries, stripped, with the commit they were built
+# from; FFmpeg linked in from bench/device/build_ffmpeg.sh's decode-only build, made here
+# on first use; prometheus-cpp's and civetweb's shared libraries in lib/), and the corpus
+# once as .device/corpus.tar.xz. .device/ is git-ignored; carry it in the device call and run
 # bench/device/run_checks.sh there (bench/device/README.md).
 #
 #   bench/device/pack.sh LABEL          # e.g. pack.sh head; pack.sh base after a checkout
@@ -15,10 +17,12 @@ CORPUS=${EXACTQ_CORPUS:-$PWD/../shared/corpus}
 TARGETS=(//engine/metrics/ssimulacra2/cuda:ssimulacra2_cuda_test //bench/ssimulacra2:ssimulacra2_cuda_bench
          //engine/metrics/ssim/cuda:ssim_cuda_test //engine/runtime:frame_pipeline_test
          //engine/metrics/psnr/cuda:psnr_cuda_test //bench/runtime:runtime_bench //server:exactqd //client:exactq
-         //engine/scale/cuda:bicubic_scaler_cuda_test)
+         //engine/scale/cuda:bicubic_scaler_cuda_test //bench/decode:decode_rate)
+FFMPEG_PREFIX=/tmp/exactq-ffmpeg-device  # the prefix --config=device names (.bazelrc)
+[ -f "$FFMPEG_PREFIX/lib/libavcodec.a" ] || bench/device/build_ffmpeg.sh "$FFMPEG_PREFIX"
 BAZEL=(bazel --output_base="$OUTPUT_BASE")
-"${BAZEL[@]}" build --config=static -c opt --symlink_prefix=/ "${TARGETS[@]}"
-BIN=$("${BAZEL[@]}" info --config=static -c opt bazel-bin)
+"${BAZEL[@]}" build --config=device -c opt --symlink_prefix=/ "${TARGETS[@]}"
+BIN=$("${BAZEL[@]}" info --config=device -c opt bazel-bin)
 
 STAGE=$(mktemp -d)
 trap 'rm -rf "$STAGE"' EXIT
@@ -28,9 +32,20 @@ cp "$BIN/engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_test" "$BIN/bench/ssim
    "$BIN/engine/metrics/ssim/cuda/ssim_cuda_test" "$BIN/engine/runtime/frame_pipeline_test" \
    "$BIN/engine/metrics/psnr/cuda/psnr_cuda_test" "$BIN/bench/runtime/runtime_bench" \
    "$BIN/server/exactqd" "$BIN/client/exactq" "$BIN/engine/scale/cuda/bicubic_scaler_cuda_test" \
-   "$STAGE/exact/ordered_sum_cuda_test" "$STAGE/$LABEL/"
+   "$BIN/bench/decode/decode_rate" "$STAGE/exact/ordered_sum_cuda_test" "$STAGE/$LABEL/"
+# The probe of the GPU's video decoder; its headers come with build_ffmpeg.sh's packages.
+g++ -O2 -std=c++17 -Wall -Werror -static-libstdc++ -static-libgcc -o "$STAGE/$LABEL/nvdec_probe" \
+  bench/device/nvdec_probe.cc -ldl
 chmod u+w "$STAGE/$LABEL"/*
 strip "$STAGE/$LABEL"/*
+# Debian ships prometheus-cpp and civetweb shared only; exactqd finds them with
+# LD_LIBRARY_PATH=LABEL/lib (run_runtime.sh sets it). They bring in libstdc++.so: Debian's
+# goes with them, the same version as the static copy inside the binaries (the device's
+# newer one beside a GCC 12 static copy breaks the iostreams' locale facets).
+mkdir "$STAGE/$LABEL/lib"
+for lib in libprometheus-cpp-pull.so.1.0 libprometheus-cpp-core.so.1.0 libcivetweb-cpp.so.1 libcivetweb.so.1 libz.so.1 libatomic.so.1 libstdc++.so.6; do
+  cp -L "/lib/x86_64-linux-gnu/$lib" "$STAGE/$LABEL/lib/"
+done
 dirty=false
 [ -n "$(git status --porcelain --untracked-files=no)" ] && dirty=true
 echo "$(git rev-parse --short HEAD) $dirty" > "$STAGE/$LABEL/COMMIT"

@@ -36,14 +36,20 @@ for t in psnr_cuda_test frame_pipeline_test bicubic_scaler_cuda_test; do
   echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|^\[  SKIPPED \]' "$OUT/$t.log" | tr '\n' ' ')" >> "$OUT/runtime_parity.txt"
 done
 
-# exactqd links FFmpeg's and prometheus-cpp's shared libraries (Debian's); a device
-# machine without them cannot start it, and says so here.
+# exactqd links prometheus-cpp's and civetweb's shared libraries, carried in LABEL/lib
+# (FFmpeg is linked in); a machine where it still cannot start says so here.
+export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+"$B/nvdec_probe" > "$OUT/nvdec_probe.txt" 2>&1
+echo "rc=$?" >> "$OUT/nvdec_probe.txt"
 if ! "$B/exactqd" --version > "$W/exactqd_version.txt" 2>&1; then
   { echo "server parity skipped: exactqd does not start here:"; head -3 "$W/exactqd_version.txt"; } > "$OUT/server_parity.txt"
 elif [ -d corpus ]; then
   timeout 400 python3 "$ROOT/tests/gpu/gpu_parity_suite.py" --bin "$B" --pairs corpus --metrics psnr,ssim,ssimulacra2 \
     --out "$W/parity_out" > "$OUT/server_parity.txt" 2>&1
   echo "rc=$?" >> "$OUT/server_parity.txt"
+  for f in "$W"/parity_out/*.log "$W"/parity_out/*.ports; do
+    [ -f "$f" ] && { echo "== $(basename "$f")"; tail -20 "$f"; }
+  done > "$OUT/server_parity_logs.txt"
 fi
 
 timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --reps=5 --seconds=1 \

@@ -37,7 +37,11 @@ def start_server(bin_dir, out_dir, name, extra):
         time.sleep(0.1)
     if not os.path.exists(port_file):
         raise RuntimeError(f"exactqd {' '.join(extra)} did not start: " + open(os.path.join(out_dir, name + ".log")).read())
-    return server, dict(line.split("=") for line in open(port_file).read().split())
+    text = open(port_file).read()
+    ports = dict(line.split("=", 1) for line in text.split())
+    if not ports.get("grpc") or not ports.get("metrics"):
+        raise RuntimeError(f"exactqd wrote a port file without both ports: {text!r}")
+    return server, ports
 
 
 def score(bin_dir, address, ref, dist, metrics, backend, out):
@@ -152,6 +156,17 @@ def lost_gpu(args, ref, dist, cpu):
 START_ADDRESS = [None]
 
 
+def reference_of(pairs_dir, name):
+    """The reference of NAME_*.dist.y4m: the longest leading part of the name, cut at an
+    underscore, with a NAME.ref.y4m (psyn_bars_x265_crf28 -> psyn_bars.ref.y4m)."""
+    parts = name.split("_")
+    for n in range(len(parts) - 1, 0, -1):
+        ref = os.path.join(pairs_dir, "_".join(parts[:n]) + ".ref.y4m")
+        if os.path.exists(ref):
+            return ref
+    return None
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--bin", required=True, help="folder with exactqd and exactq")
@@ -174,7 +189,11 @@ def main():
         cpu_results = {}
         for dist in sorted(glob.glob(os.path.join(args.pairs, "*.dist.y4m"))):
             name = os.path.basename(dist)[: -len(".dist.y4m")]
-            ref = os.path.join(args.pairs, name.split("_")[0] + ".ref.y4m")
+            ref = reference_of(args.pairs, name)
+            if ref is None:
+                print(f"FAIL {name}: no reference (NAME.ref.y4m for a leading part of its name)")
+                failures += 1
+                continue
             results = {}
             for backend in ("cuda", "cpu"):
                 out = os.path.join(args.out, f"{name}.{backend}.json")
