@@ -175,15 +175,33 @@ const StagedCopySettings& GetStagedCopySettings() {
     s.helpers = static_cast<int>(EnvLong("EXACTQ_STAGING_THREADS", std::clamp(hardware - 1, 0L, 8L), 0, 64));
     s.chunk_bytes = static_cast<size_t>(EnvLong("EXACTQ_STAGING_CHUNK_KIB", 512, 4, 1L << 20)) << 10;
     s.spin_us = static_cast<int>(EnvLong("EXACTQ_STAGING_SPIN_US", 200, 0, 100000));
+    s.crowd = static_cast<int>(EnvLong("EXACTQ_STAGING_CROWD", std::max(1, s.helpers / 2), 1, 1024));
     return s;
   }();
   return settings;
 }
 
+namespace {
+
+// StagedCopy calls in progress in the process.
+std::atomic<int> g_copies_in_progress{0};
+
+}  // namespace
+
 void StagedCopy(absl::Span<const CopySpan> spans,
                 absl::FunctionRef<void(size_t span, size_t begin, size_t end)> ready) {
   const StagedCopySettings& settings = GetStagedCopySettings();
-  auto job = std::make_shared<Job>(spans, settings.chunk_bytes);
+  const int in_progress = g_copies_in_progress.fetch_add(1, std::memory_order_relaxed) + 1;
+  struct Leave {
+    ~Leave() { g_copies_in_progress.fetch_sub(1, std::memory_order_relaxed); }
+  } leave;
+  // A crowd of callers keeps the memory bus busy by itself: each copies its spans whole
+  // (one DMA each, one helper at most), as chunks would only add DMAs and hand-offs.
+  size_t chunk_bytes = settings.chunk_bytes;
+  if (in_progress > settings.crowd) {
+    for (const CopySpan& span : spans) chunk_bytes = std::max(chunk_bytes, span.bytes);
+  }
+  auto job = std::make_shared<Job>(spans, chunk_bytes);
   const size_t n = job->size();
   if (n == 0) return;
   Pool* pool = nullptr;

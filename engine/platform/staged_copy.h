@@ -20,6 +20,11 @@
 //                            at 4 and 16 streams, bench/results/runtime_psnr_h200.txt)
 //   EXACTQ_STAGING_SPIN_US   how long an idle helper polls for the next job before it
 //                            sleeps (200), so back-to-back frames find it awake
+//   EXACTQ_STAGING_CROWD     copies in progress at once beyond which each copies its spans
+//                            whole (helpers / 2). On the H200 host (16 cores, 8 helpers),
+//                            4K at 8 streams x 2 frames in flight: whole spans 1,907 psnr
+//                            and 2,942 ssim frames/s against 1,713 and 2,573 chunked; at
+//                            1 stream chunks win, 2,058 and 1,946 against 1,173 and 1,400.
 #ifndef EXACTQ_ENGINE_PLATFORM_STAGED_COPY_H_
 #define EXACTQ_ENGINE_PLATFORM_STAGED_COPY_H_
 
@@ -40,6 +45,7 @@ struct StagedCopySettings {
   int helpers;         // threads in the process-wide pool
   size_t chunk_bytes;  // the unit of work and of reporting
   int spin_us;         // idle helpers poll this long before sleeping
+  int crowd;           // copies in progress beyond which spans are copied whole
 };
 
 // The pool's settings (from the environment, see above); starts nothing.

@@ -83,6 +83,7 @@ TEST(StagedCopyTest, SettingsAreSane) {
   EXPECT_GE(s.helpers, 0);
   EXPECT_GE(s.chunk_bytes, 4096u);
   EXPECT_GE(s.spin_us, 0);
+  EXPECT_GE(s.crowd, 1);
 }
 
 }  // namespace
