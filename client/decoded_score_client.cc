@@ -49,6 +49,7 @@ absl::Status SendUploadsInTurn(
 
 absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInput distorted,
                                               const ScoreOptions& options, uint32_t decode_threads,
+                                              const std::string& decode,
                                               const std::function<void(const v1::FrameResult&)>& on_frame) {
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(options.connection);
   if (!channel.ok()) return channel.status();
@@ -65,6 +66,7 @@ absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInp
   for (const v1::MetricRequest& m : options.metrics) *header->add_metrics() = m;
   header->set_backend(options.backend);
   header->set_decode_threads(decode_threads);
+  header->set_decode(decode);
   SetSource(reference, header->mutable_reference_source());
   SetSource(distorted, header->mutable_distorted_source());
 
@@ -99,6 +101,7 @@ absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInp
     switch (response.kind_case()) {
       case v1::ScoreResponse::kAccepted:
         run.accepted = response.accepted();
+        if (options.on_accepted) options.on_accepted(run.accepted);
         break;
       case v1::ScoreResponse::kFrame:
         run.frames.push_back(response.frame());

@@ -52,6 +52,7 @@ absl::Status SendUploadsInTurn(
 
 absl::StatusOr<ScoringRun> ScoreDecodedInputs(DecodedInput reference, DecodedInput distorted,
                                               const ScoreOptions& options, uint32_t decode_threads,
+                                              const std::string& decode,
                                               const std::function<void(const v1::FrameResult&)>& on_frame);
 
 }  // namespace exactq::client

@@ -84,6 +84,8 @@ ABSL_FLAG(bool, server_path_reference, false,
 ABSL_FLAG(std::string, scale, "bicubic",
           "ladder: renditions of another size than the reference are scaled to it (bicubic), or refused (none)");
 ABSL_FLAG(uint32_t, decode_threads, 0, "decoder threads per side on the server for encoded inputs; 0: its default");
+ABSL_FLAG(std::string, decode, "",
+          "where the server decodes encoded inputs: auto, gpu or cpu; empty: the server's --decode");
 ABSL_FLAG(std::string, tls_ca_file, "", "PEM CA that signed the server's certificate (turns on TLS)");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM client certificate for mutual TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM key of --tls_cert_file");
@@ -402,7 +404,7 @@ int Score(const std::string& ref_path, const std::string& dist_path) {
     dist_side.upload = std::move(dist_input);
     dist_side.server_path = dist_path;
     run = ScoreDecodedInputs(std::move(ref_side), std::move(dist_side), options, absl::GetFlag(FLAGS_decode_threads),
-                             on_frame);
+                             absl::GetFlag(FLAGS_decode), on_frame);
   } else {
     run = ScoreFiles(*ref, *dist, options, on_frame);
   }
@@ -461,6 +463,7 @@ int Ladder(const std::vector<std::string>& paths) {
     return Fail("--scale must be bicubic or none, got " + options.scale);
   }
   options.decode_threads = absl::GetFlag(FLAGS_decode_threads);
+  options.decode = absl::GetFlag(FLAGS_decode);
 
   // Each file goes up as bytes (Y4M too), or as a path the server reads.
   const bool server_paths = absl::GetFlag(FLAGS_server_paths);

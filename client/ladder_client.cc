@@ -25,6 +25,7 @@ absl::StatusOr<LadderRun> ScoreLadder(LadderInput reference, std::vector<LadderI
   header->set_backend(options.score.backend);
   header->set_scale(options.scale);
   header->set_decode_threads(options.decode_threads);
+  header->set_decode(options.decode);
   if (options.score.range.has_value()) header->set_range(*options.score.range);
   if (options.score.matrix.has_value()) header->set_matrix(*options.score.matrix);
   SetSource(reference.input, header->mutable_reference_source());

@@ -40,6 +40,7 @@ struct LadderOptions {
   ScoreOptions score;  // connection, metrics, backend, job id, colour
   std::string scale;   // "bicubic" (default when empty) or "none"
   uint32_t decode_threads = 0;
+  std::string decode;  // "auto", "gpu", "cpu"; empty: the server's --decode
 };
 
 struct LadderInput {

@@ -8,15 +8,20 @@ namespace {
 
 std::string Bytes(int64_t bytes) { return bytes >= 0 ? std::to_string(bytes) : "null"; }
 
+std::string DecodeJson(const v1::DecodeInfo& d) {
+  return fmt::format("{{\"device\": {}, \"cpu_reason\": {}}}", JsonString(d.device()), JsonString(d.cpu_reason()));
+}
+
 std::string RenditionJson(const LadderRun& run, size_t i) {
   const RenditionRun& r = run.renditions[i];
   const v1::RenditionAccepted* accepted =
       static_cast<int>(i) < run.accepted.renditions_size() ? &run.accepted.renditions(static_cast<int>(i)) : nullptr;
   std::string out = fmt::format("\n    {{\"source\": {}", JsonString(r.source));
   if (accepted != nullptr) {
-    out += fmt::format(", \"width\": {}, \"height\": {}, \"scaled\": {}, \"decoder\": {}", accepted->geometry().width(),
-                       accepted->geometry().height(), accepted->scaled() ? "true" : "false",
-                       JsonString(accepted->decoder()));
+    out +=
+        fmt::format(", \"width\": {}, \"height\": {}, \"scaled\": {}, \"decoder\": {}, \"decode\": {}",
+                    accepted->geometry().width(), accepted->geometry().height(), accepted->scaled() ? "true" : "false",
+                    JsonString(accepted->decoder()), DecodeJson(accepted->decode()));
   }
   out += fmt::format(", \"bytes\": {},\n     \"frames\": [", Bytes(r.size_bytes));
   for (size_t f = 0; f < r.frames.size(); ++f) {
@@ -51,9 +56,10 @@ std::string Json(const LadderRun& run, const std::string* error) {
     out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(p.metrics(i).name()), p.metrics(i).definition_version());
   }
   out += fmt::format("}},\n  \"scaler_version\": {},\n", p.scaler_version());
-  out += fmt::format("  \"reference\": {{\"source\": {}, \"width\": {}, \"height\": {}, \"decoder\": {}}},\n",
-                     JsonString(run.reference), run.accepted.geometry().width(), run.accepted.geometry().height(),
-                     JsonString(run.accepted.reference_decoder()));
+  out += fmt::format(
+      "  \"reference\": {{\"source\": {}, \"width\": {}, \"height\": {}, \"decoder\": {}, \"decode\": {}}},\n",
+      JsonString(run.reference), run.accepted.geometry().width(), run.accepted.geometry().height(),
+      JsonString(run.accepted.reference_decoder()), DecodeJson(run.accepted.reference_decode()));
   out += "  \"renditions\": [";
   for (size_t i = 0; i < run.renditions.size(); ++i) out += (i ? "," : "") + RenditionJson(run, i);
   out += run.renditions.empty() ? "],\n" : "\n  ],\n";

@@ -89,10 +89,18 @@ std::string JsonNumber(double value) {
   return fmt::format("{}", value);
 }
 
-std::string JsonHead(const v1::Provenance& p, const std::string& job_id) {
+std::string JsonHead(const v1::Provenance& p, const std::string& job_id, const v1::StreamAccepted& accepted) {
   std::string out = "{\n";
   out += fmt::format("  \"version\": {},\n", JsonString(p.server_version()));
   out += fmt::format("  \"job_id\": {},\n", JsonString(job_id));
+  // Decoded sources: where each side was decoded, and why not on the GPU.
+  if (accepted.has_reference_decode()) {
+    const auto side = [](const v1::DecodeInfo& d) {
+      return fmt::format("{{\"device\": {}, \"cpu_reason\": {}}}", JsonString(d.device()), JsonString(d.cpu_reason()));
+    };
+    out += fmt::format("  \"decode\": {{\"reference\": {}, \"distorted\": {}}},\n", side(accepted.reference_decode()),
+                       side(accepted.distorted_decode()));
+  }
   out += "  \"metric_versions\": {";
   for (int i = 0; i < p.metrics_size(); ++i) {
     out += fmt::format("{}{}: {}", i ? ", " : "", JsonString(p.metrics(i).name()), p.metrics(i).definition_version());
@@ -147,7 +155,7 @@ std::string JsonIncompleteTail(uint64_t frames, const std::string& error) {
 }
 
 std::string ToJson(const ScoringRun& run) {
-  std::string out = JsonHead(run.summary.provenance(), run.summary.job_id());
+  std::string out = JsonHead(run.summary.provenance(), run.summary.job_id(), run.accepted);
   for (size_t f = 0; f < run.frames.size(); ++f) out += JsonFrame(run.frames[f], f == 0);
   return out + JsonTail(run);
 }

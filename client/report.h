@@ -44,7 +44,8 @@ std::string ConsoleNumber(double value, int precision);
 // The pieces of the files, for writing them as frames arrive (ReportFiles):
 // JSON head, frames, then the tail of a whole run or of one that ended early
 // ("complete": false and the error).
-std::string JsonHead(const v1::Provenance& provenance, const std::string& job_id);
+std::string JsonHead(const v1::Provenance& provenance, const std::string& job_id,
+                     const v1::StreamAccepted& accepted = v1::StreamAccepted());
 std::string JsonFrame(const v1::FrameResult& frame, bool first);
 std::string JsonTail(const ScoringRun& run);
 std::string JsonIncompleteTail(uint64_t frames, const std::string& error);

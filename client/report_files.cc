@@ -48,7 +48,7 @@ void ReportFiles::Put(std::FILE* f, const std::string& text) {
 void ReportFiles::WriteHeads() {
   if (heads_written_) return;
   heads_written_ = true;
-  Put(json_, JsonHead(provenance_, job_id_));
+  Put(json_, JsonHead(provenance_, job_id_, accepted_));
   Put(xml_, XmlHead(provenance_, size_));
 }
 
@@ -56,6 +56,7 @@ void ReportFiles::Accepted(const v1::StreamAccepted& accepted) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (closed_) return;
   provenance_ = accepted.provenance();
+  accepted_ = accepted;
   WriteHeads();
 }
 

@@ -51,6 +51,7 @@ class ReportFiles {
   std::string job_id_;
   FrameSize size_;
   v1::Provenance provenance_;
+  v1::StreamAccepted accepted_;
   bool heads_written_ = false;
   bool closed_ = false;
   bool write_failed_ = false;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "server/client_text.h"
 
 namespace exactq::server {
 namespace {
@@ -112,6 +113,22 @@ v1::Geometry DecodedGeometry(const DecodedStreamInfo& info, const v1::PixelForma
     format->set_matrix(*info.color_matrix == ColorMatrix::kBt601 ? v1::COLOR_MATRIX_BT601 : v1::COLOR_MATRIX_BT709);
   }
   return g;
+}
+
+absl::StatusOr<DecodeDevice> RequestedDecodeDevice(const DecodeConfig& config, const std::string& asked,
+                                                   const std::string& field) {
+  if (asked.empty()) return config.device;
+  absl::StatusOr<DecodeDevice> device = ParseDecodeDevice(asked);
+  if (!device.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(field, ": \"", ClientText(asked, 40), "\" is not a decode device; use auto, gpu or cpu"));
+  }
+  return device;
+}
+
+void ToWire(const DecodedStreamInfo& info, v1::DecodeInfo* wire) {
+  wire->set_device(info.gpu_decoded ? "gpu" : "cpu");
+  wire->set_cpu_reason(info.cpu_reason);
 }
 
 }  // namespace exactq::server

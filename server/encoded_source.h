@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "engine/decode/byte_source.h"
 #include "engine/decode/spool_file.h"
 #include "engine/decode/video_decoder.h"
@@ -42,6 +43,14 @@ absl::Status AppendUploadChunk(const v1::EncodedChunk& chunk, uint64_t max_chunk
 // Ends the source's upload: finished at a half-close, aborted with `status` otherwise
 // (the decoder reading it then fails with it). Nothing for a server path.
 void EndUpload(EncodedSource* source, const absl::Status& status);
+
+// The decode device a header asks for ("auto", "gpu", "cpu"; empty: the server's
+// --decode). InvalidArgument naming `field` otherwise.
+absl::StatusOr<DecodeDevice> RequestedDecodeDevice(const DecodeConfig& config, const std::string& asked,
+                                                   const std::string& field);
+
+// Where the decoder made its pictures, for the answer.
+void ToWire(const DecodedStreamInfo& info, v1::DecodeInfo* wire);
 
 // The geometry the decoder found, with the format's range and matrix taken from
 // `requested` where set, else from the bitstream's tags.

@@ -107,6 +107,9 @@ ABSL_FLAG(std::string, spool_dir, "",
 ABSL_FLAG(uint64_t, max_upload_bytes, uint64_t{16} << 30, "largest encoded file one stream side may upload, bytes");
 ABSL_FLAG(uint32_t, decode_threads, 4, "decoder threads per decoded side when the client asks for none");
 ABSL_FLAG(uint32_t, max_decode_threads, 16, "decoder threads per decoded side, whatever the client asks");
+ABSL_FLAG(std::string, decode, "auto",
+          "where encoded sources are decoded when the client names none: auto (the GPU's video decoder when it "
+          "takes the stream, else the CPU), gpu or cpu");
 ABSL_FLAG(uint32_t, max_decode_threads_total, 0,
           "decoder threads across all decoded streams; a stream gets what is left, at least one per side; "
           "0 = twice the hardware threads");
@@ -160,6 +163,7 @@ void ApplyEnvironmentDefaults() {
                                       absl::FindCommandLineFlag("decode_threads"),
                                       absl::FindCommandLineFlag("max_decode_threads"),
                                       absl::FindCommandLineFlag("max_decode_threads_total"),
+                                      absl::FindCommandLineFlag("decode"),
                                       absl::FindCommandLineFlag("gpu_retry_seconds"),
                                       absl::FindCommandLineFlag("stream_idle_seconds"),
                                       absl::FindCommandLineFlag("max_streams_per_connection"),
@@ -250,6 +254,8 @@ ServerConfig ConfigFromFlags() {
   config.decode.decode_threads = absl::GetFlag(FLAGS_decode_threads);
   config.decode.max_decode_threads = absl::GetFlag(FLAGS_max_decode_threads);
   config.decode.max_decode_threads_total = absl::GetFlag(FLAGS_max_decode_threads_total);
+  // main() refuses a --decode it cannot parse before it gets here.
+  config.decode.device = ParseDecodeDevice(absl::GetFlag(FLAGS_decode)).value_or(DecodeDevice::kAuto);
   if (config.decode.max_decode_threads_total == 0) {
     config.decode.max_decode_threads_total = 2 * std::max(1u, std::thread::hardware_concurrency());
   }
@@ -404,6 +410,10 @@ int main(int argc, char** argv) {
   }
   signal(SIGINT, exactq::server::OnSignal);
   signal(SIGTERM, exactq::server::OnSignal);
+  if (absl::Status s = exactq::ParseDecodeDevice(absl::GetFlag(FLAGS_decode)).status(); !s.ok()) {
+    std::fprintf(stderr, "exactqd: --decode: %s\n", std::string(s.message()).c_str());
+    return 2;
+  }
   exactq::server::ServerConfig config = exactq::server::ConfigFromFlags();
   if (absl::Status s = exactq::server::ConfigureSourceRoots(argc, argv, &config); !s.ok()) {
     std::fprintf(stderr, "exactqd: %s\n", std::string(s.message()).c_str());

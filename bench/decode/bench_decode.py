@@ -53,13 +53,36 @@ def make_inputs(work, size, frames):
         run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, *codec, os.path.join(work, name)])
 
 
-def decoder_rate(bin_dir, path, threads):
-    """engine/decode's VideoDecoder alone (the server's decoder), best of 3."""
+def decoder_rate(bin_dir, path, threads, device="cpu", streams=1):
+    """engine/decode's VideoDecoder alone (the server's decoder), `streams` copies of the
+    file at once on `device`: their frames per second, best of 3."""
     rates = []
     for _ in range(3):
-        out = run([os.path.join(bin_dir, "decode_rate"), path, str(threads)])
+        try:
+            out = run([os.path.join(bin_dir, "decode_rate"), path, str(threads), device, str(streams)])
+        except subprocess.CalledProcessError as e:  # e.g. gpu for a codec the GPU does not decode
+            print(f"decode_rate {os.path.basename(path)} on {device}: {e.stderr.strip()}", flush=True)
+            return None
         rates.append(json.loads(out.stdout)["frames_per_second"])
     return max(rates)
+
+
+def summary(rows, decoder_rates, args):
+    """The named figures the issues' checks read: best end-to-end rate over the stream
+    counts per decode path (HEVC rendition), and the GPU decoder's own rate."""
+    def best(metrics, decode, rendition="hevc"):
+        rates = [r["frames_per_second_end_to_end"] for r in rows
+                 if r["metrics"] == metrics and r["decode"] == decode and r["rendition"] == rendition]
+        return max(rates) if rates else None
+    tag = {"3840x2160": "4k", "1920x1080": "1080p"}.get(args.size, args.size)
+    out = {}
+    for metrics in ("ssim", "ssimulacra2"):
+        out[f"e2e_fps_{tag}_{metrics}_nvdec"] = best(metrics, "gpu")
+        out[f"e2e_fps_{tag}_{metrics}_cpu_decode"] = best(metrics, "cpu")
+        out[f"e2e_fps_{tag}_{metrics}_raw"] = best(metrics, "none", "raw")
+    gpu_rates = [v for (name, device, _), v in decoder_rates.items() if name == "hevc" and device == "gpu" and v]
+    out[f"nvdec_fps_{tag}_hevc"] = max(gpu_rates) if gpu_rates else None
+    return out
 
 
 def main():
@@ -74,6 +97,9 @@ def main():
     p.add_argument("--bin", default="", help="exactqd, exactq and decode_rate in one folder (default: bazel-bin)")
     p.add_argument("--make-inputs", default="", help="only make the inputs in this folder and stop")
     p.add_argument("--inputs", default="", help="a folder from --make-inputs (no ffmpeg needed)")
+    p.add_argument("--decode", default="cpu", help="comma-separated decode devices to run: cpu, gpu, auto")
+    p.add_argument("--codecs", default="hevc,av1", help="the renditions to run (of hevc, av1)")
+    p.add_argument("--raw", action="store_true", help="also both sides as raw Y4M uploads (the reference twice)")
     args = p.parse_args()
     if args.make_inputs:
         os.makedirs(args.make_inputs, exist_ok=True)
@@ -90,7 +116,8 @@ def main():
         data = os.path.abspath(args.inputs) if args.inputs else work  # the server's --source-root
         if not args.inputs:
             make_inputs(work, args.size, args.frames)
-        renditions = {key: os.path.join(data, name) for key, (name, _) in RENDITIONS.items()}
+        renditions = {key: os.path.join(data, name) for key, (name, _) in RENDITIONS.items()
+                      if key in args.codecs.split(",")}
         w, h = map(int, args.size.split("x"))
         raw_frame = w * h * 3 // 2
         port_file = os.path.join(work, "ports")
@@ -104,8 +131,16 @@ def main():
         ports = dict(line.split("=") for line in open(port_file).read().split())
         address = f"127.0.0.1:{ports['grpc']}"
         rows = []
-        for name, path in renditions.items():
-            decode_fps = decoder_rate(bin_dir, path, args.threads)
+        decoder_rates = {}
+        cases = [(name, path, device) for name, path in renditions.items() for device in args.decode.split(",")]
+        if args.raw:
+            cases.append(("raw", os.path.join(data, "ref.y4m"), "none"))
+        for name, path, device in cases:
+            if device != "none":
+                for streams in (1, args.streams):
+                    decoder_rates[(name, device, streams)] = decoder_rate(bin_dir, path, args.threads, device, streams)
+                if decoder_rates[(name, device, 1)] is None:
+                    continue  # this decode device cannot take this rendition: said above
             for metrics in args.metrics.split("/"):
                 for streams in (1, args.streams):
                     cpu0 = cpu_seconds(server.pid)
@@ -113,10 +148,14 @@ def main():
                     procs = []
                     for i in range(streams):
                         out = os.path.join(work, f"out{i}.json")
+                        if device == "none":  # both sides raw Y4M uploads: the path before encoded sources
+                            command = [exactq, "score", path, path]
+                        else:
+                            command = [exactq, "score", "ref.y4m", path, "--server-path-reference",
+                                       "--decode", device, "--decode-threads", str(args.threads)]
                         procs.append((out, subprocess.Popen(
-                            [exactq, "score", "ref.y4m", path, "--server-path-reference", "--server", address,
-                             "--metrics", metrics, "--backend", args.backend,
-                             "--decode-threads", str(args.threads), "--quiet", "--json", out])))
+                            command + ["--server", address, "--metrics", metrics, "--backend", args.backend,
+                                       "--quiet", "--json", out])))
                     for _, proc in procs:
                         if proc.wait() != 0:
                             sys.exit(f"exactq failed; server log: {open(log.name).read()[-2000:]}")
@@ -125,24 +164,29 @@ def main():
                     docs = [json.load(open(out)) for out, _ in procs]
                     frames = sum(d["totals"]["frames"] for d in docs)
                     received = sum(d["totals"]["bytes_received"] for d in docs)
+                    decoded_on = sorted({d.get("decode", {}).get("distorted", {}).get("device", "raw") for d in docs})
+                    decode_fps = decoder_rates.get((name, device, streams))
                     rows.append({
-                        "rendition": name, "metrics": metrics, "streams": streams,
+                        "rendition": name, "decode": device, "decoded_on": ",".join(decoded_on),
+                        "metrics": metrics, "streams": streams,
                         "frames_per_second_end_to_end": frames / wall,
                         "decoder_frames_per_second": decode_fps,
-                        "ratio_to_decoder": frames / wall / decode_fps,
+                        "ratio_to_decoder": frames / wall / decode_fps if decode_fps else None,
                         "bytes_received_per_frame": received / frames,
                         "share_of_raw_bytes": received / frames / (2 * raw_frame),
                         "server_cpu_seconds_per_frame": cpu / frames,
                     })
                     r = rows[-1]
-                    print(f"{name:5} {metrics:10} streams={streams}  end-to-end {r['frames_per_second_end_to_end']:7.1f} "
-                          f"fps  decoder {decode_fps:7.1f} fps  ratio {r['ratio_to_decoder']:.2f}  "
-                          f"bytes/frame {r['bytes_received_per_frame']:9.0f} ({100 * r['share_of_raw_bytes']:.2f}% of raw)"
+                    ratio = f"{r['ratio_to_decoder']:.2f}" if decode_fps else "-"
+                    print(f"{name:5} {device:4} on {r['decoded_on']:4} {metrics:22} streams={streams}  end-to-end "
+                          f"{r['frames_per_second_end_to_end']:7.1f} fps  decoder {decode_fps or 0:7.1f} fps  "
+                          f"ratio {ratio}  bytes/frame {r['bytes_received_per_frame']:9.0f} "
+                          f"({100 * r['share_of_raw_bytes']:.2f}% of raw)"
                           f"  server cpu {1000 * r['server_cpu_seconds_per_frame']:.1f} ms/frame", flush=True)
         server.terminate()
         server.wait(60)
         result = {"size": args.size, "frames": args.frames, "threads": args.threads, "backend": args.backend,
-                  "cores": os.cpu_count(), "rows": rows,
+                  "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
                   "note": "reference: raw Y4M by server path (decoded by FFmpeg's Y4M demuxer); rendition uploaded"}
         if args.out:
             os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

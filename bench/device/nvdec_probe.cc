@@ -49,7 +49,7 @@ int main() {
     return 1;
   }
 
-  const Query queries[] = {{"h264 8-bit", cudaVideoCodec_H264, 0}, {"hevc 8-bit", cudaVideoCodec_HEVC, 0},
+  const Query queries[] = {{"h264 8-bit", cudaVideoCodec_H264, 0},  {"hevc 8-bit", cudaVideoCodec_HEVC, 0},
                            {"hevc 10-bit", cudaVideoCodec_HEVC, 2}, {"av1 8-bit", cudaVideoCodec_AV1, 0},
                            {"av1 10-bit", cudaVideoCodec_AV1, 2},   {"vp9 8-bit", cudaVideoCodec_VP9, 0},
                            {"vp9 10-bit", cudaVideoCodec_VP9, 2}};

@@ -5,7 +5,9 @@
 # needed first:
 #   1. the GPU parity suite through exactqd + exactq, cuda against cpu, bit for bit
 #                                                          -> $OUT/server_parity{,_logs}.txt
-#   2. encoded sources end to end at 4K (bench/decode)     -> $OUT/decode_h200_4k.{txt,json}
+#   0. the GPU's video decoder against the CPU's, byte for byte  -> $OUT/gpu_decode_test.txt
+#   2. encoded sources end to end at 4K (bench/decode), decoded on the CPU and on the
+#      GPU, and raw Y4M uploads                            -> $OUT/decode_h200_4k.{txt,json}
 #   3. the ladder at 4K, one call against separate calls   -> $OUT/ladder_h200_4k.{txt,json}
 #
 #   bash bench/device/run_server.sh LABEL
@@ -23,6 +25,13 @@ B=$W/$LABEL
 export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "build $LABEL: $(cat "$B/COMMIT"); $(nproc) cores" > "$OUT/server_runs.txt"
 
+# The GPU's video decoder against the CPU's, byte for byte, on the packed samples.
+if [ -x "$B/gpu_decode_test" ] && [ -d media4k/samples ]; then
+  EXACTQ_DECODE_MEDIA=$W/media4k/samples EXACTQ_REQUIRE_GPU_DECODE=1 timeout 120 "$B/gpu_decode_test" \
+    > "$OUT/gpu_decode_test.txt" 2>&1
+  echo "rc=$?" >> "$OUT/gpu_decode_test.txt"
+fi
+
 if [ -d corpus ]; then
   timeout "${PARITY_SECONDS:-300}" python3 "$ROOT/tests/gpu/gpu_parity_suite.py" --bin "$B" --pairs corpus \
     --metrics psnr,ssim,ssimulacra2 --concurrent 2 --out "$W/parity_out" > "$OUT/server_parity.txt" 2>&1
@@ -35,7 +44,7 @@ fi
 if [ -d media4k ]; then
   timeout "${DECODE_SECONDS:-240}" python3 "$ROOT/bench/decode/bench_decode.py" --bin "$B" --inputs media4k \
     --size 3840x2160 --frames 48 --threads 4 --streams 8 --metrics "ssim/ssimulacra2/psnr,ssim,ssimulacra2" \
-    --backend cuda --out "$OUT/decode_h200_4k.json" > "$OUT/decode_h200_4k.txt" 2>&1
+    --decode "${DECODE_DEVICES:-cpu,gpu}" --raw --backend cuda --out "$OUT/decode_h200_4k.json" > "$OUT/decode_h200_4k.txt" 2>&1
   echo "rc=$?" >> "$OUT/decode_h200_4k.txt"
   timeout "${LADDER_SECONDS:-200}" python3 "$ROOT/bench/ladder/bench_ladder.py" --bin "$B" --media media4k \
     --size 3840x2160 --frames 48 --threads 4 --metrics ssimulacra2 --backend cuda --reps 2 \

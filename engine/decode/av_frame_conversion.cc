@@ -1,5 +1,7 @@
 #include "engine/decode/av_frame_conversion.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <string>
 
@@ -126,6 +128,85 @@ absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, 
     uint8_t* dst = frame->mutable_plane_bytes(p);
     for (int y = 0; y < geometry.plane_height(p); ++y) {
       std::memcpy(dst + y * row_bytes, src + static_cast<ptrdiff_t>(y) * picture.linesize[p], row_bytes);
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// Rows of 16-bit words whose samples sit in the top bits: shifted down by `shift`,
+// `step` words apart (1: planar, 2: one half of an interleaved pair). False when a
+// dropped bit was set.
+bool CopyHighBitRow(const uint8_t* src, int step, int width, int shift, uint8_t* dst) {
+  const uint16_t low_mask = static_cast<uint16_t>((1u << shift) - 1);
+  uint16_t dropped = 0;
+  for (int x = 0; x < width; ++x) {
+    uint16_t v;
+    std::memcpy(&v, src + 2 * static_cast<size_t>(x) * step, 2);
+    dropped |= v & low_mask;
+    v = static_cast<uint16_t>(v >> shift);
+    std::memcpy(dst + 2 * static_cast<size_t>(x), &v, 2);
+  }
+  return dropped == 0;
+}
+
+}  // namespace
+
+absl::Status CopyGpuSurface(const AVFrame& surface, const FrameGeometry& geometry, Frame* frame) {
+  const auto format = static_cast<AVPixelFormat>(surface.format);
+  const PixelFormat& want = geometry.format;
+  const bool semi_planar_420 = want.layout == ChromaLayout::k420;
+  const bool planar_444 = want.layout == ChromaLayout::k444;
+  bool fits = false;
+  switch (format) {
+    case AV_PIX_FMT_NV12:
+      fits = semi_planar_420 && want.bit_depth == 8;
+      break;
+    case AV_PIX_FMT_P010LE:
+    case AV_PIX_FMT_P016LE:
+      fits = semi_planar_420 && want.bit_depth > 8;
+      break;
+    case AV_PIX_FMT_YUV444P:
+      fits = planar_444 && want.bit_depth == 8;
+      break;
+    case AV_PIX_FMT_YUV444P16LE:
+      fits = planar_444 && want.bit_depth > 8;
+      break;
+    default:
+      break;
+  }
+  if (!fits) {
+    return absl::UnimplementedError(absl::StrCat("the GPU decoder's surface format ", FormatName(format),
+                                                 " does not hold ", PixelFormatName(want)));
+  }
+  if (absl::Status s = frame->Reset(geometry); !s.ok()) return s;
+  const int shift = 16 - want.bit_depth;
+  const auto bad_bits = [&] {
+    return absl::InternalError(absl::StrCat("the GPU decoder's ", FormatName(format), " surface has bits set below ",
+                                            want.bit_depth, "-bit samples"));
+  };
+  const bool semi_planar = format == AV_PIX_FMT_NV12 || format == AV_PIX_FMT_P010LE || format == AV_PIX_FMT_P016LE;
+  for (int p = 0; p < geometry.plane_count(); ++p) {
+    const int width = geometry.plane_width(p);
+    const size_t row_bytes = static_cast<size_t>(width) * geometry.bytes_per_sample();
+    uint8_t* dst = frame->mutable_plane_bytes(p);
+    // Semi-planar: U and V interleaved in the surface's second plane.
+    const int src_plane = semi_planar ? std::min(p, 1) : p;
+    const int interleave = semi_planar && p > 0 ? 2 : 1;
+    const int offset = semi_planar && p == 2 ? 1 : 0;  // in samples
+    for (int y = 0; y < geometry.plane_height(p); ++y) {
+      const uint8_t* src = surface.data[src_plane] + static_cast<ptrdiff_t>(y) * surface.linesize[src_plane];
+      uint8_t* row = dst + y * row_bytes;
+      if (want.bit_depth == 8) {
+        if (interleave == 1) {
+          std::memcpy(row, src, row_bytes);
+        } else {
+          for (int x = 0; x < width; ++x) row[x] = src[2 * x + offset];
+        }
+      } else if (!CopyHighBitRow(src + 2 * offset, interleave, width, shift, row)) {
+        return bad_bits();
+      }
     }
   }
   return absl::OkStatus();

@@ -43,6 +43,15 @@ absl::StatusOr<AvColour> ColourFromAv(const AVFrame& picture);
 // Copies the planes of `picture` (whose format maps to `geometry`) into *frame.
 absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, Frame* frame);
 
+// Copies a picture the GPU decoder produced, downloaded to the host in the decoder's
+// surface format, into *frame in `geometry` (the software decoder's planar format for
+// the same stream): NV12 (8-bit 4:2:0) is de-interleaved; P010/P016 (4:2:0) and
+// YUV444P16 carry their samples in the top bits of 16-bit words and are shifted down to
+// `geometry`'s depth; YUV444P is copied. A sample with a bit set below its depth means
+// the surface does not hold what the decoder was asked for: Internal, never rounded
+// away. Other surface formats are Unimplemented by name.
+absl::Status CopyGpuSurface(const AVFrame& surface, const FrameGeometry& geometry, Frame* frame);
+
 }  // namespace exactq::decode::internal
 
 #endif  // EXACTQ_ENGINE_DECODE_AV_FRAME_CONVERSION_H_

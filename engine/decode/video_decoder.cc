@@ -8,12 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/decode/av_frame_conversion.h"
+#include "engine/decode/gpu_decoding.h"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
 #include <libavutil/avutil.h>
 #include <libavutil/error.h>
+#include <libavutil/hwcontext.h>
 }
 
 namespace exactq {
@@ -64,11 +66,14 @@ struct VideoDecoder::Av {
   AVCodecContext* codec = nullptr;
   AVPacket* packet = nullptr;
   AVFrame* picture = nullptr;
+  AVFrame* surface = nullptr;  // picture downloaded from the GPU (GPU decoding only)
+  bool gpu = false;            // the codec was set up for GPU decoding
   int stream_index = -1;
   bool flushing = false;  // the demuxer ended; the decoder is draining
   bool drained = false;
 
   ~Av() {
+    av_frame_free(&surface);
     av_frame_free(&picture);
     av_packet_free(&packet);
     avcodec_free_context(&codec);
@@ -112,6 +117,25 @@ int64_t SeekCallback(void* opaque, int64_t offset, int whence) {
 
 }  // namespace
 
+const char* DecodeDeviceName(DecodeDevice device) {
+  switch (device) {
+    case DecodeDevice::kCpu:
+      return "cpu";
+    case DecodeDevice::kGpu:
+      return "gpu";
+    case DecodeDevice::kAuto:
+      return "auto";
+  }
+  return "?";
+}
+
+absl::StatusOr<DecodeDevice> ParseDecodeDevice(const std::string& name) {
+  for (DecodeDevice d : {DecodeDevice::kCpu, DecodeDevice::kGpu, DecodeDevice::kAuto}) {
+    if (name == DecodeDeviceName(d)) return d;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("decode device '", name, "': use auto, gpu or cpu"));
+}
+
 VideoDecoder::VideoDecoder(std::unique_ptr<ByteSource> source, const DecoderOptions& options)
     : source_(std::move(source)), options_(options), av_(std::make_unique<Av>()) {}
 
@@ -124,11 +148,30 @@ absl::StatusOr<std::unique_ptr<VideoDecoder>> VideoDecoder::Open(std::unique_ptr
   if (absl::Status s = decoder->OpenStreams(); !s.ok()) return s;
   // The first picture fixes the geometry and colour that info() reports.
   absl::StatusOr<bool> first = decoder->DecodeNext();
+  if (!first.ok() && decoder->av_->gpu) {
+    // The GPU's decoder refused the stream (a codec or profile it lacks: AV1 on an H200).
+    return absl::Status(first.status().code(),
+                        absl::StrCat("the GPU decoder cannot decode it: ", first.status().message()));
+  }
   if (!first.ok()) return first.status();
   if (!*first) {
     return absl::InvalidArgumentError(absl::StrCat(decoder->source_->name(), ": no picture could be decoded"));
   }
   decoder->pending_ = true;
+  if (decoder->av_->gpu) {
+    decoder->info_.gpu_decoded = decode::internal::IsGpuSurface(*decoder->av_->picture);
+    if (!decoder->info_.gpu_decoded) {
+      // FFmpeg fell back to software: the GPU refused the stream's profile.
+      const std::string why = absl::StrCat("the GPU decoder does not take this ", decoder->info_.codec, " stream (",
+                                           GeometryDescription(decoder->info_.geometry), ")");
+      if (options.device == DecodeDevice::kGpu) {
+        return absl::FailedPreconditionError(absl::StrCat(decoder->source_->name(), ": ", why));
+      }
+      decoder->info_.cpu_reason = why;
+    } else {
+      absl::StrAppend(&decoder->info_.codec, " (gpu)");
+    }
+  }
   return decoder;
 }
 
@@ -188,6 +231,9 @@ absl::Status VideoDecoder::OpenStreams() {
     // hardware).
     if (const AVCodec* dav1d = avcodec_find_decoder_by_name("libdav1d"); dav1d != nullptr) codec = dav1d;
   }
+  absl::StatusOr<const AVCodec*> chosen = ChooseDecoder(codec, stream->codecpar->codec_id);
+  if (!chosen.ok()) return chosen.status();
+  codec = *chosen;
   if (stream->codecpar->width > options_.max_width || stream->codecpar->height > options_.max_height) {
     return absl::ResourceExhaustedError(absl::StrCat(source_->name(), ": pictures of ", stream->codecpar->width, "x",
                                                      stream->codecpar->height, " exceed the limit of ",
@@ -198,6 +244,22 @@ absl::Status VideoDecoder::OpenStreams() {
   if (int e = avcodec_parameters_to_context(av.codec, stream->codecpar); e < 0) {
     return AvError(e, "the stream's codec parameters");
   }
+  if (options_.device != DecodeDevice::kCpu && decode::internal::CudaCapableDecoder(codec->id) == codec) {
+    if (absl::Status s = decode::internal::AttachCudaDecoding(av.codec, options_.gpu); s.ok()) {
+      av.gpu = true;
+    } else if (options_.device == DecodeDevice::kGpu) {
+      return absl::Status(s.code(), absl::StrCat(source_->name(), ": ", s.message()));
+    } else {
+      info_.cpu_reason = std::string(s.message());
+      codec = software_codec_;
+      avcodec_free_context(&av.codec);
+      av.codec = avcodec_alloc_context3(codec);
+      if (av.codec == nullptr) return absl::ResourceExhaustedError("out of memory for the decoder");
+      if (int e = avcodec_parameters_to_context(av.codec, stream->codecpar); e < 0) {
+        return AvError(e, "the stream's codec parameters");
+      }
+    }
+  }
   av.codec->pkt_timebase = stream->time_base;
   av.codec->thread_count = options_.threads;
   av.codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
@@ -207,7 +269,10 @@ absl::Status VideoDecoder::OpenStreams() {
   if (int e = avcodec_open2(av.codec, codec, nullptr); e < 0) return AvError(e, "opening the decoder");
   av.packet = av_packet_alloc();
   av.picture = av_frame_alloc();
-  if (av.packet == nullptr || av.picture == nullptr) return absl::ResourceExhaustedError("out of memory");
+  av.surface = av_frame_alloc();
+  if (av.packet == nullptr || av.picture == nullptr || av.surface == nullptr) {
+    return absl::ResourceExhaustedError("out of memory");
+  }
 
   info_.container = av.format->iformat->name;
   info_.codec = codec->name;
@@ -223,12 +288,44 @@ absl::Status VideoDecoder::OpenStreams() {
   return absl::OkStatus();
 }
 
+absl::StatusOr<const AVCodec*> VideoDecoder::ChooseDecoder(const AVCodec* software, int codec_id) {
+  software_codec_ = software;
+  if (options_.device == DecodeDevice::kCpu) return software;
+  if (codec_id == AV_CODEC_ID_RAWVIDEO) {
+    // Y4M and raw pictures: copied, not decoded, whatever was asked.
+    info_.cpu_reason = "raw pictures: nothing to decode";
+    return software;
+  }
+  const AVCodec* gpu = decode::internal::CudaCapableDecoder(static_cast<AVCodecID>(codec_id));
+  const char* name = avcodec_get_name(static_cast<AVCodecID>(codec_id));
+  if (gpu == nullptr) {
+    const std::string why = absl::StrCat("FFmpeg has no GPU decoding for ", name);
+    if (options_.device == DecodeDevice::kGpu) {
+      return absl::UnimplementedError(absl::StrCat(source_->name(), ": ", why));
+    }
+    info_.cpu_reason = why;
+    return software;
+  }
+  if (codec_id == AV_CODEC_ID_AV1 && options_.device == DecodeDevice::kAuto) {
+    info_.cpu_reason = "auto decodes AV1 on the CPU (FFmpeg's GPU AV1 decoder cannot fall back); ask for gpu";
+    return software;
+  }
+  return gpu;
+}
+
 absl::StatusOr<bool> VideoDecoder::DecodeNext() {
   Av& av = *av_;
   const std::string frame_name = absl::StrCat("frame ", frames_read_ + (pending_ ? 1 : 0));
   while (true) {
     int e = avcodec_receive_frame(av.codec, av.picture);
     if (e == 0) {
+      if (decode::internal::IsGpuSurface(*av.picture)) {
+        av_frame_unref(av.surface);
+        if (int t = av_hwframe_transfer_data(av.surface, av.picture, 0); t < 0) {
+          return absl::InternalError(absl::StrCat(source_->name(), ": ", frame_name,
+                                                  ": downloading the GPU decoder's picture failed: ", AvErrorText(t)));
+        }
+      }
       if (absl::Status s = CheckPicture(); !s.ok()) return s;
       return true;
     }
@@ -274,7 +371,10 @@ absl::Status VideoDecoder::CheckPicture() {
                                                    ": the decoder reported a damaged picture (flags ",
                                                    picture.decode_error_flags, "): corrupt or truncated bitstream"));
   }
-  absl::StatusOr<PixelFormat> format = decode::internal::PixelFormatFromAv(static_cast<AVPixelFormat>(picture.format));
+  // A GPU surface holds what the software decoder would give in its sw_pix_fmt.
+  const auto decoded_format =
+      decode::internal::IsGpuSurface(picture) ? av_->codec->sw_pix_fmt : static_cast<AVPixelFormat>(picture.format);
+  absl::StatusOr<PixelFormat> format = decode::internal::PixelFormatFromAv(decoded_format);
   if (!format.ok())
     return absl::Status(format.status().code(),
                         absl::StrCat(source_->name(), ": frame ", index, ": ", format.status().message()));
@@ -353,7 +453,14 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
     last_pts_seconds_ = static_cast<double>(av_->picture->best_effort_timestamp) *
                         av_q2d(av_->format->streams[av_->stream_index]->time_base);
   }
-  if (absl::Status s = decode::internal::CopyAvFrame(*av_->picture, info_.geometry, frame); !s.ok()) return Fail(s);
+  if (decode::internal::IsGpuSurface(*av_->picture)) {
+    if (absl::Status s = decode::internal::CopyGpuSurface(*av_->surface, info_.geometry, frame); !s.ok()) {
+      return Fail(absl::Status(s.code(), absl::StrCat(source_->name(), ": frame ", frames_read_, ": ", s.message())));
+    }
+    av_frame_unref(av_->surface);
+  } else if (absl::Status s = decode::internal::CopyAvFrame(*av_->picture, info_.geometry, frame); !s.ok()) {
+    return Fail(s);
+  }
   av_frame_unref(av_->picture);
   ++frames_read_;
   return true;

@@ -41,11 +41,29 @@
 #include "engine/format/color.h"
 #include "engine/format/frame.h"
 
+struct AVCodec;
+
 namespace exactq {
+
+// Where pictures are decoded. kGpu: the GPU's video decoder (NVDEC, through FFmpeg's
+// CUDA decoding), or an error naming why not; kAuto: the GPU's decoder when the machine
+// and the stream allow it, else the CPU, saying why (DecodedStreamInfo::cpu_reason).
+// kAuto leaves AV1 to the CPU (dav1d): FFmpeg's AV1 decoder has no software path to fall
+// back to when a GPU lacks AV1. Raw pictures (Y4M) are copied, not decoded, under any
+// device (cpu_reason says so). Pictures decoded on the GPU are downloaded into Frames
+// with the same bytes the CPU's decoder gives (decoding is bit-exact by the standards).
+enum class DecodeDevice { kCpu, kGpu, kAuto };
+
+// "cpu", "gpu", "auto".
+const char* DecodeDeviceName(DecodeDevice device);
+// InvalidArgument naming the accepted words.
+absl::StatusOr<DecodeDevice> ParseDecodeDevice(const std::string& name);
 
 struct DecoderOptions {
   // Decoder threads (frame and slice threads); 0 lets FFmpeg pick (one per core).
   int threads = 1;
+  DecodeDevice device = DecodeDevice::kCpu;
+  int gpu = 0;  // the CUDA device ordinal for kGpu and kAuto
   // Pictures larger than this are refused before any is decoded.
   int max_width = kMaxFrameDimension;
   int max_height = kMaxFrameDimension;
@@ -56,8 +74,10 @@ struct DecodedStreamInfo {
   std::optional<ColorRange> color_range;    // unset: the bitstream does not say
   std::optional<ColorMatrix> color_matrix;  // unset: the bitstream does not say
   SourceTiming timing;
-  std::string container;  // FFmpeg's demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
-  std::string codec;      // the decoder, e.g. "h264", "libdav1d"
+  std::string container;     // FFmpeg's demuxer name, e.g. "mov,mp4,m4a,3gp,3g2,mj2"
+  std::string codec;         // the decoder, e.g. "h264", "libdav1d"
+  bool gpu_decoded = false;  // the GPU's video decoder made the pictures
+  std::string cpu_reason;    // asked for kAuto and decoded on the CPU: why
 };
 
 class VideoDecoder {
@@ -81,6 +101,9 @@ class VideoDecoder {
   struct Av;
   VideoDecoder(std::unique_ptr<ByteSource> source, const DecoderOptions& options);
   absl::Status OpenStreams();
+  // Sets up GPU decoding on the opened stream's codec per options_.device; a fallback
+  // to the CPU (kAuto) is recorded in info_.cpu_reason.
+  absl::StatusOr<const AVCodec*> ChooseDecoder(const AVCodec* software, int codec_id);
   // Decodes the next picture into av's frame; false at the end.
   absl::StatusOr<bool> DecodeNext();
   absl::Status CheckPicture();
@@ -98,7 +121,8 @@ class VideoDecoder {
   double last_pts_seconds_ = -1;  // the last picture returned
   absl::Status io_error_;         // the byte source's error, seen by the AVIOContext callbacks
   std::pair<ByteSource*, absl::Status*> io_opaque_{nullptr, nullptr};
-  absl::Status error_;  // sticky
+  absl::Status error_;                       // sticky
+  const AVCodec* software_codec_ = nullptr;  // the CPU's decoder for the stream
 };
 
 }  // namespace exactq

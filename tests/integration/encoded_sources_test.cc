@@ -180,6 +180,48 @@ TEST_F(EncodedSourcesTest, TenBitPipeRecipeScoresAsTheFile) {
   ExpectSameScores(file, pipes, "Y4M pipes");
 }
 
+// --decode picks where the server decodes and the answer says where it did: cpu is the
+// CPU; auto and gpu take the GPU's decoder where there is one (the same bits), else auto
+// decodes on the CPU saying why and gpu fails naming why; another word is refused.
+TEST_F(EncodedSourcesTest, TheDecodeDeviceIsChosenAndReported) {
+  MakeRendition("decode_device.mkv", "-c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=none", false,
+                false);
+  int code;
+  std::string output;
+  const nlohmann::json cpu = Score("ref8.y4m decode_device.mkv --decode cpu", &code, &output);
+  ASSERT_EQ(code, 0) << output;
+  EXPECT_EQ(cpu["decode"]["distorted"]["device"], "cpu");
+  EXPECT_EQ(cpu["decode"]["distorted"]["cpu_reason"], "");
+  EXPECT_EQ(cpu["decode"]["reference"]["device"], "cpu");
+
+  const nlohmann::json automatic = Score("ref8.y4m decode_device.mkv --decode auto", &code, &output);
+  ASSERT_EQ(code, 0) << output;
+  ExpectSameScores(cpu, automatic, "auto against cpu");
+  const nlohmann::json& side = automatic["decode"]["distorted"];
+  if (side["device"] == "gpu") {
+    EXPECT_EQ(side["cpu_reason"], "");
+  } else {
+    EXPECT_EQ(side["device"], "cpu");
+    EXPECT_NE(side["cpu_reason"], "") << "decoded on the CPU without saying why";
+  }
+  // Y4M is not decoded at all: auto and gpu say so for the reference, and gpu takes it.
+  EXPECT_EQ(automatic["decode"]["reference"]["cpu_reason"], "raw pictures: nothing to decode")
+      << automatic["decode"].dump();
+
+  const nlohmann::json gpu = Score("ref8.y4m decode_device.mkv --decode gpu", &code, &output);
+  if (code == 0) {
+    EXPECT_EQ(gpu["decode"]["distorted"]["device"], "gpu");
+  } else {
+    EXPECT_NE(output.find("FAILED_PRECONDITION: "), std::string::npos) << output;
+    EXPECT_NE(output.find("GPU decoder"), std::string::npos) << output;
+  }
+
+  Score("ref8.y4m decode_device.mkv --decode nvdec", &code, &output);
+  EXPECT_NE(code, 0);
+  EXPECT_NE(output.find("INVALID_ARGUMENT: "), std::string::npos) << output;
+  EXPECT_NE(output.find("header.decode: \"nvdec\" is not a decode device"), std::string::npos) << output;
+}
+
 TEST_F(EncodedSourcesTest, PathsOutsideTheRootsAreRefused) {
   int code;
   std::string output;

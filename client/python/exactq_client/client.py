@@ -273,6 +273,12 @@ class ServerPath:
         self.path = path
 
 
+def _decode_device(decode):
+    if decode not in ("", "auto", "gpu", "cpu"):
+        raise ValueError(f"decode must be 'auto', 'gpu', 'cpu' or '' (the server's), got {decode!r}")
+    return decode
+
+
 def _source_proto(source):
     if isinstance(source, ServerPath):
         return pb.Source(server_path=pb.ServerPath(path=source.path))
@@ -522,16 +528,18 @@ class Client:
                                job_id=job, timeout=timeout).wait()
 
     def score_sources(self, reference, distorted, metrics=("psnr",), backend="auto", job_id=None,
-                      decode_threads=0, timeout=None):
+                      decode_threads=0, decode="", timeout=None):
         """Score two sides the server decodes: each an Upload (an encoded file's bytes;
         a plain path string means an upload of that file) or a ServerPath (read by the
         server under its --source_root). Geometry and format come from the bitstream
-        (`stream.accepted.geometry`); the StreamResult."""
+        (`stream.accepted.geometry`); where each side was decoded in
+        `stream.accepted.reference_decode`/`distorted_decode`. `decode`: "auto", "gpu",
+        "cpu", or "" for the server's --decode. The StreamResult."""
         return self.stream_sources(reference, distorted, metrics=metrics, backend=backend, job_id=job_id,
-                                   decode_threads=decode_threads, timeout=timeout).wait()
+                                   decode_threads=decode_threads, decode=decode, timeout=timeout).wait()
 
     def stream_sources(self, reference, distorted, metrics=("psnr",), backend="auto", job_id=None,
-                       decode_threads=0, timeout=None):
+                       decode_threads=0, decode="", timeout=None):
         """As score_sources, streaming: iterate for each frame as the server answers."""
         reference = Upload(reference) if isinstance(reference, str) else reference
         distorted = Upload(distorted) if isinstance(distorted, str) else distorted
@@ -541,13 +549,14 @@ class Client:
         header = pb.StreamHeader(
             job_id=job_id if job_id is not None else default_job_id(names[0], names[1]),
             metrics=metric_requests(metrics), backend=BACKENDS[backend], decode_threads=decode_threads,
-            reference_source=_source_proto(reference), distorted_source=_source_proto(distorted))
+            decode=_decode_device(decode), reference_source=_source_proto(reference),
+            distorted_source=_source_proto(distorted))
         uploads = [(picture, s) for picture, s in ((pb.PICTURE_REFERENCE, reference),
                                                    (pb.PICTURE_DISTORTED, distorted)) if isinstance(s, Upload)]
         return SourceStream(self._stub, header, uploads, timeout)
 
     def score_ladder(self, reference, renditions, metrics=("psnr",), backend="auto", job_id=None,
-                     scale="bicubic", decode_threads=0, timeout=None):
+                     scale="bicubic", decode_threads=0, decode="", timeout=None):
         """Score every rendition against one reference in one call; the server decodes
         the reference once. Each source is an Upload (a path string means an upload of
         that file) or a ServerPath. Renditions of another size are scaled to the
@@ -555,10 +564,11 @@ class Client:
         The LadderResult: per rendition its StreamResult, or the error that ended it
         (another frame count, a corrupt file) while the others went on."""
         return self.stream_ladder(reference, renditions, metrics=metrics, backend=backend, job_id=job_id,
-                                  scale=scale, decode_threads=decode_threads, timeout=timeout).wait()
+                                  scale=scale, decode_threads=decode_threads, decode=decode,
+                                  timeout=timeout).wait()
 
     def stream_ladder(self, reference, renditions, metrics=("psnr",), backend="auto", job_id=None,
-                      scale="bicubic", decode_threads=0, timeout=None):
+                      scale="bicubic", decode_threads=0, decode="", timeout=None):
         """As score_ladder, streaming: iterate for (rendition, FrameScores) as answered."""
         sources = [Upload(s) if isinstance(s, str) else s for s in [reference, *renditions]]
         if backend not in BACKENDS:
@@ -571,7 +581,8 @@ class Client:
             job_id=job_id if job_id is not None else default_job_id(_source_name(sources[0]),
                                                                      f"{len(renditions)} renditions"),
             metrics=metric_requests(metrics), backend=BACKENDS[backend], scale=scale,
-            decode_threads=decode_threads, reference_source=_source_proto(sources[0]),
+            decode_threads=decode_threads, decode=_decode_device(decode),
+            reference_source=_source_proto(sources[0]),
             rendition_sources=[_source_proto(s) for s in sources[1:]])
         return LadderCall(self._stub, header, sources, timeout)
 

@@ -1,0 +1,157 @@
+// The GPU's video decoder against the CPU's: every plane of every picture byte for byte.
+// With DecodeDevice::kAuto a stream the GPU decodes must give the CPU decoder's bytes; one
+// it cannot (no GPU, an unsupported codec or profile) is decoded on the CPU and says why.
+// Without a GPU (CI) the fallback and kGpu's refusal are what is checked; on a GPU machine,
+// EXACTQ_REQUIRE_GPU_DECODE=1 makes a run in which nothing was GPU-decoded a failure.
+//
+// Inputs: the encoded files in $EXACTQ_DECODE_MEDIA (the GPU machine has no ffmpeg CLI;
+// bench/device/pack_media.sh makes them), else encodes made here with the ffmpeg CLI.
+#include <dirent.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "engine/decode/byte_source.h"
+#include "engine/decode/video_decoder.h"
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace {
+
+std::string TempDir() {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return dir != nullptr ? dir : "/tmp";
+}
+
+// The ffmpeg CLI's encodes of its test pattern: what farms send, 8 and 10 bits.
+std::vector<std::string> EncodeSamples() {
+  struct Sample {
+    const char* name;
+    const char* args;
+  };
+  const Sample samples[] = {
+      {"h264_8bit.mkv", "-pix_fmt yuv420p -c:v libx264 -preset ultrafast -crf 30"},
+      {"hevc_8bit.mkv", "-pix_fmt yuv420p -c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=none"},
+      {"hevc_10bit.mkv", "-pix_fmt yuv420p10le -c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=none"},
+      {"vp9_8bit.webm", "-pix_fmt yuv420p -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 500k"},
+      {"av1_8bit.mkv", "-pix_fmt yuv420p -c:v libsvtav1 -preset 12 -crf 40"},
+  };
+  std::vector<std::string> paths;
+  for (const Sample& s : samples) {
+    const std::string path = absl::StrCat(TempDir(), "/", s.name);
+    const std::string command =
+        absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=352x288:rate=24 -frames:v 8 ", s.args,
+                     " ", path, " 2>", TempDir(), "/ffmpeg.log");
+    if (std::system(command.c_str()) == 0) paths.push_back(path);
+  }
+  return paths;
+}
+
+std::vector<std::string> Samples() {
+  const char* media = std::getenv("EXACTQ_DECODE_MEDIA");
+  if (media == nullptr || *media == '\0') return EncodeSamples();
+  std::vector<std::string> paths;
+  if (DIR* dir = opendir(media); dir != nullptr) {
+    while (const dirent* e = readdir(dir)) {
+      if (e->d_name[0] != '.') paths.push_back(absl::StrCat(media, "/", e->d_name));
+    }
+    closedir(dir);
+  }
+  return paths;
+}
+
+struct Decoded {
+  DecodedStreamInfo info;
+  std::vector<Frame> frames;
+};
+
+absl::StatusOr<Decoded> DecodeAll(const std::string& path, DecodeDevice device) {
+  absl::StatusOr<std::unique_ptr<ByteSource>> file = FileByteSource::Open(path);
+  if (!file.ok()) return file.status();
+  DecoderOptions options;
+  options.threads = 2;
+  options.device = device;
+  absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(*std::move(file), options);
+  if (!decoder.ok()) return decoder.status();
+  Decoded out;
+  out.info = (*decoder)->info();
+  while (true) {
+    Frame frame;
+    absl::StatusOr<bool> more = (*decoder)->ReadFrame(&frame);
+    if (!more.ok()) return more.status();
+    if (!*more) return out;
+    out.frames.push_back(std::move(frame));
+  }
+}
+
+TEST(GpuDecodeTest, AutoGivesTheCpuDecodersBytes) {
+  const std::vector<std::string> samples = Samples();
+  if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
+  int gpu_decoded = 0;
+  for (const std::string& path : samples) {
+    SCOPED_TRACE(path);
+    absl::StatusOr<Decoded> cpu = DecodeAll(path, DecodeDevice::kCpu);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<Decoded> automatic = DecodeAll(path, DecodeDevice::kAuto);
+    ASSERT_TRUE(automatic.ok()) << automatic.status();
+    EXPECT_FALSE(cpu->info.gpu_decoded);
+    if (automatic->info.gpu_decoded) {
+      ++gpu_decoded;
+      EXPECT_EQ(automatic->info.cpu_reason, "");
+    } else {
+      EXPECT_NE(automatic->info.cpu_reason, "") << "decoded on the CPU without saying why";
+    }
+    std::printf("%s: %s (%s)%s%s\n", path.c_str(), automatic->info.gpu_decoded ? "gpu" : "cpu",
+                automatic->info.codec.c_str(), automatic->info.cpu_reason.empty() ? "" : ": ",
+                automatic->info.cpu_reason.c_str());
+    ASSERT_EQ(automatic->info.geometry, cpu->info.geometry);
+    ASSERT_EQ(automatic->frames.size(), cpu->frames.size());
+    for (size_t f = 0; f < cpu->frames.size(); ++f) {
+      const Frame& a = automatic->frames[f];
+      const Frame& c = cpu->frames[f];
+      ASSERT_EQ(a.geometry(), c.geometry()) << "frame " << f;
+      for (int p = 0; p < c.geometry().plane_count(); ++p) {
+        ASSERT_EQ(std::memcmp(a.plane_bytes(p), c.plane_bytes(p), c.geometry().plane_bytes(p)), 0)
+            << "frame " << f << " plane " << p << " differs";
+      }
+    }
+  }
+  std::printf("%d of %zu samples decoded on the GPU, byte for byte as on the CPU\n", gpu_decoded, samples.size());
+  const char* require = std::getenv("EXACTQ_REQUIRE_GPU_DECODE");
+  if (require != nullptr && require[0] == '1') {
+    EXPECT_GT(gpu_decoded, 0) << "nothing was decoded on the GPU";
+  }
+}
+
+TEST(GpuDecodeTest, GpuRefusesByNameWhenItCannot) {
+  const std::vector<std::string> samples = Samples();
+  if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
+  for (const std::string& path : samples) {
+    SCOPED_TRACE(path);
+    absl::StatusOr<Decoded> gpu = DecodeAll(path, DecodeDevice::kGpu);
+    if (gpu.ok()) {
+      EXPECT_TRUE(gpu->info.gpu_decoded) << "kGpu decoded on the CPU";
+      continue;
+    }
+    EXPECT_TRUE(gpu.status().code() == absl::StatusCode::kFailedPrecondition ||
+                gpu.status().code() == absl::StatusCode::kUnimplemented)
+        << gpu.status();
+    EXPECT_NE(gpu.status().message().find("GPU"), std::string::npos) << gpu.status();
+  }
+}
+
+TEST(GpuDecodeTest, DeviceNamesRoundTrip) {
+  for (DecodeDevice d : {DecodeDevice::kCpu, DecodeDevice::kGpu, DecodeDevice::kAuto}) {
+    absl::StatusOr<DecodeDevice> parsed = ParseDecodeDevice(DecodeDeviceName(d));
+    ASSERT_TRUE(parsed.ok());
+    EXPECT_EQ(*parsed, d);
+  }
+  EXPECT_EQ(ParseDecodeDevice("nvdec").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace exactq

@@ -1,0 +1,86 @@
+#include "engine/decode/gpu_decoding.h"
+
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+
+extern "C" {
+#include <libavutil/error.h>
+#include <libavutil/hwcontext.h>
+#include <libavutil/pixdesc.h>
+}
+
+namespace exactq::decode::internal {
+namespace {
+
+bool HasCudaConfig(const AVCodec* codec) {
+  for (int i = 0;; ++i) {
+    const AVCodecHWConfig* config = avcodec_get_hw_config(codec, i);
+    if (config == nullptr) return false;
+    if (config->device_type == AV_HWDEVICE_TYPE_CUDA && (config->methods & AV_CODEC_HW_CONFIG_METHOD_HW_DEVICE_CTX) &&
+        config->pix_fmt == AV_PIX_FMT_CUDA) {
+      return true;
+    }
+  }
+}
+
+// CUDA surfaces when offered; else the first software format (the hardware refused the
+// stream's profile, and FFmpeg decodes it in software: VideoDecoder notices).
+AVPixelFormat PickCudaSurfaces(AVCodecContext*, const AVPixelFormat* offered) {
+  for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f) {
+    if (*f == AV_PIX_FMT_CUDA) return *f;
+  }
+  for (const AVPixelFormat* f = offered; *f != AV_PIX_FMT_NONE; ++f) {
+    const AVPixFmtDescriptor* desc = av_pix_fmt_desc_get(*f);
+    if (desc != nullptr && (desc->flags & AV_PIX_FMT_FLAG_HWACCEL) == 0) return *f;
+  }
+  return AV_PIX_FMT_NONE;
+}
+
+}  // namespace
+
+const AVCodec* CudaCapableDecoder(AVCodecID id) {
+  const AVCodec* codec = avcodec_find_decoder(id);
+  if (id == AV_CODEC_ID_AV1) codec = avcodec_find_decoder_by_name("av1");
+  return codec != nullptr && HasCudaConfig(codec) ? codec : nullptr;
+}
+
+namespace {
+
+// One CUDA device context per GPU for every decoder of the process (a context costs
+// hundreds of MB of device memory), made on first use and kept. FFmpeg's own context,
+// not the primary one: the metrics' CUDA runtime has made the primary context active
+// with its own flags, which FFmpeg's primary-context mode refuses (ENOTSUP).
+absl::StatusOr<AVBufferRef*> SharedCudaDevice(int gpu) {
+  static std::mutex mutex;
+  static std::map<int, AVBufferRef*>* devices = new std::map<int, AVBufferRef*>();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (auto it = devices->find(gpu); it != devices->end()) return it->second;
+  AVBufferRef* device = nullptr;
+  const int e = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, std::to_string(gpu).c_str(), nullptr, 0);
+  if (e < 0) {
+    char text[AV_ERROR_MAX_STRING_SIZE] = {};
+    av_strerror(e, text, sizeof text);
+    return absl::FailedPreconditionError(absl::StrCat("no CUDA device ", gpu, " for the GPU decoder: ", text));
+  }
+  (*devices)[gpu] = device;
+  return device;
+}
+
+}  // namespace
+
+absl::Status AttachCudaDecoding(AVCodecContext* context, int gpu) {
+  absl::StatusOr<AVBufferRef*> device = SharedCudaDevice(gpu);
+  if (!device.ok()) return device.status();
+  context->hw_device_ctx = av_buffer_ref(*device);  // the context owns this reference
+  if (context->hw_device_ctx == nullptr) return absl::ResourceExhaustedError("out of memory for the GPU decoder");
+  context->get_format = PickCudaSurfaces;
+  return absl::OkStatus();
+}
+
+bool IsGpuSurface(const AVFrame& picture) { return picture.format == AV_PIX_FMT_CUDA; }
+
+}  // namespace exactq::decode::internal
