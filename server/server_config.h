@@ -19,7 +19,7 @@ struct DecodeConfig {
   uint32_t decode_threads = 4;                // per decoded side, when the header asks for 0
   uint32_t max_decode_threads = 16;           // per decoded side, whatever the header asks
   uint32_t max_decode_threads_total = 64;     // all decoded streams; beyond, one per side
-  DecodeDevice device = DecodeDevice::kAuto;  // --decode, when the header names none
+  DecodeDevice device = DecodeDevice::kCpu;  // --decode, when the header names none
 };
 
 struct ServerLimits {
