@@ -44,8 +44,8 @@ std::vector<std::string> EncodeSamples() {
   for (const Sample& s : samples) {
     const std::string path = absl::StrCat(TempDir(), "/", s.name);
     const std::string command =
-        absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=352x288:rate=24 -frames:v 8 ", s.args,
-                     " ", path, " 2>", TempDir(), "/ffmpeg.log");
+        absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=352x288:rate=24 -frames:v 8 ", s.args, " ",
+                     path, " 2>", TempDir(), "/ffmpeg.log");
     if (std::system(command.c_str()) == 0) paths.push_back(path);
   }
   return paths;

@@ -204,6 +204,26 @@ inline constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ inline int LaneId() { return static_cast<int>(threadIdx.x & 31); }
 
+// The sum over the warp of every lane's v, modulo 2^32 (the bits of the int overload's
+// two's-complement sum too). Integer addition is exact in any order, so the hardware
+// reduction (sm_80 and newer) and the shuffle tree (sm_75, in --config=cuda_release)
+// give the same bits.
+__device__ inline unsigned WarpSum(unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(kFullMask, v);
+#else
+  for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(kFullMask, v, offset);
+  return v;
+#endif
+}
+__device__ inline int WarpSum(int v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_add_sync(kFullMask, v);
+#else
+  return static_cast<int>(WarpSum(static_cast<unsigned>(v)));
+#endif
+}
+
 // Programmatic dependent launch (sm_90+; a no-op elsewhere and in kernels launched
 // without it). A kernel launched with LaunchAfterPrior's attribute must call
 // WaitForPriorKernel before it reads or writes memory that earlier kernels of the stream

@@ -690,8 +690,8 @@ __device__ inline StridedTies WarpApplyTieSteps(const StridedTieStepSummary& ste
   ties.seen = true;
   ties.first_q = __shfl_sync(kFullMask, before, first);
   ties.first_s = __shfl_sync(kFullMask, step.first_s, first);
-  ties.correction = __reduce_add_sync(kFullMask, correction);  // the int overload: signed
-  ties.count = static_cast<int>(__reduce_add_sync(kFullMask, static_cast<unsigned>(step.count)));
+  ties.correction = WarpSum(correction);  // signed
+  ties.count = static_cast<int>(WarpSum(static_cast<unsigned>(step.count)));
   return ties;
 }
 
@@ -716,7 +716,7 @@ __device__ inline bool StridedChunkTies(const Column& column, double scale, Stri
     }
   }
   if (__any_sync(kFullMask, special)) return false;
-  if (__reduce_add_sync(kFullMask, static_cast<unsigned>(__popc(tie))) > kMaxStridedTies) return false;
+  if (WarpSum(static_cast<unsigned>(__popc(tie))) > kMaxStridedTies) return false;
   ties = WarpApplyTieSteps(SummarizeTieStep(odd, tie, up));
   return true;
 }
@@ -1782,8 +1782,15 @@ __global__ void __launch_bounds__(kThreads)
 // the H200 with 8 in flight: the pass waits on its loads, and more warps hide them. Nor
 // do more loads in flight per lane pay for their registers: 8 or 16 steps at a time, 64
 // registers and 8 blocks, were the same and 1% slower with 16 in flight.)
+// Turing (sm_75, in release builds) holds 1,024 threads per SM, later GPUs 2,048.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+inline constexpr int kStridedBlocksPerSm = 8;
+#else
+inline constexpr int kStridedBlocksPerSm = 12;
+#endif
+
 template <class TermSource, int K>
-__global__ void __launch_bounds__(kStridedChunkWarps * 32, 12)
+__global__ void __launch_bounds__(kStridedChunkWarps * 32, kStridedBlocksPerSm)
     SegmentStridedChunksBatch(const __grid_constant__ SegmentBatch<TermSource, K> batch, size_t n, int64_t first_chunk,
                               int64_t end_chunk, PlanOptions options) {
   const unsigned k = blockIdx.x % K;

@@ -178,15 +178,23 @@ __device__ inline Acc BlockChunkSum(Acc (&acc)[kSumsPerChannel]) {
 // A base stored under an L2 policy of evict_last: L2 keeps it ahead of other data, so
 // that with many frames in flight it is still there when its slab's strided pass reads
 // it (EnqueueChannelSums).
+// L2 policies need sm_80; on Turing (release builds) the store is a plain one (the same
+// value; only where L2 keeps it differs).
 struct EvictLastStore {
   uint64_t policy;
   __device__ void operator()(double* at, double v) const {
+#if __CUDA_ARCH__ >= 800
     asm volatile("st.global.L2::cache_hint.f64 [%0], %1, %2;" ::"l"(at), "d"(v), "l"(policy) : "memory");
+#else
+    *at = v;
+#endif
   }
 };
 __device__ inline EvictLastStore MakeEvictLastStore() {
-  EvictLastStore store;
+  EvictLastStore store{0};
+#if __CUDA_ARCH__ >= 800
   asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(store.policy));
+#endif
   return store;
 }
 
