@@ -600,9 +600,15 @@ TEST(HostileServerTest, OneConnectionHoldsAtMostItsStreamLimit) {
   ASSERT_TRUE(server.Start()) << server.log();
   exactq::testing::RawHttp2Connection connection(server.grpc_port());
   ASSERT_TRUE(connection.connected());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the server's SETTINGS arrive
+  // The server's first bytes are its SETTINGS; an ACK sent before them is a protocol
+  // error that closes the connection (a fixed wait lost that race on a loaded machine).
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (connection.received_bytes() == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_GT(connection.received_bytes(), 0u) << "no SETTINGS from the server within 10 s";
   ASSERT_TRUE(connection.AckSettings());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  // Frames are read in order: the ACK is applied before the HEADERS that follow it.
   ASSERT_TRUE(connection.OpenStreams("/exactq.v1.Scorer/ScoreStream", 20));
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   // Calls that reached the service (the others were refused by the transport).
