@@ -1,5 +1,5 @@
 // Device code: one ordered-sum chunk's RunSummary, by the tie-free path when every lane
-// qualifies (tie_free_summary.h says why that is the same summary), otherwise by
+// qualifies (engine/exact/tie_free_summary.h says why that is the same summary), otherwise by
 // engine/exact's BlockOrderedChunk::Summarize. Same chunk layout as ordered_sum_block.cuh:
 // 256 threads, thread t holding the chunk's terms 4t..4t+3.
 //
@@ -20,11 +20,15 @@
 
 #include "engine/exact/ordered_sum_algebra.h"
 #include "engine/exact/ordered_sum_block.cuh"
-#include "engine/metrics/ssim/cuda/tie_free_summary.h"
+#include "engine/exact/tie_free_summary.h"
 
 namespace exactq {
 namespace ssim {
 namespace gpu {
+
+using exact::gpu::LaneRun;
+using exact::gpu::LaneRunOf;
+using exact::gpu::TieFreeSummary;
 
 class BlockChunkSummary {
  public:

@@ -26,15 +26,15 @@
 //     const double before = ExclusivePrefix(state, chunk);   // all lanes of warp 0
 //     if (threadIdx.x == 0) PublishInclusive(state, chunk, before + sum);
 //   }
-#ifndef EXACTQ_ENGINE_METRICS_SSIM_CUDA_CHUNK_LOOKBACK_CUH_
-#define EXACTQ_ENGINE_METRICS_SSIM_CUDA_CHUNK_LOOKBACK_CUH_
+#ifndef EXACTQ_ENGINE_EXACT_CHUNK_LOOKBACK_CUH_
+#define EXACTQ_ENGINE_EXACT_CHUNK_LOOKBACK_CUH_
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 
 namespace exactq {
-namespace ssim {
+namespace exact {
 namespace gpu {
 
 struct LookbackState {
@@ -97,7 +97,7 @@ __device__ inline double ExclusivePrefix(const LookbackState& s, int64_t chunk) 
 }
 
 }  // namespace gpu
-}  // namespace ssim
+}  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_SSIM_CUDA_CHUNK_LOOKBACK_CUH_
+#endif  // EXACTQ_ENGINE_EXACT_CHUNK_LOOKBACK_CUH_

@@ -1,7 +1,7 @@
 // A cheaper way to the same RunSummary (engine/exact/ordered_sum_algebra.h) for the common
 // chunk: one whose terms are all finite, none a tie, and each small next to the unit of
 // the planned frame. Host and device code; the device's block-level use is in
-// ssim_cuda_summaries.cuh, and tie_free_summary_test.cc holds the two forms equal on
+// engine/metrics/ssim/cuda/ssim_cuda_summaries.cuh, and tie_free_summary_test.cc holds the two forms equal on
 // the host.
 //
 // Why it is the same summary. A term's pair of increments (d_even, d_odd) differs only
@@ -18,19 +18,19 @@
 // Chunks that do not qualify (any tie, inf, NaN, unfit or large term: in practice the
 // first chunks of a frame, where the running sum is still small) take the general path.
 //
-//   exactq::ssim::gpu::LaneRun lane = exactq::ssim::gpu::LaneRunOf(x, valid, frame);
+//   exactq::exact::gpu::LaneRun lane = exactq::exact::gpu::LaneRunOf(x, valid, frame);
 //   // block: any lane !fast -> general path; else exclusive scan of lane.d, then
 //   // lo = min(base + lane.lo), hi = max(base + lane.hi), flags = OR(lane.flags)
-//   exactq::exact::RunSummary run = exactq::ssim::gpu::TieFreeSummary(d, lo, hi, flags);
-#ifndef EXACTQ_ENGINE_METRICS_SSIM_CUDA_TIE_FREE_SUMMARY_H_
-#define EXACTQ_ENGINE_METRICS_SSIM_CUDA_TIE_FREE_SUMMARY_H_
+//   exactq::exact::RunSummary run = exactq::exact::gpu::TieFreeSummary(d, lo, hi, flags);
+#ifndef EXACTQ_ENGINE_EXACT_TIE_FREE_SUMMARY_H_
+#define EXACTQ_ENGINE_EXACT_TIE_FREE_SUMMARY_H_
 
 #include <cstdint>
 
 #include "engine/exact/ordered_sum_algebra.h"
 
 namespace exactq {
-namespace ssim {
+namespace exact {
 namespace gpu {
 
 // The largest |r| a term of a tie-free chunk may have: 1024 terms of 2^43 sum to 2^53,
@@ -90,7 +90,7 @@ EXACTQ_HD inline exact::RunSummary TieFreeSummary(int64_t d, int64_t lo, int64_t
 }
 
 }  // namespace gpu
-}  // namespace ssim
+}  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_METRICS_SSIM_CUDA_TIE_FREE_SUMMARY_H_
+#endif  // EXACTQ_ENGINE_EXACT_TIE_FREE_SUMMARY_H_
