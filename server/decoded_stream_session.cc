@@ -57,7 +57,8 @@ class DecodedScoring {
     options.threads = static_cast<int>(threads.has_value() ? threads->per_side() : per_side);
     options.max_width = static_cast<int>(std::min<uint32_t>(config_.limits.max_width, kMaxFrameDimension));
     options.max_height = static_cast<int>(std::min<uint32_t>(config_.limits.max_height, kMaxFrameDimension));
-    options.device = *RequestedDecodeDevice(config_.decode, header_.decode(), "header.decode");
+    const DecodeRequest decode = *RequestedDecode(config_.decode, header_.decode(), "header.decode");
+    ApplyDecodeRequest(decode, &options);
     std::unique_ptr<VideoDecoder> decoders[2];
     EncodedSource* sides[2] = {reference, distorted};
     for (int i = 0; i < 2; ++i) {
@@ -121,8 +122,8 @@ class DecodedScoring {
     *accepted->mutable_geometry() = scoring_header.geometry();
     accepted->set_reference_decoder(absl::StrCat(ref_info.container, "/", ref_info.codec));
     accepted->set_distorted_decoder(absl::StrCat(dist_info.container, "/", dist_info.codec));
-    ToWire(ref_info, accepted->mutable_reference_decode());
-    ToWire(dist_info, accepted->mutable_distorted_decode());
+    ToWire(ref_info, decode, accepted->mutable_reference_decode());
+    ToWire(dist_info, decode, accepted->mutable_distorted_decode());
     if (!stream_->Write(response)) return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
 
     grpc::Status reader_error;
@@ -216,7 +217,7 @@ grpc::Status RunDecodedStreamSession(const ServerConfig& config, ServerMetrics* 
                                      "_source: a raw side with a decoded side is not supported; send both sides as "
                                      "uploads or server paths (a Y4M file is an upload too)"));
   }
-  if (absl::Status s = RequestedDecodeDevice(config.decode, header.decode(), "header.decode").status(); !s.ok()) {
+  if (absl::Status s = RequestedDecode(config.decode, header.decode(), "header.decode").status(); !s.ok()) {
     return ToGrpc(s);
   }
   EncodedSource reference, distorted;

@@ -115,20 +115,37 @@ v1::Geometry DecodedGeometry(const DecodedStreamInfo& info, const v1::PixelForma
   return g;
 }
 
-absl::StatusOr<DecodeDevice> RequestedDecodeDevice(const DecodeConfig& config, const std::string& asked,
-                                                   const std::string& field) {
-  if (asked.empty()) return config.device;
-  absl::StatusOr<DecodeDevice> device = ParseDecodeDevice(asked);
-  if (!device.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(field, ": \"", ClientText(asked, 40), "\" is not a decode device; use auto, gpu or cpu"));
+absl::StatusOr<DecodeRequest> RequestedDecode(const DecodeConfig& config, const std::string& asked,
+                                              const std::string& field) {
+  DecodeRequest request;
+  request.device = config.device;
+  request.gpu = config.gpu;
+  if (!asked.empty()) {
+    absl::StatusOr<DecodeDevice> device = ParseDecodeDevice(asked);
+    if (!device.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(field, ": \"", ClientText(asked, 40), "\" is not a decode device; use auto, gpu or cpu"));
+    }
+    request.device = *device;
   }
-  return device;
+  if (config.gpus_off && request.device != DecodeDevice::kCpu) {
+    if (request.device == DecodeDevice::kGpu) {
+      return absl::FailedPreconditionError(absl::StrCat(field, ": gpu, but the server runs with --gpus=none"));
+    }
+    request.device = DecodeDevice::kCpu;
+    request.cpu_reason = "the server runs with --gpus=none";
+  }
+  return request;
 }
 
-void ToWire(const DecodedStreamInfo& info, v1::DecodeInfo* wire) {
+void ApplyDecodeRequest(const DecodeRequest& request, DecoderOptions* options) {
+  options->device = request.device;
+  options->gpu = request.gpu;
+}
+
+void ToWire(const DecodedStreamInfo& info, const DecodeRequest& request, v1::DecodeInfo* wire) {
   wire->set_device(info.gpu_decoded ? "gpu" : "cpu");
-  wire->set_cpu_reason(info.cpu_reason);
+  wire->set_cpu_reason(info.cpu_reason.empty() ? request.cpu_reason : info.cpu_reason);
 }
 
 }  // namespace exactq::server

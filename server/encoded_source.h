@@ -44,13 +44,21 @@ absl::Status AppendUploadChunk(const v1::EncodedChunk& chunk, uint64_t max_chunk
 // (the decoder reading it then fails with it). Nothing for a server path.
 void EndUpload(EncodedSource* source, const absl::Status& status);
 
-// The decode device a header asks for ("auto", "gpu", "cpu"; empty: the server's
-// --decode). InvalidArgument naming `field` otherwise.
-absl::StatusOr<DecodeDevice> RequestedDecodeDevice(const DecodeConfig& config, const std::string& asked,
-                                                   const std::string& field);
+// Where a call's sources are decoded: what the header asks ("auto", "gpu", "cpu";
+// empty: the server's --decode) within what the server allows (--gpus=none: auto
+// decodes on the CPU saying so, gpu is FAILED_PRECONDITION).
+struct DecodeRequest {
+  DecodeDevice device = DecodeDevice::kCpu;
+  int gpu = 0;
+  std::string cpu_reason;  // the server's own reason for the CPU, when it overrode auto
+};
+// InvalidArgument naming `field` for another word.
+absl::StatusOr<DecodeRequest> RequestedDecode(const DecodeConfig& config, const std::string& asked,
+                                              const std::string& field);
+void ApplyDecodeRequest(const DecodeRequest& request, DecoderOptions* options);
 
-// Where the decoder made its pictures, for the answer.
-void ToWire(const DecodedStreamInfo& info, v1::DecodeInfo* wire);
+// Where the decoder made its pictures, and why not on the GPU when it was asked for.
+void ToWire(const DecodedStreamInfo& info, const DecodeRequest& request, v1::DecodeInfo* wire);
 
 // The geometry the decoder found, with the format's range and matrix taken from
 // `requested` where set, else from the bitstream's tags.

@@ -64,7 +64,7 @@ absl::Status CheckHeader(const v1::LadderHeader& header, const ServerConfig& con
           absl::StrCat("header.rendition_sources[", i, "]: must be an upload or a server path"));
     }
   }
-  if (absl::Status s = RequestedDecodeDevice(config.decode, header.decode(), "header.decode").status(); !s.ok()) {
+  if (absl::Status s = RequestedDecode(config.decode, header.decode(), "header.decode").status(); !s.ok()) {
     return s;
   }
   return ParseScale(header.scale()).status();
@@ -111,7 +111,8 @@ class LadderScoring {
     options.threads = static_cast<int>(threads.has_value() ? threads->per_side() : per_source);
     options.max_width = static_cast<int>(std::min<uint32_t>(config_.limits.max_width, kMaxFrameDimension));
     options.max_height = static_cast<int>(std::min<uint32_t>(config_.limits.max_height, kMaxFrameDimension));
-    options.device = *RequestedDecodeDevice(config_.decode, header_.decode(), "header.decode");
+    const DecodeRequest decode = *RequestedDecode(config_.decode, header_.decode(), "header.decode");
+    ApplyDecodeRequest(decode, &options);
     absl::StatusOr<std::unique_ptr<VideoDecoder>> reference_decoder =
         VideoDecoder::Open(std::move(reference->bytes), options);
     if (!reference_decoder.ok()) return ToGrpc(reference_decoder.status());
@@ -187,7 +188,7 @@ class LadderScoring {
     ToWire((*renditions)[0].pipeline->scorer(), kServerVersion, accepted->mutable_provenance());
     *accepted->mutable_geometry() = scoring_header.geometry();
     accepted->set_reference_decoder(absl::StrCat(ref_info.container, "/", ref_info.codec));
-    ToWire(ref_info, accepted->mutable_reference_decode());
+    ToWire(ref_info, decode, accepted->mutable_reference_decode());
     accepted->set_max_frames_in_flight(static_cast<uint32_t>(frames_in_flight));
     accepted->set_max_chunk_bytes(config_.limits.max_chunk_bytes);
     std::vector<std::string> described;
@@ -197,7 +198,7 @@ class LadderScoring {
       out->set_rendition(static_cast<uint32_t>(i));
       *out->mutable_geometry() = DecodedGeometry(info, requested);
       out->set_decoder(absl::StrCat(info.container, "/", info.codec));
-      ToWire(info, out->mutable_decode());
+      ToWire(info, decode, out->mutable_decode());
       out->set_scaled((*ladder)->scaled(i));
       if ((*ladder)->scaled(i)) accepted->mutable_provenance()->set_scaler_version(scale::kScaleDefinitionVersion);
       described.push_back(absl::StrCat("\"", (*renditions)[i].source.label, "\" (", info.geometry.width, "x",

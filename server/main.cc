@@ -256,6 +256,11 @@ ServerConfig ConfigFromFlags() {
   config.decode.max_decode_threads_total = absl::GetFlag(FLAGS_max_decode_threads_total);
   // main() refuses a --decode it cannot parse before it gets here.
   config.decode.device = ParseDecodeDevice(absl::GetFlag(FLAGS_decode)).value_or(DecodeDevice::kCpu);
+  // Decoding follows --gpus: none keeps it off the GPUs, a list puts it on the first.
+  if (absl::StatusOr<std::optional<std::vector<int>>> gpus = ParseGpuList(absl::GetFlag(FLAGS_gpus)); gpus.ok()) {
+    if (gpus->has_value() && (*gpus)->empty()) config.decode.gpus_off = true;
+    if (gpus->has_value() && !(*gpus)->empty()) config.decode.gpu = (*gpus)->front();
+  }
   if (config.decode.max_decode_threads_total == 0) {
     config.decode.max_decode_threads_total = 2 * std::max(1u, std::thread::hardware_concurrency());
   }

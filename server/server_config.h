@@ -20,6 +20,8 @@ struct DecodeConfig {
   uint32_t max_decode_threads = 16;          // per decoded side, whatever the header asks
   uint32_t max_decode_threads_total = 64;    // all decoded streams; beyond, one per side
   DecodeDevice device = DecodeDevice::kCpu;  // --decode, when the header names none
+  int gpu = 0;                               // the GPU that decodes: the first of --gpus
+  bool gpus_off = false;                     // --gpus=none: no decoding on a GPU either
 };
 
 struct ServerLimits {

@@ -144,6 +144,22 @@ TEST(GpuDecodeTest, GpuRefusesByNameWhenItCannot) {
   }
 }
 
+// Y4M pictures are copied, not decoded: gpu takes them on the CPU and says why.
+TEST(GpuDecodeTest, RawPicturesAreNeverDecodedOnTheGpu) {
+  const std::string path = absl::StrCat(TempDir(), "/raw.y4m");
+  const std::string command =
+      absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x64:rate=24 -frames:v 2 -pix_fmt yuv420p ",
+                   path, " 2>", TempDir(), "/ffmpeg.log");
+  if (std::system(command.c_str()) != 0) GTEST_SKIP() << "no ffmpeg CLI here";
+  for (DecodeDevice device : {DecodeDevice::kGpu, DecodeDevice::kAuto}) {
+    absl::StatusOr<Decoded> decoded = DecodeAll(path, device);
+    ASSERT_TRUE(decoded.ok()) << decoded.status();
+    EXPECT_FALSE(decoded->info.gpu_decoded);
+    EXPECT_EQ(decoded->info.cpu_reason, "raw pictures: nothing to decode");
+    EXPECT_EQ(decoded->frames.size(), 2u);
+  }
+}
+
 TEST(GpuDecodeTest, DeviceNamesRoundTrip) {
   for (DecodeDevice d : {DecodeDevice::kCpu, DecodeDevice::kGpu, DecodeDevice::kAuto}) {
     absl::StatusOr<DecodeDevice> parsed = ParseDecodeDevice(DecodeDeviceName(d));
