@@ -45,9 +45,9 @@
 #include "bench/common/cpu_bench.h"
 #include "engine/exact/ordered_sum.h"
 #include "engine/exact/ordered_sum_cuda.h"
-#include "engine/exact/ordered_sum_fixtures.h"
 #include "engine/exact/ordered_sum_kernels.cuh"
 #include "engine/exact/ordered_sum_segments.cuh"
+#include "engine/exact/testing/ordered_sum_fixtures.h"
 
 namespace exactq {
 namespace exact {

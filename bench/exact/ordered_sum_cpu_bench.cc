@@ -6,7 +6,7 @@
 //   bazel-bin/bench/exact/ordered_sum_cpu_bench [--n=8294400] [--reps=51] [--threads=1,2]
 //       [--kernels=auto|generic|scalar] [--json=FILE] [--commit=SHA] [--dirty=true|false]
 //
-// Fixtures (engine/exact/ordered_sum_fixtures.h, seed 1): `uniform` (unsigned terms in
+// Fixtures (engine/exact/testing/ordered_sum_fixtures.h, seed 1): `uniform` (unsigned terms in
 // [0,1), SSIMULACRA2-like) and `ssim_like_crossing_zero` (signed SSIM-like terms whose
 // total crosses zero). Paths, run in turn within every repetition (so that a change of
 // machine load hits all of them alike), after one warm-up round:
@@ -26,7 +26,7 @@
 
 #include "bench/common/cpu_bench.h"
 #include "engine/exact/ordered_sum.h"
-#include "engine/exact/ordered_sum_fixtures.h"
+#include "engine/exact/testing/ordered_sum_fixtures.h"
 
 namespace exactq {
 namespace {

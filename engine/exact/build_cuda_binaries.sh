@@ -22,11 +22,11 @@ LIBS=(-L"$CUDA/lib64" -lcudart_static -Wl,-Bstatic $(pkg-config --libs absl_stat
       -Wl,-Bdynamic -static-libstdc++ -static-libgcc -ldl -lrt -lpthread)
 
 "${NVCC[@]}" -c engine/exact/ordered_sum_cuda.cu -o "$OUT/ordered_sum_cuda.o"
-"${NVCC[@]}" -c engine/exact/ordered_sum_cuda_testing.cu -o "$OUT/ordered_sum_cuda_testing.o"
+"${NVCC[@]}" -c engine/exact/testing/ordered_sum_cuda_testing.cu -o "$OUT/ordered_sum_cuda_testing.o"
 "${NVCC[@]}" -c bench/exact/ordered_sum_bench.cu -o "$OUT/ordered_sum_bench.o"
-for src in ordered_sum ordered_sum_fixtures ordered_sum_device_model ordered_sum_cuda_test \
+for src in ordered_sum testing/ordered_sum_fixtures testing/ordered_sum_device_model ordered_sum_cuda_test \
            ordered_sum_cpu_kernels_generic; do
-  "${CXX[@]}" -Wno-psabi -c "engine/exact/$src.cc" -o "$OUT/$src.o"
+  "${CXX[@]}" -Wno-psabi -c "engine/exact/$src.cc" -o "$OUT/$(basename "$src").o"
 done
 # OrderedSumThreads' AVX2 kernels, as engine/exact/BUILD.bazel builds them.
 "${CXX[@]}" -mavx2 -mno-fma -Wno-psabi -c engine/exact/ordered_sum_cpu_kernels_avx2.cc \

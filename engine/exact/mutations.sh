@@ -11,8 +11,9 @@ set -u
 cd "$(dirname "$0")/../.."
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/src/engine/exact" "$WORK/src/engine/platform"
+mkdir -p "$WORK/src/engine/exact/testing" "$WORK/src/engine/platform"
 cp engine/exact/*.h engine/exact/*.cc engine/exact/*.inc "$WORK/src/engine/exact/"
+cp engine/exact/testing/*.h engine/exact/testing/*.cc "$WORK/src/engine/exact/testing/"
 # The host/device macros and the worker pool the sum's threads run on.
 cp engine/platform/host_device.h engine/platform/worker_pool.h engine/platform/worker_pool.cc "$WORK/src/engine/platform/"
 cp engine/exact/ordered_sum_algebra.h "$WORK/original_algebra.h"
@@ -93,9 +94,9 @@ EOF
      ! $CXX $E/ordered_sum_fast_test.cc -o "$WORK/fast_test" -lgtest -lgtest_main -pthread ||
      ! $CXX -mavx2 -mno-fma -Wno-psabi -c $E/ordered_sum_cpu_kernels_avx2.cc -o "$WORK/kernels_avx2.o" ||
      ! $CXX -Wno-psabi -c $E/ordered_sum_cpu_kernels_generic.cc -o "$WORK/kernels_generic.o" ||
-     ! $CXX $E/ordered_sum_cpu_kernels_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $POOL $KERNELS \
+     ! $CXX $E/ordered_sum_cpu_kernels_test.cc $E/ordered_sum.cc $E/testing/ordered_sum_fixtures.cc $POOL $KERNELS \
          -o "$WORK/kernels_test" -lgtest -lgtest_main -pthread $ABSL ||
-     ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/ordered_sum_fixtures.cc $E/ordered_sum_device_model.cc \
+     ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/testing/ordered_sum_fixtures.cc $E/testing/ordered_sum_device_model.cc \
          $POOL $KERNELS -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then
     echo "MUTATION $name: does not compile"
     exit 2

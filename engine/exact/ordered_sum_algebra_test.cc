@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/exact/ordered_sum_test_rng.h"
+#include "engine/exact/testing/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {

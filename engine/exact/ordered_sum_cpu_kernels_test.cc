@@ -14,8 +14,8 @@
 #include "engine/exact/ordered_sum.h"
 #include "engine/exact/ordered_sum_algebra.h"
 #include "engine/exact/ordered_sum_fast.h"
-#include "engine/exact/ordered_sum_fixtures.h"
-#include "engine/exact/ordered_sum_test_rng.h"
+#include "engine/exact/testing/ordered_sum_fixtures.h"
+#include "engine/exact/testing/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {

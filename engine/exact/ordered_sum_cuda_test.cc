@@ -11,11 +11,11 @@
 #include <vector>
 
 #include "engine/exact/ordered_sum.h"
-#include "engine/exact/ordered_sum_cuda_testing.h"
-#include "engine/exact/ordered_sum_device_model.h"
 #include "engine/exact/ordered_sum_fast.h"
-#include "engine/exact/ordered_sum_fixtures.h"
-#include "engine/exact/ordered_sum_test_rng.h"
+#include "engine/exact/testing/ordered_sum_cuda_testing.h"
+#include "engine/exact/testing/ordered_sum_device_model.h"
+#include "engine/exact/testing/ordered_sum_fixtures.h"
+#include "engine/exact/testing/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/exact/ordered_sum_algebra.h"
-#include "engine/exact/ordered_sum_test_rng.h"
+#include "engine/exact/testing/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"
 
 namespace exactq {

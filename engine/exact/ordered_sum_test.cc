@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/exact/ordered_sum_device_model.h"
-#include "engine/exact/ordered_sum_fixtures.h"
+#include "engine/exact/testing/ordered_sum_device_model.h"
+#include "engine/exact/testing/ordered_sum_fixtures.h"
 #include "gtest/gtest.h"
 
 namespace exactq {

@@ -3,8 +3,8 @@
 //   TestRng rng{42};
 //   uint64_t bits = rng.Next();
 //   int64_t k = rng.Range(-3, 60);  // inclusive
-#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_TEST_RNG_H_
-#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_TEST_RNG_H_
+#ifndef EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_TEST_RNG_H_
+#define EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_TEST_RNG_H_
 
 #include <cstdint>
 
@@ -27,4 +27,4 @@ struct TestRng {
 }  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_TEST_RNG_H_
+#endif  // EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_TEST_RNG_H_

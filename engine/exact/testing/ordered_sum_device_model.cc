@@ -1,4 +1,4 @@
-#include "engine/exact/ordered_sum_device_model.h"
+#include "engine/exact/testing/ordered_sum_device_model.h"
 
 #include <algorithm>
 

@@ -6,8 +6,8 @@
 //   double want = OrderedSumReference::Loop(terms.data(), terms.size());
 //
 // Test-only code.
-#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_FIXTURES_H_
-#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_FIXTURES_H_
+#ifndef EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_FIXTURES_H_
+#define EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_FIXTURES_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -58,4 +58,4 @@ bool SameBitsOrBothNaN(double a, double b);
 }  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_FIXTURES_H_
+#endif  // EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_FIXTURES_H_

@@ -19,8 +19,8 @@
 //   std::vector<int> plan = ModelPlan(n, PlanMode::kFixedFrame, 16);
 //   OrderedSumStats stats;
 //   double s = ModelDeviceWalk(terms.data(), n, plan, &stats);
-#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_DEVICE_MODEL_H_
-#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_DEVICE_MODEL_H_
+#ifndef EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_DEVICE_MODEL_H_
+#define EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_DEVICE_MODEL_H_
 
 #include <cstddef>
 #include <vector>
@@ -47,4 +47,4 @@ double ModelDeviceWalk(const double* terms, size_t n, const std::vector<int>& pl
 }  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_DEVICE_MODEL_H_
+#endif  // EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_DEVICE_MODEL_H_

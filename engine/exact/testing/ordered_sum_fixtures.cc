@@ -1,4 +1,4 @@
-#include "engine/exact/ordered_sum_fixtures.h"
+#include "engine/exact/testing/ordered_sum_fixtures.h"
 
 #include <algorithm>
 #include <cfloat>

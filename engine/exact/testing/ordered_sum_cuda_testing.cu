@@ -1,4 +1,4 @@
-#include "engine/exact/ordered_sum_cuda_testing.h"
+#include "engine/exact/testing/ordered_sum_cuda_testing.h"
 
 #include <algorithm>
 

@@ -5,8 +5,8 @@
 //   std::vector<double> terms(n);
 //   for (size_t i = 0; i < n; ++i) terms[i] = GeneratedTerm(i, n);
 //   absl::StatusOr<double> got = SumGeneratedTermsOnDevice(n, &stats);  // == the loop over terms
-#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_TESTING_H_
-#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_TESTING_H_
+#ifndef EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_CUDA_TESTING_H_
+#define EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_CUDA_TESTING_H_
 
 #include <cstddef>
 #include <cstdint>
@@ -86,4 +86,4 @@ absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_ch
 }  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_CUDA_TESTING_H_
+#endif  // EXACTQ_ENGINE_EXACT_TESTING_ORDERED_SUM_CUDA_TESTING_H_
