@@ -239,6 +239,14 @@ std::string ToTable(const ScoringRun& run, const TableOptions& options) {
   out +=
       fmt::format("\n{} frames ({} cuda, {} cpu) in {:.3f} s, {:.2f} frames/s; {}\n", t.frames(), t.frames_cuda(),
                   t.frames_cpu(), t.wall_ns() * 1e-9, t.frames_per_second(), run.summary.provenance().server_version());
+  // Decoded sources: where each side was decoded, and why not on the GPU.
+  if (run.accepted.has_reference_decode()) {
+    const auto side = [](const v1::DecodeInfo& d) {
+      return d.cpu_reason().empty() ? d.device() : fmt::format("{} ({})", d.device(), d.cpu_reason());
+    };
+    out += fmt::format("decoded: reference on {}, distorted on {}\n", side(run.accepted.reference_decode()),
+                       side(run.accepted.distorted_decode()));
+  }
   return out;
 }
 

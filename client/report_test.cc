@@ -65,6 +65,30 @@ TEST(ReportTest, JsonHasLibvmafShape) {
   EXPECT_EQ(doc["version"], "exactq test");
 }
 
+// Decoded sources: the JSON and the console say where each side was decoded and why
+// not on the GPU; raw streams say nothing about decoding.
+TEST(ReportTest, DecodedSidesSayWhereTheyWereDecoded) {
+  ScoringRun run;
+  v1::FrameResult r;
+  r.set_backend(v1::BACKEND_CUDA);
+  r.add_scores()->set_name("ssim");
+  run.frames.push_back(r);
+  EXPECT_EQ(ToTable(run).find("decoded:"), std::string::npos);
+  EXPECT_FALSE(nlohmann::json::parse(ToJson(run)).contains("decode"));
+
+  run.accepted.mutable_reference_decode()->set_device("cpu");
+  run.accepted.mutable_reference_decode()->set_cpu_reason("raw pictures: nothing to decode");
+  run.accepted.mutable_distorted_decode()->set_device("gpu");
+  EXPECT_NE(ToTable(run).find("decoded: reference on cpu (raw pictures: nothing to decode), distorted on gpu\n"),
+            std::string::npos)
+      << ToTable(run);
+  const nlohmann::json doc = nlohmann::json::parse(ToJson(run));
+  EXPECT_EQ(doc["decode"]["reference"]["device"], "cpu");
+  EXPECT_EQ(doc["decode"]["reference"]["cpu_reason"], "raw pictures: nothing to decode");
+  EXPECT_EQ(doc["decode"]["distorted"]["device"], "gpu");
+  EXPECT_EQ(doc["decode"]["distorted"]["cpu_reason"], "");
+}
+
 TEST(ReportTest, CsvHasOneRowPerFrame) {
   ScoringRun run;
   v1::FrameResult r;
