@@ -52,8 +52,10 @@ namespace {
 
 // One CUDA device context per GPU for every decoder of the process (a context costs
 // hundreds of MB of device memory), made on first use and kept. FFmpeg's own context,
-// not the primary one: the metrics' CUDA runtime has made the primary context active
-// with its own flags, which FFmpeg's primary-context mode refuses (ENOTSUP).
+// not the primary one. Tried and dropped: FFmpeg's primary-context mode
+// (`primary_ctx=1`): inside exactqd on the H200 it failed with ENOTSUP, which FFmpeg
+// returns for a primary context already active with other flags (the metrics' CUDA
+// runtime makes it active with its own).
 absl::StatusOr<AVBufferRef*> SharedCudaDevice(int gpu) {
   static std::mutex mutex;
   static std::map<int, AVBufferRef*>* devices = new std::map<int, AVBufferRef*>();
