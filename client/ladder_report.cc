@@ -8,10 +8,6 @@ namespace {
 
 std::string Bytes(int64_t bytes) { return bytes >= 0 ? std::to_string(bytes) : "null"; }
 
-std::string DecodeJson(const v1::DecodeInfo& d) {
-  return fmt::format("{{\"device\": {}, \"cpu_reason\": {}}}", JsonString(d.device()), JsonString(d.cpu_reason()));
-}
-
 std::string RenditionJson(const LadderRun& run, size_t i) {
   const RenditionRun& r = run.renditions[i];
   const v1::RenditionAccepted* accepted =
@@ -21,7 +17,7 @@ std::string RenditionJson(const LadderRun& run, size_t i) {
     out +=
         fmt::format(", \"width\": {}, \"height\": {}, \"scaled\": {}, \"decoder\": {}, \"decode\": {}",
                     accepted->geometry().width(), accepted->geometry().height(), accepted->scaled() ? "true" : "false",
-                    JsonString(accepted->decoder()), DecodeJson(accepted->decode()));
+                    JsonString(accepted->decoder()), DecodeInfoJson(accepted->decode()));
   }
   out += fmt::format(", \"bytes\": {},\n     \"frames\": [", Bytes(r.size_bytes));
   for (size_t f = 0; f < r.frames.size(); ++f) {
@@ -59,7 +55,7 @@ std::string Json(const LadderRun& run, const std::string* error) {
   out += fmt::format(
       "  \"reference\": {{\"source\": {}, \"width\": {}, \"height\": {}, \"decoder\": {}, \"decode\": {}}},\n",
       JsonString(run.reference), run.accepted.geometry().width(), run.accepted.geometry().height(),
-      JsonString(run.accepted.reference_decoder()), DecodeJson(run.accepted.reference_decode()));
+      JsonString(run.accepted.reference_decoder()), DecodeInfoJson(run.accepted.reference_decode()));
   out += "  \"renditions\": [";
   for (size_t i = 0; i < run.renditions.size(); ++i) out += (i ? "," : "") + RenditionJson(run, i);
   out += run.renditions.empty() ? "],\n" : "\n  ],\n";

@@ -95,11 +95,8 @@ std::string JsonHead(const v1::Provenance& p, const std::string& job_id, const v
   out += fmt::format("  \"job_id\": {},\n", JsonString(job_id));
   // Decoded sources: where each side was decoded, and why not on the GPU.
   if (accepted.has_reference_decode()) {
-    const auto side = [](const v1::DecodeInfo& d) {
-      return fmt::format("{{\"device\": {}, \"cpu_reason\": {}}}", JsonString(d.device()), JsonString(d.cpu_reason()));
-    };
-    out += fmt::format("  \"decode\": {{\"reference\": {}, \"distorted\": {}}},\n", side(accepted.reference_decode()),
-                       side(accepted.distorted_decode()));
+    out += fmt::format("  \"decode\": {{\"reference\": {}, \"distorted\": {}}},\n",
+                       DecodeInfoJson(accepted.reference_decode()), DecodeInfoJson(accepted.distorted_decode()));
   }
   out += "  \"metric_versions\": {";
   for (int i = 0; i < p.metrics_size(); ++i) {
@@ -131,6 +128,11 @@ std::string JsonTail(const ScoringRun& run) {
       JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
   out += "  \"complete\": true\n}\n";
   return out;
+}
+
+std::string DecodeInfoJson(const v1::DecodeInfo& decode) {
+  return fmt::format("{{\"device\": {}, \"cpu_reason\": {}}}", JsonString(decode.device()),
+                     JsonString(decode.cpu_reason()));
 }
 
 std::string PooledMetricsJson(const v1::StreamSummary& summary, const std::string& indent) {

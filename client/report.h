@@ -29,6 +29,8 @@ std::string CsvNumber(double value);
 const char* BackendLabel(v1::Backend backend);
 // libvmaf's "pooled_metrics" object of a summary; `indent` is the indent of its line.
 std::string PooledMetricsJson(const v1::StreamSummary& summary, const std::string& indent);
+// Where a decoded source was decoded: {"device": "gpu", "cpu_reason": ""}.
+std::string DecodeInfoJson(const v1::DecodeInfo& decode);
 
 std::string ToJson(const ScoringRun& run);
 std::string ToCsv(const ScoringRun& run);
