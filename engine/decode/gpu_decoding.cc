@@ -48,8 +48,6 @@ const AVCodec* CudaCapableDecoder(AVCodecID id) {
   return codec != nullptr && HasCudaConfig(codec) ? codec : nullptr;
 }
 
-namespace {
-
 // One CUDA device context per GPU for every decoder of the process (a context costs
 // hundreds of MB of device memory), made on first use and kept. FFmpeg's own context,
 // not the primary one. Tried and dropped: FFmpeg's primary-context mode
@@ -72,12 +70,8 @@ absl::StatusOr<AVBufferRef*> SharedCudaDevice(int gpu) {
   return device;
 }
 
-}  // namespace
-
-absl::Status AttachCudaDecoding(AVCodecContext* context, int gpu) {
-  absl::StatusOr<AVBufferRef*> device = SharedCudaDevice(gpu);
-  if (!device.ok()) return device.status();
-  context->hw_device_ctx = av_buffer_ref(*device);  // the context owns this reference
+absl::Status AttachCudaDecoding(AVCodecContext* context, AVBufferRef* device) {
+  context->hw_device_ctx = av_buffer_ref(device);  // the context owns this reference
   if (context->hw_device_ctx == nullptr) return absl::ResourceExhaustedError("out of memory for the GPU decoder");
   context->get_format = PickCudaSurfaces;
   return absl::OkStatus();

@@ -5,6 +5,7 @@
 #define EXACTQ_ENGINE_DECODE_GPU_DECODING_H_
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 extern "C" {
 #include <libavcodec/avcodec.h>
@@ -17,11 +18,15 @@ namespace exactq::decode::internal {
 // none with a CUDA configuration.
 const AVCodec* CudaCapableDecoder(AVCodecID id);
 
-// Opens CUDA device `gpu` for `context` (not yet opened) and asks for GPU surfaces, with
-// the software format as the fallback FFmpeg takes when the hardware refuses a stream's
-// profile. FailedPrecondition naming the cause when no CUDA device can be opened (no
+// The CUDA device context of GPU `gpu` that every decoder of the process shares (made on
+// first use, kept). FailedPrecondition naming the cause when it cannot be opened (no
 // driver, no GPU, the ordinal out of range).
-absl::Status AttachCudaDecoding(AVCodecContext* context, int gpu);
+absl::StatusOr<AVBufferRef*> SharedCudaDevice(int gpu);
+
+// Gives `context` (not yet opened) a reference to `device` and asks for GPU surfaces,
+// with the software format as the fallback FFmpeg takes when the hardware refuses a
+// stream's profile.
+absl::Status AttachCudaDecoding(AVCodecContext* context, AVBufferRef* device);
 
 // True for a picture that lives in GPU memory (a surface to download).
 bool IsGpuSurface(const AVFrame& picture);

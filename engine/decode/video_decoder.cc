@@ -231,9 +231,9 @@ absl::Status VideoDecoder::OpenStreams() {
     // hardware).
     if (const AVCodec* dav1d = avcodec_find_decoder_by_name("libdav1d"); dav1d != nullptr) codec = dav1d;
   }
-  absl::StatusOr<const AVCodec*> chosen = ChooseDecoder(codec, stream->codecpar->codec_id);
+  absl::StatusOr<ChosenDecoder> chosen = ChooseDecoder(codec, stream->codecpar->codec_id);
   if (!chosen.ok()) return chosen.status();
-  codec = *chosen;
+  codec = chosen->codec;
   if (stream->codecpar->width > options_.max_width || stream->codecpar->height > options_.max_height) {
     return absl::ResourceExhaustedError(absl::StrCat(source_->name(), ": pictures of ", stream->codecpar->width, "x",
                                                      stream->codecpar->height, " exceed the limit of ",
@@ -244,21 +244,9 @@ absl::Status VideoDecoder::OpenStreams() {
   if (int e = avcodec_parameters_to_context(av.codec, stream->codecpar); e < 0) {
     return AvError(e, "the stream's codec parameters");
   }
-  if (options_.device != DecodeDevice::kCpu && decode::internal::CudaCapableDecoder(codec->id) == codec) {
-    if (absl::Status s = decode::internal::AttachCudaDecoding(av.codec, options_.gpu); s.ok()) {
-      av.gpu = true;
-    } else if (options_.device == DecodeDevice::kGpu) {
-      return absl::Status(s.code(), absl::StrCat(source_->name(), ": ", s.message()));
-    } else {
-      info_.cpu_reason = std::string(s.message());
-      codec = software_codec_;
-      avcodec_free_context(&av.codec);
-      av.codec = avcodec_alloc_context3(codec);
-      if (av.codec == nullptr) return absl::ResourceExhaustedError("out of memory for the decoder");
-      if (int e = avcodec_parameters_to_context(av.codec, stream->codecpar); e < 0) {
-        return AvError(e, "the stream's codec parameters");
-      }
-    }
+  if (chosen->cuda_device != nullptr) {
+    if (absl::Status s = decode::internal::AttachCudaDecoding(av.codec, chosen->cuda_device); !s.ok()) return s;
+    av.gpu = true;
   }
   av.codec->pkt_timebase = stream->time_base;
   av.codec->thread_count = options_.threads;
@@ -288,13 +276,13 @@ absl::Status VideoDecoder::OpenStreams() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<const AVCodec*> VideoDecoder::ChooseDecoder(const AVCodec* software, int codec_id) {
-  software_codec_ = software;
-  if (options_.device == DecodeDevice::kCpu) return software;
+absl::StatusOr<VideoDecoder::ChosenDecoder> VideoDecoder::ChooseDecoder(const AVCodec* software, int codec_id) {
+  const ChosenDecoder cpu{software, nullptr};
+  if (options_.device == DecodeDevice::kCpu) return cpu;
   if (codec_id == AV_CODEC_ID_RAWVIDEO) {
     // Y4M and raw pictures: copied, not decoded, whatever was asked.
     info_.cpu_reason = "raw pictures: nothing to decode";
-    return software;
+    return cpu;
   }
   const AVCodec* gpu = decode::internal::CudaCapableDecoder(static_cast<AVCodecID>(codec_id));
   const char* name = avcodec_get_name(static_cast<AVCodecID>(codec_id));
@@ -304,13 +292,21 @@ absl::StatusOr<const AVCodec*> VideoDecoder::ChooseDecoder(const AVCodec* softwa
       return absl::UnimplementedError(absl::StrCat(source_->name(), ": ", why));
     }
     info_.cpu_reason = why;
-    return software;
+    return cpu;
   }
   if (codec_id == AV_CODEC_ID_AV1 && options_.device == DecodeDevice::kAuto) {
     info_.cpu_reason = "auto decodes AV1 on the CPU (FFmpeg's GPU AV1 decoder cannot fall back); ask for gpu";
-    return software;
+    return cpu;
   }
-  return gpu;
+  absl::StatusOr<AVBufferRef*> device = decode::internal::SharedCudaDevice(options_.gpu);
+  if (!device.ok()) {
+    if (options_.device == DecodeDevice::kGpu) {
+      return absl::Status(device.status().code(), absl::StrCat(source_->name(), ": ", device.status().message()));
+    }
+    info_.cpu_reason = std::string(device.status().message());
+    return cpu;
+  }
+  return ChosenDecoder{gpu, *device};
 }
 
 absl::StatusOr<bool> VideoDecoder::DecodeNext() {

@@ -41,6 +41,7 @@
 #include "engine/format/color.h"
 #include "engine/format/frame.h"
 
+struct AVBufferRef;
 struct AVCodec;
 
 namespace exactq {
@@ -101,9 +102,14 @@ class VideoDecoder {
   struct Av;
   VideoDecoder(std::unique_ptr<ByteSource> source, const DecoderOptions& options);
   absl::Status OpenStreams();
-  // Sets up GPU decoding on the opened stream's codec per options_.device; a fallback
-  // to the CPU (kAuto) is recorded in info_.cpu_reason.
-  absl::StatusOr<const AVCodec*> ChooseDecoder(const AVCodec* software, int codec_id);
+  // The decoder for the stream per options_.device, with the CUDA device for GPU
+  // decoding (null: the CPU); a fallback to the CPU (kAuto) is recorded in
+  // info_.cpu_reason.
+  struct ChosenDecoder {
+    const AVCodec* codec;
+    AVBufferRef* cuda_device;
+  };
+  absl::StatusOr<ChosenDecoder> ChooseDecoder(const AVCodec* software, int codec_id);
   // Decodes the next picture into av's frame; false at the end.
   absl::StatusOr<bool> DecodeNext();
   absl::Status CheckPicture();
@@ -121,8 +127,7 @@ class VideoDecoder {
   double last_pts_seconds_ = -1;  // the last picture returned
   absl::Status io_error_;         // the byte source's error, seen by the AVIOContext callbacks
   std::pair<ByteSource*, absl::Status*> io_opaque_{nullptr, nullptr};
-  absl::Status error_;                       // sticky
-  const AVCodec* software_codec_ = nullptr;  // the CPU's decoder for the stream
+  absl::Status error_;  // sticky
 };
 
 }  // namespace exactq
