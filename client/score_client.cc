@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/format/frame_geometry.h"
+#include "proto/layout_wire.h"
 
 namespace exactq::client {
 
@@ -74,24 +75,6 @@ absl::StatusOr<std::shared_ptr<grpc::Channel>> Connect(const ConnectionOptions& 
   }
   return channel;
 }
-
-namespace {
-
-v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
-  switch (layout) {
-    case ChromaLayout::k400:
-      return v1::CHROMA_400;
-    case ChromaLayout::k420:
-      return v1::CHROMA_420;
-    case ChromaLayout::k422:
-      return v1::CHROMA_422;
-    case ChromaLayout::k444:
-      return v1::CHROMA_444;
-  }
-  return v1::CHROMA_LAYOUT_UNSPECIFIED;
-}
-
-}  // namespace
 
 v1::Geometry GeometryToWire(const FrameGeometry& geometry) {
   v1::Geometry g;

@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "proto/layout_wire.h"
 #include "server/client_text.h"
 
 namespace exactq::server {
@@ -16,20 +17,6 @@ std::string SpoolDirectory(const DecodeConfig& config) {
 
 absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
-}
-
-v1::ChromaLayout LayoutToWire(ChromaLayout layout) {
-  switch (layout) {
-    case ChromaLayout::k400:
-      return v1::CHROMA_400;
-    case ChromaLayout::k420:
-      return v1::CHROMA_420;
-    case ChromaLayout::k422:
-      return v1::CHROMA_422;
-    case ChromaLayout::k444:
-      return v1::CHROMA_444;
-  }
-  return v1::CHROMA_LAYOUT_UNSPECIFIED;
 }
 
 }  // namespace
