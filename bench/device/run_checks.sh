@@ -42,9 +42,9 @@ read -r COMMIT DIRTY < "$B/COMMIT"
 } > "$OUT/parity.txt"
 
 # 1. Parity.
-[ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test frame_pipeline_test; do
+[ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test frame_pipeline_test vmaf_cuda_test; do
   start=$(date +%s)
-  timeout 300 "$B/$t" > "$W/$t.log" 2>&1
+  EXACTQ_VMAF_CUDA=1 timeout 300 "$B/$t" > "$W/$t.log" 2>&1
   rc=$?
   echo "$t rc=$rc $(($(date +%s) - start))s $(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?|^\[  SKIPPED \] [0-9]+ tests?' "$W/$t.log" | tr '\n' ' ')" >> "$OUT/parity.txt"
   grep -m1 -iE 'skipping|no (usable )?GPU' "$W/$t.log" >> "$OUT/parity.txt"

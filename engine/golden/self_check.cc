@@ -65,7 +65,7 @@ CheckReport CheckGpu(int device) {
                         CreateGpuScorer(device, pair.geometry, {GpuMetricRequest{metric.name, metric.options}});
                     if (!scorer.ok()) return scorer.status();
                     GpuStageTimes times;
-                    return (*scorer)->Score(reference, distorted, &times);
+                    return (*scorer)->Score(reference, distorted, nullptr, &times);
                   });
 }
 

@@ -56,6 +56,9 @@ struct GpuMetricFactory {
   // RESOURCE_EXHAUSTED from the device, naming the CUDA call.
   absl::StatusOr<std::unique_ptr<GpuMetric>> (*create)(int device, const FrameGeometry& geometry,
                                                        const MetricOptions& options);
+  // Whether the twin reads the previous frame's reference (DeviceFramePair's
+  // previous_reference): the runtime then uploads its first plane with each pair.
+  bool reads_previous_reference = false;
 };
 
 }  // namespace exactq

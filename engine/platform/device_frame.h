@@ -23,6 +23,10 @@ struct DeviceFramePair {
   int planes = 0;                      // leading planes present on the device (1: luma only)
   const uint8_t* reference = nullptr;  // device memory
   const uint8_t* distorted = nullptr;  // device memory
+  // The previous frame's reference, its first plane only (luma), for metrics that read it
+  // (GpuMetricFactory::reads_previous_reference); null for a stream's first frame or when
+  // no metric of the request reads it.
+  const uint8_t* previous_reference = nullptr;
   // Completes when both pictures are on the device. Work on the stream given to Enqueue
   // is ordered after it already; a twin that runs on streams of its own makes them wait
   // for this event first.

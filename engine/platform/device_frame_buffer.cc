@@ -25,11 +25,13 @@ DeviceFrameBuffer::~DeviceFrameBuffer() {
     cudaEventDestroy(ready_);
   }
   cudaFree(device_pictures_);
+  cudaFree(device_previous_);
   cudaFreeHost(staging_);
 }
 
-uint64_t DeviceFrameBuffer::DeviceBytes(const FrameGeometry& geometry, int planes) {
-  return 2 * static_cast<uint64_t>(LeadingPlaneBytes(geometry, planes));
+uint64_t DeviceFrameBuffer::DeviceBytes(const FrameGeometry& geometry, int planes, bool previous_reference) {
+  return 2 * static_cast<uint64_t>(LeadingPlaneBytes(geometry, planes)) +
+         (previous_reference ? static_cast<uint64_t>(LeadingPlaneBytes(geometry, 1)) : 0);
 }
 
 absl::Status DeviceFrameBuffer::Reserve(size_t picture_bytes, bool staging) {
@@ -56,7 +58,7 @@ absl::Status DeviceFrameBuffer::Reserve(size_t picture_bytes, bool staging) {
 }
 
 absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference, const Frame& distorted, int planes,
-                                                          cudaStream_t stream) {
+                                                          cudaStream_t stream, const Frame* previous_reference) {
   const FrameGeometry& g = reference.geometry();
   if (!(g == distorted.geometry())) {
     return absl::InvalidArgumentError(absl::StrCat(kWho, ": reference and distorted geometries differ"));
@@ -64,6 +66,9 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   if (planes < 1 || planes > g.plane_count()) {
     return absl::InvalidArgumentError(
         absl::StrCat(kWho, ": planes must be 1 to ", g.plane_count(), " for this format, got ", planes));
+  }
+  if (previous_reference != nullptr && !(previous_reference->geometry() == g)) {
+    return absl::InvalidArgumentError(absl::StrCat(kWho, ": the previous reference's geometry differs"));
   }
   const size_t bytes = LeadingPlaneBytes(g, planes);
   const bool direct = IsPageLocked(reference.bytes(), bytes) && IsPageLocked(distorted.bytes(), bytes);
@@ -93,6 +98,21 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
     }
     ++staged_uploads_;
   }
+  // A previous reference's first plane: a plain copy (pageable ones are staged by the
+  // driver). It is read by motion-like terms only, a third of a 4:2:0 pair's bytes.
+  if (previous_reference != nullptr) {
+    const size_t luma = LeadingPlaneBytes(g, 1);
+    if (luma > previous_capacity_) {
+      cudaFree(device_previous_);
+      device_previous_ = nullptr;
+      previous_capacity_ = 0;
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(reinterpret_cast<void**>(&device_previous_), luma));
+      previous_capacity_ = luma;
+    }
+    EXACTQ_RETURN_IF_CUDA_ERROR(
+        kWho, cudaMemcpyAsync(device_previous_, previous_reference->bytes(), luma, cudaMemcpyHostToDevice, stream));
+    uploaded_bytes_ += luma;
+  }
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(ready_, stream));
   uploaded_bytes_ += 2 * static_cast<uint64_t>(bytes);
   DeviceFramePair pair;
@@ -101,6 +121,7 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   pair.planes = planes;
   pair.reference = device[0];
   pair.distorted = device[1];
+  pair.previous_reference = previous_reference != nullptr ? device_previous_ : nullptr;
   pair.ready = ready_;
   return pair;
 }

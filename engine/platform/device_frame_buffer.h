@@ -37,16 +37,19 @@ class DeviceFrameBuffer {
   // the previous pair. The frames must have the same geometry and stay unchanged until
   // the ready event completes. INVALID_ARGUMENT for mismatched geometries or planes out
   // of range; CUDA errors as cuda_status.h.
+  // With `previous_reference` (the frame before, same geometry), its first plane goes up
+  // too, as the pair's previous_reference.
   absl::StatusOr<DeviceFramePair> Upload(const Frame& reference, const Frame& distorted, int planes,
-                                         cudaStream_t stream);
+                                         cudaStream_t stream, const Frame* previous_reference = nullptr);
 
   // Host-to-device bytes enqueued since creation (both pictures, every upload).
   uint64_t uploaded_bytes() const { return uploaded_bytes_; }
   // Uploads that went through pinned staging (the pictures were not page-locked).
   int64_t staged_uploads() const { return staged_uploads_; }
 
-  // Device memory the buffer holds for `planes` planes of this geometry.
-  static uint64_t DeviceBytes(const FrameGeometry& geometry, int planes);
+  // Device memory the buffer holds for `planes` planes of this geometry (and a previous
+  // reference's first plane).
+  static uint64_t DeviceBytes(const FrameGeometry& geometry, int planes, bool previous_reference = false);
 
  private:
   absl::Status Reserve(size_t picture_bytes, bool staging);
@@ -54,6 +57,8 @@ class DeviceFrameBuffer {
   int device_;
   uint8_t* device_pictures_ = nullptr;  // reference, then distorted, capacity_ bytes each
   size_t capacity_ = 0;
+  uint8_t* device_previous_ = nullptr;  // a previous reference's first plane
+  size_t previous_capacity_ = 0;
   uint8_t* staging_ = nullptr;  // pinned: the same layout, staging_capacity_ bytes each
   size_t staging_capacity_ = 0;
   cudaEvent_t ready_ = nullptr;

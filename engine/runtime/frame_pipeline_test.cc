@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdlib>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -113,7 +114,8 @@ class StandIn {
     Scorer(StandIn* owner, int device, const std::vector<GpuMetricRequest>& metrics) : owner_(owner), device_(device) {
       for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
     }
-    absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes*) override {
+    absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
+                                      GpuStageTimes*) override {
       const int frame = reference.bytes()[0];
       {
         std::unique_lock<std::mutex> lock(owner_->mutex_);
@@ -130,7 +132,7 @@ class StandIn {
       } else {
         FrameScores all;
         for (auto& m : metrics_) {
-          FrameScores s = *m->Score(reference, distorted);
+          FrameScores s = *m->ScoreInStream(reference, distorted, previous_reference);
           all.insert(all.end(), s.begin(), s.end());
         }
         out = std::move(all);
@@ -520,6 +522,35 @@ TEST(FramePipelineGpuTest, EveryTwinReadsOneDeviceFrameWithTheCpuBits) {
       }
       ExpectSameBits(r.scored->scores, want, static_cast<int>(i));
     }
+  }
+}
+
+// On a GPU host: a stream of every metric, vmaf's previous reference and sequence stage
+// included, with frames in flight: the cuda backend answers the cpu backend's bits, and
+// each frame uploads one pair plus the previous reference's luma (none for frame 0).
+TEST(FramePipelineGpuTest, AStreamWithVmafAnswersTheCpusBits) {
+  setenv("EXACTQ_VMAF_CUDA", "1", 1);  // the twin's opt-in (registry.h)
+  const FrameGeometry g{352, 288, PixelFormat{ChromaLayout::k420, 8}};
+  const std::vector<MetricSpec> metrics = {{"psnr", {}}, {"vmaf", {}}, {"ssim", {}}};
+  std::vector<Pair> pairs;
+  for (int i = 0; i < 9; ++i) pairs.push_back(MakePair(i, g));
+  Answers answers[2];
+  for (int b = 0; b < 2; ++b) {
+    absl::StatusOr<std::unique_ptr<FrameScorer>> first =
+        FrameScorer::Create(g, metrics, b == 0 ? BackendPreference::kCpu : BackendPreference::kCuda);
+    if (!first.ok()) GTEST_SKIP() << "no usable GPU: " << first.status();
+    FramePipeline pipeline(std::move(*first), {3});
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers[b]).ok());
+    ASSERT_EQ(answers[b].results.size(), pairs.size());
+  }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const FramePipeline::Result& cpu = answers[0].results[i];
+    const FramePipeline::Result& gpu = answers[1].results[i];
+    ASSERT_TRUE(cpu.scored.ok() && gpu.scored.ok()) << cpu.scored.status() << " " << gpu.scored.status();
+    EXPECT_EQ(gpu.scored->backend, Backend::kCuda);
+    EXPECT_EQ(gpu.scored->host_to_device_bytes, 2 * g.frame_bytes() + (i == 0 ? 0 : g.plane_offset(1)))
+        << "frame " << i;
+    ExpectSameBits(gpu.scored->scores, cpu.scored->scores, static_cast<int>(i));
   }
 }
 

@@ -149,7 +149,7 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::CreateSibling() const 
 }
 
 absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, const Frame& distorted,
-                                                    GpuStageTimes* times) {
+                                                    const Frame* previous_reference, GpuStageTimes* times) {
   // Injected faults count GPU frames over the whole process, like a device that fails
   // after a while whichever stream is on it. A frame takes its number when it starts,
   // so that with frames in flight the ones past the limit are those started last.
@@ -167,7 +167,7 @@ absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, cons
     scores = WithDeviceFault(absl::InternalError("injected fault: device failure (--fault_injection)"),
                              DeviceFault::kTransient);
   } else {
-    scores = gpu_->Score(reference, distorted, times);
+    scores = gpu_->Score(reference, distorted, previous_reference, times);
   }
   if (scores.ok()) {
     pool_->ReportSuccess(gpu_index_);
@@ -267,7 +267,7 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreInStream(const Frame& reference, c
   }
   if (gpu_ != nullptr) {
     GpuStageTimes times;
-    absl::StatusOr<FrameScores> scores = ScoreOnGpu(reference, distorted, &times);
+    absl::StatusOr<FrameScores> scores = ScoreOnGpu(reference, distorted, previous_reference, &times);
     if (scores.ok()) {
       ScoredFrame scored;
       scored.scores = std::move(*scores);

@@ -55,7 +55,8 @@ struct StandInDevices {
         : owner_(owner), device_(device) {
       for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
     }
-    absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes*) override {
+    absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
+                                      GpuStageTimes*) override {
       const int call = owner_->calls[device_]++;
       auto& failures = owner_->failures[device_];
       if (auto it = failures.find(call); it != failures.end()) {
@@ -63,7 +64,7 @@ struct StandInDevices {
       }
       FrameScores all;
       for (auto& m : metrics_) {
-        FrameScores s = *m->Score(reference, distorted);
+        FrameScores s = *m->ScoreInStream(reference, distorted, previous_reference);
         all.insert(all.end(), s.begin(), s.end());
       }
       return all;

@@ -36,8 +36,11 @@ struct GpuStageTimes {
 class GpuScorer {
  public:
   virtual ~GpuScorer() = default;
-  // Scores one pair; the frames have the geometry given at creation.
-  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes* times) = 0;
+  // Scores one pair; the frames have the geometry given at creation. `previous_reference`
+  // is the stream's previous reference (null for the first frame), read where a metric
+  // reads it.
+  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted,
+                                            const Frame* previous_reference, GpuStageTimes* times) = 0;
 };
 
 struct GpuMetricRequest {

@@ -114,8 +114,13 @@ class DeviceAdmission {
 // frame, then every metric enqueued on it before any is collected.
 class CudaGpuScorer final : public GpuScorer {
  public:
-  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes, int planes)
-      : device_(device), stream_(stream), admitted_bytes_(admitted_bytes), planes_(planes), frame_(device) {}
+  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes, int planes, bool reads_previous)
+      : device_(device),
+        stream_(stream),
+        admitted_bytes_(admitted_bytes),
+        planes_(planes),
+        reads_previous_(reads_previous),
+        frame_(device) {}
   ~CudaGpuScorer() override {
     metrics_.clear();  // the twins free their buffers before the stream goes
     cudaSetDevice(device_);
@@ -131,12 +136,14 @@ class CudaGpuScorer final : public GpuScorer {
     return FromCuda(cudaEventCreate(&uploaded_), "cudaEventCreate");
   }
 
-  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, GpuStageTimes* times) override {
+  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
+                                    GpuStageTimes* times) override {
     if (absl::Status s = FromCuda(cudaSetDevice(device_), "cudaSetDevice"); !s.ok()) return s;
     const auto begin = std::chrono::steady_clock::now();
     if (absl::Status s = FromCuda(cudaEventRecord(start_, stream_), "cudaEventRecord"); !s.ok()) return s;
     const uint64_t bytes_before = frame_.uploaded_bytes();
-    absl::StatusOr<DeviceFramePair> pair = frame_.Upload(reference, distorted, planes_, stream_);
+    absl::StatusOr<DeviceFramePair> pair =
+        frame_.Upload(reference, distorted, planes_, stream_, reads_previous_ ? previous_reference : nullptr);
     if (!pair.ok()) return ClassifyTwinFailure(device_, pair.status());
     if (absl::Status s = FromCuda(cudaEventRecord(uploaded_, stream_), "cudaEventRecord"); !s.ok()) return s;
     // Every twin starts before any is waited for, so one frame's metrics share the device.
@@ -176,7 +183,8 @@ class CudaGpuScorer final : public GpuScorer {
   int device_;
   cudaStream_t stream_;
   uint64_t admitted_bytes_;
-  int planes_;  // leading planes the request's twins read
+  int planes_;           // leading planes the request's twins read
+  bool reads_previous_;  // a twin reads the previous reference's first plane
   DeviceFrameBuffer frame_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t uploaded_ = nullptr;
@@ -215,6 +223,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
   // Decide before touching the device whether every metric has a twin.
   std::vector<const GpuMetricFactory*> factories;
   int planes = 1;
+  bool reads_previous = false;
   uint64_t admitted = 0;
   for (const GpuMetricRequest& m : metrics) {
     const GpuMetricFactory* factory = FindGpuMetricFactory(m.name);
@@ -223,9 +232,10 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     }
     factories.push_back(factory);
     planes = std::max(planes, factory->planes_read(geometry, m.options));
+    reads_previous = reads_previous || factory->reads_previous_reference;
     admitted += factory->device_bytes(geometry, m.options);
   }
-  admitted += DeviceFrameBuffer::DeviceBytes(geometry, planes);
+  admitted += DeviceFrameBuffer::DeviceBytes(geometry, planes, reads_previous);
   if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
   uint64_t limit = GetRuntimeConfig().max_device_bytes;
   if (limit == 0) {
@@ -240,7 +250,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     DeviceAdmission::Get().Release(device, admitted);
     return s;
   }
-  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted, planes);
+  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted, planes, reads_previous);
   if (absl::Status s = scorer->Init(); !s.ok()) return s;
   for (size_t i = 0; i < metrics.size(); ++i) {
     absl::StatusOr<std::unique_ptr<GpuMetric>> twin = factories[i]->create(device, geometry, metrics[i].options);

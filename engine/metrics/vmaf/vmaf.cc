@@ -15,13 +15,6 @@ constexpr int kDefinitionVersion = 1;
 constexpr const char* kFeatureNames[] = {"integer_vif_scale0", "integer_vif_scale1", "integer_vif_scale2",
                                          "integer_vif_scale3", "integer_adm2",       "integer_motion"};
 
-FrameScores FeatureScores(const vmaf::VmafFeatures& f) {
-  const double values[] = {f.vif[0], f.vif[1], f.vif[2], f.vif[3], f.adm2, f.motion};
-  FrameScores scores;
-  for (size_t i = 0; i < 6; ++i) scores.push_back({kFeatureNames[i], values[i]});
-  return scores;
-}
-
 vmaf::VmafFeatures FeaturesOf(const FrameScores& scores) {
   vmaf::VmafFeatures f;
   for (int i = 0; i < 4; ++i) f.vif[i] = scores[static_cast<size_t>(i)].value;
@@ -50,6 +43,13 @@ class VmafStage final : public SequenceStage {
 };
 
 }  // namespace
+
+FrameScores VmafPerFrameScores(const vmaf::VmafFeatures& f) {
+  const double values[] = {f.vif[0], f.vif[1], f.vif[2], f.vif[3], f.adm2, f.motion};
+  FrameScores scores;
+  for (size_t i = 0; i < 6; ++i) scores.push_back({kFeatureNames[i], values[i]});
+  return scores;
+}
 
 const MetricInfo& VmafMetricInfo() {
   static const MetricInfo* const info = new MetricInfo{
@@ -96,7 +96,7 @@ absl::StatusOr<FrameScores> VmafMetric::ScoreFrameInStream(const Frame& ref, con
                                                            const Frame* previous_reference) {
   absl::StatusOr<vmaf::VmafFeatures> features = threads_.ComputeFeatures(ref, dist, previous_reference, model_);
   if (!features.ok()) return features.status();
-  return FeatureScores(*features);
+  return VmafPerFrameScores(*features);
 }
 
 absl::StatusOr<FrameScores> VmafMetric::ScoreFrame(const Frame& ref, const Frame& dist) {

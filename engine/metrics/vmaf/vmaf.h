@@ -58,6 +58,11 @@ class VmafMetric : public Metric {
   vmaf::VmafModelId model_;
 };
 
+// A frame's per-frame outputs, what the stage (CreateSequenceStage) takes: the features
+// in VmafFeatures' order, the last one integer_motion. What a twin of the per-frame step
+// returns too.
+FrameScores VmafPerFrameScores(const vmaf::VmafFeatures& features);
+
 // For the registry.
 const MetricInfo& VmafMetricInfo();
 absl::StatusOr<std::unique_ptr<Metric>> CreateVmafMetric(const MetricOptions& options);

@@ -72,10 +72,10 @@ struct AdmScaleParams {
   int scale = 0;
   int w = 0;
   int h = 0;
-  float rfactor[3] = {0, 0, 0};      // 1 / quantisation step for h, v, d
+  float rfactor[3] = {0, 0, 0};       // 1 / quantisation step for h, v, d
   uint32_t rfactor32[3] = {0, 0, 0};  // rfactor * 2^32 (scales 1..3)
-  AdmRegion csf_region;              // decouple and CSF: the score region widened by one
-  AdmRegion score_region;            // masking and denominator (about 10% off each side)
+  AdmRegion csf_region;               // decouple and CSF: the score region widened by one
+  AdmRegion score_region;             // masking and denominator (about 10% off each side)
   AdmCmShifts cm;
   AdmDenShifts den;
 };

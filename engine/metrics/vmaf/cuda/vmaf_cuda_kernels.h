@@ -34,9 +34,7 @@ EXACTQ_HD inline int32_t Wrap32(int64_t v) { return static_cast<int32_t>(static_
 EXACTQ_HD inline int32_t I16(int64_t v) { return static_cast<int16_t>(static_cast<uint16_t>(v)); }
 EXACTQ_HD inline uint32_t U16(uint64_t v) { return static_cast<uint16_t>(v); }
 // std::abs of an int32 as x86-64 computes it: INT32_MIN stays INT32_MIN.
-EXACTQ_HD inline int32_t Abs32(int32_t v) {
-  return v < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(v)) : v;
-}
+EXACTQ_HD inline int32_t Abs32(int32_t v) { return v < 0 ? static_cast<int32_t>(0u - static_cast<uint32_t>(v)) : v; }
 
 EXACTQ_HD inline int Clz32(uint32_t v) {
 #if defined(__CUDA_ARCH__)
@@ -97,8 +95,7 @@ struct VifVertical {
 
 // The vertical filter of scale kScale at (i, j) of a w x h plane (rows mirrored).
 template <int kScale, typename Sample>
-EXACTQ_HD inline VifVertical VifVerticalAt(const Sample* ref, const Sample* dis, int w, int h, int bpc, int i,
-                                           int j) {
+EXACTQ_HD inline VifVertical VifVerticalAt(const Sample* ref, const Sample* dis, int w, int h, int bpc, int i, int j) {
   using F = VifFilter<kScale>;
   uint32_t mu1 = 0, mu2 = 0;
   uint64_t sr = 0, sd = 0, srd = 0;
@@ -355,9 +352,9 @@ EXACTQ_HD inline AdmDecoupled AdmDecoupleCsfAt(const int32_t ref[3], const int32
         shift = 17 - Clz32(abs_o);
         msb = static_cast<uint16_t>((abs_o + (1u << (shift - 1))) >> shift);
       }
-      tmp_k = ob == 0 ? 32768
-                      : (((int64_t{p.div_table[msb + 32768]} * tb) * sign) + (int64_t{1} << (14 + shift))) >>
-                            (15 + shift);
+      tmp_k = ob == 0
+                  ? 32768
+                  : (((int64_t{p.div_table[msb + 32768]} * tb) * sign) + (int64_t{1} << (14 + shift))) >> (15 + shift);
     }
     const int64_t k = tmp_k < 0 ? 0 : (tmp_k > 32768 ? 32768 : tmp_k);
     int64_t rb = ((k * ob) + 16384) >> 15;

@@ -1,0 +1,115 @@
+// The vmaf CUDA twin against the CPU reference, bit for bit: the features of random and
+// patterned frames at 8 to 16 bits, odd and minimal sizes, one twin reused across
+// geometries' frames (streams through the runtime: engine/runtime's
+// frame_pipeline_test). Skips where no GPU can be used.
+#include "engine/metrics/vmaf/cuda/vmaf_cuda.h"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/format/frame.h"
+#include "engine/format/frame_geometry.h"
+#include "engine/metrics/vmaf/vmaf_features.h"
+#include "engine/metrics/vmaf/vmaf_test_frames.h"
+#include "engine/platform/device_frame_buffer.h"
+#include "gtest/gtest.h"
+
+namespace exactq {
+namespace vmaf {
+namespace {
+
+using testing_frames::Geometry;
+using testing_frames::MakeFrame;
+
+uint64_t Bits(double value) {
+  uint64_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return bits;
+}
+
+class VmafCudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int count = 0;
+    const cudaError_t error = cudaGetDeviceCount(&count);
+    if (error != cudaSuccess || count == 0) {
+      GTEST_SKIP() << "no CUDA device: " << (error != cudaSuccess ? cudaGetErrorName(error) : "0 devices");
+    }
+  }
+
+  // One frame through a twin (uploaded as the runtime uploads it) against the CPU.
+  static void ExpectCpuBits(VmafCuda& twin, DeviceFrameBuffer& buffer, const Frame& ref, const Frame& dis,
+                            const Frame* prev, VmafModelId model, const std::string& label) {
+    absl::StatusOr<DeviceFramePair> pair = buffer.Upload(ref, dis, 1, nullptr, prev);
+    ASSERT_TRUE(pair.ok()) << pair.status();
+    ASSERT_TRUE(twin.Enqueue(*pair, nullptr).ok()) << label;
+    absl::StatusOr<VmafFeatures> gpu = twin.CollectFeatures();
+    ASSERT_TRUE(gpu.ok()) << gpu.status();
+    absl::StatusOr<VmafFeatures> cpu = ComputeVmafFeatures(ref, dis, prev, Parallel{}, model);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    for (int s = 0; s < 4; ++s) EXPECT_EQ(Bits(gpu->vif[s]), Bits(cpu->vif[s])) << label << " vif scale " << s;
+    EXPECT_EQ(Bits(gpu->adm2), Bits(cpu->adm2)) << label << " adm2";
+    EXPECT_EQ(Bits(gpu->motion), Bits(cpu->motion)) << label << " motion";
+  }
+};
+
+TEST_F(VmafCudaTest, FeaturesEqualTheCpuAtEveryDepthAndSize) {
+  DeviceFrameBuffer buffer(0);
+  for (int depth : {8, 10, 12, 16}) {
+    for (auto [w, h] : {std::pair{17, 17}, {33, 17}, {99, 41}, {641, 359}, {1920, 1080}}) {
+      const FrameGeometry g = Geometry(w, h, depth);
+      absl::StatusOr<std::unique_ptr<VmafCuda>> twin = VmafCuda::Create(0, g, VmafModelId::kV0_6_1);
+      ASSERT_TRUE(twin.ok()) << twin.status();
+      const Frame prev = MakeFrame(g, 0, 0, 5);
+      const Frame ref = MakeFrame(g, 3, 0, 5);
+      const Frame dis = MakeFrame(g, 3, 5, 5);
+      const std::string label = std::to_string(w) + "x" + std::to_string(h) + " " + std::to_string(depth) + "-bit";
+      ExpectCpuBits(**twin, buffer, ref, dis, &prev, VmafModelId::kV0_6_1, label);
+      // The same twin again, first frame of a stream (no motion): buffers reused.
+      ExpectCpuBits(**twin, buffer, dis, ref, nullptr, VmafModelId::kV0_6_1, label + " again");
+    }
+  }
+}
+
+TEST_F(VmafCudaTest, FeaturesEqualTheCpuOnUniformNoiseAnd4K) {
+  DeviceFrameBuffer buffer(0);
+  std::mt19937 rng(7);
+  for (auto [w, h, depth] : {std::tuple{18, 19, 8}, {100, 60, 16}, {3840, 2160, 8}, {3840, 2160, 10}}) {
+    const FrameGeometry g = Geometry(w, h, depth, ChromaLayout::k400);
+    std::vector<Frame> frames;
+    std::uniform_int_distribution<uint32_t> sample(0, (1u << depth) - 1);
+    for (int k = 0; k < 3; ++k) {
+      frames.push_back(*Frame::Create(g));
+      for (int y = 0; y < h; ++y) {
+        for (int x = 0; x < w; ++x) frames.back().set_sample(0, x, y, sample(rng));
+      }
+    }
+    absl::StatusOr<std::unique_ptr<VmafCuda>> twin = VmafCuda::Create(0, g, VmafModelId::kV0_6_1);
+    ASSERT_TRUE(twin.ok()) << twin.status();
+    ExpectCpuBits(**twin, buffer, frames[0], frames[1], &frames[2], VmafModelId::kV0_6_1,
+                  "noise " + std::to_string(w) + "x" + std::to_string(h) + " " + std::to_string(depth));
+  }
+}
+
+TEST_F(VmafCudaTest, TheNegModelsFeaturesEqualTheCpu) {
+  DeviceFrameBuffer buffer(0);
+  const FrameGeometry g = Geometry(320, 180, 10);
+  absl::StatusOr<std::unique_ptr<VmafCuda>> twin = VmafCuda::Create(0, g, VmafModelId::kV0_6_1Neg);
+  ASSERT_TRUE(twin.ok()) << twin.status();
+  ExpectCpuBits(**twin, buffer, MakeFrame(g, 0, 0, 2), MakeFrame(g, 0, 6, 2), nullptr, VmafModelId::kV0_6_1Neg, "neg");
+}
+
+TEST_F(VmafCudaTest, SmallerFramesAreRefusedNamingTheMinimum) {
+  absl::StatusOr<std::unique_ptr<VmafCuda>> twin = VmafCuda::Create(0, Geometry(16, 17, 8), VmafModelId::kV0_6_1);
+  ASSERT_EQ(twin.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(twin.status().message().find("17x17"), std::string::npos) << twin.status();
+}
+
+}  // namespace
+}  // namespace vmaf
+}  // namespace exactq
