@@ -174,7 +174,7 @@ def main():
         for t in threads:
             t.start()
         samples = []
-        print(f"{'t (s)':>6} {'calls':>7} {'frames':>9} {'fps':>8} {'active':>6} {'RSS MB':>8} {'device MB':>9}",
+        print(f"{'t (s)':>6} {'calls':>7} {'scored':>9} {'scored/s':>8} {'active':>6} {'RSS MB':>8} {'device MB':>9}",
               flush=True)
         last_frames, last_t = 0.0, start
         while any(t.is_alive() for t in threads):
