@@ -25,15 +25,15 @@ LIBS=(-L"$CUDA/lib64" -lcudart_static -Wl,-Bstatic $(pkg-config --libs absl_stat
 "${NVCC[@]}" -c engine/exact/testing/ordered_sum_cuda_testing.cu -o "$OUT/ordered_sum_cuda_testing.o"
 "${NVCC[@]}" -c bench/exact/ordered_sum_bench.cu -o "$OUT/ordered_sum_bench.o"
 for src in ordered_sum testing/ordered_sum_fixtures testing/ordered_sum_device_model ordered_sum_cuda_test \
-           ordered_sum_cpu_kernels_generic; do
+           internal/cpu_kernels_generic; do
   "${CXX[@]}" -Wno-psabi -c "engine/exact/$src.cc" -o "$OUT/$(basename "$src").o"
 done
 # OrderedSumThreads' AVX2 kernels, as engine/exact/BUILD.bazel builds them.
-"${CXX[@]}" -mavx2 -mno-fma -Wno-psabi -c engine/exact/ordered_sum_cpu_kernels_avx2.cc \
-  -o "$OUT/ordered_sum_cpu_kernels_avx2.o"
+"${CXX[@]}" -mavx2 -mno-fma -Wno-psabi -c engine/exact/internal/cpu_kernels_avx2.cc \
+  -o "$OUT/cpu_kernels_avx2.o"
 # OrderedSumThreads runs on the engine's one worker pool.
 "${CXX[@]}" -c engine/platform/worker_pool.cc -o "$OUT/worker_pool.o"
-HOST_SUM=("$OUT/ordered_sum.o" "$OUT/ordered_sum_cpu_kernels_generic.o" "$OUT/ordered_sum_cpu_kernels_avx2.o"
+HOST_SUM=("$OUT/ordered_sum.o" "$OUT/cpu_kernels_generic.o" "$OUT/cpu_kernels_avx2.o"
           "$OUT/worker_pool.o")
 
 g++ -o "$OUT/ordered_sum_cuda_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered_sum_cuda_testing.o" \

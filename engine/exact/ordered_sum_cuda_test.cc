@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/exact/internal/binary64_summaries.h"
 #include "engine/exact/ordered_sum.h"
-#include "engine/exact/ordered_sum_fast.h"
 #include "engine/exact/testing/ordered_sum_cuda_testing.h"
 #include "engine/exact/testing/ordered_sum_device_model.h"
 #include "engine/exact/testing/ordered_sum_fixtures.h"

@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
+#include "engine/exact/device_batch.cuh"
+#include "engine/exact/device_sum.cuh"
 
 namespace exactq {
 namespace exact {

@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
+#include "engine/exact/device_batch.cuh"
+#include "engine/exact/device_sum.cuh"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_kernels.h"
 
 namespace exactq {
