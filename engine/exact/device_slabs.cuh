@@ -3,6 +3,10 @@
 // kernel, slab by slab), so that with many frames in flight they are still in L2. The
 // same records, steps and bits as the batch in one pass.
 //
+// The slabs must cover every chunk of the sum, in order, from a slab at chunk 0: each
+// slab is counted on the device, and a sum whose slabs missed a chunk (whose records
+// would partly be an earlier frame's) ends with status kSegmentUnstaged, never a sum.
+//
 //   for (first = 0; first < chunks; first += slab)  // in order, on one stream
 //     EnqueueSegmentedSumsChunkStage(batch, n, first, min(first + slab, chunks), options, stream);
 //   EnqueueSegmentedSumsFinish(batch, n, options, stream);  // the redo, the groups, the walk

@@ -82,7 +82,10 @@ template <int K, int kThreads = kSuperPrefixThreads>
 __global__ void __launch_bounds__(kThreads)
     SegmentSuperPrefixBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch, int64_t first_chunk,
                             int64_t end_chunk) {
-  SegmentSuperPrefixBlock<kThreads>(chunks, batch.ws[blockIdx.y], first_chunk, end_chunk);
+  const SegmentWorkspace& ws = batch.ws[blockIdx.y];
+  SegmentSuperPrefixBlock<kThreads>(chunks, ws, first_chunk, end_chunk);
+  // The same thread that emptied the pools at slab 0, after it did.
+  if (threadIdx.x == 0) ws.counters->staging = AfterSlab(ws.counters->staging, first_chunk, end_chunk);
 }
 
 // 12 blocks of 4 warps per SM: 40 registers. (Without the bound ptxas also took 40, with
@@ -123,7 +126,7 @@ __global__ void __launch_bounds__(kThreads)
 template <int K, int kThreads = kSegmentWalkThreads>
 __global__ void __launch_bounds__(kThreads)
     SegmentWalkBatch(int64_t chunks, const __grid_constant__ SegmentWorkspaces<K> batch) {
-  SegmentWalkBlock<kThreads>(chunks, batch.ws[blockIdx.y]);
+  SegmentWalkBlock<kThreads, /*kStagedInSlabs=*/true>(chunks, batch.ws[blockIdx.y]);
 }
 
 template <int K>

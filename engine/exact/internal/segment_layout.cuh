@@ -65,6 +65,7 @@
 #include "engine/exact/internal/binary64_summaries.h"
 #include "engine/exact/internal/event_walk_layout.cuh"
 #include "engine/exact/internal/launch.cuh"
+#include "engine/exact/internal/slab_staging.h"
 #include "engine/exact/internal/warp_scans.cuh"
 #include "engine/exact/ordered_sum_algebra.h"
 
@@ -119,11 +120,15 @@ struct SegmentCounters {
   int tile_chunks;       // chunks the strided form refused (summarised lane by lane in the tile)
   int replanned_chunks;  // chunks listed in ws.redo: under a reused plan, those this frame's plan changed;
                          // in the batch's two-pass chunk stage, those the strided pass refused
+  SlabStaging staging;   // the chunks a batch's slabs staged (SegmentSuperPrefixBatch); its walk checks them
 };
 
 inline constexpr int32_t kSegmentAccepted = 0;  // sum_bits are the loop's
 inline constexpr int32_t kSegmentRefused = 1;   // a check refused a step: run the event walk
 inline constexpr int32_t kSegmentOverflow = 2;  // a pool or a group's step list was full: run the event walk
+// A batch's slabs did not stage every chunk in order (slab_staging.h): the records are
+// not all this frame's. A caller's error, not the terms': its slabs must cover the sum.
+inline constexpr int32_t kSegmentUnstaged = 3;
 
 struct SegmentOutput {
   uint64_t sum_bits;
@@ -170,6 +175,7 @@ __device__ inline void EmptySegmentPools(const SegmentWorkspace& ws) {
   c.supers_done = 0;
   c.tile_chunks = 0;
   c.replanned_chunks = 0;
+  c.staging = SlabStaging{0, 0};
 }
 
 __host__ __device__ inline int64_t SuperCount(int64_t chunks) { return (chunks + 31) / 32; }

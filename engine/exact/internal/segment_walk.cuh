@@ -107,7 +107,9 @@ __device__ inline void CountWalkStep(const WalkStepRegs& r, int& applied, int& c
   }
 }
 
-template <int kThreads = kSegmentWalkThreads>
+// kStagedInSlabs: a batch's walk, which refuses (kSegmentUnstaged) unless its slabs
+// staged every chunk of this run (slab_staging.h).
+template <int kThreads = kSegmentWalkThreads, bool kStagedInSlabs = false>
 __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& ws) {
   WaitForPriorKernel();
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -118,6 +120,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
   __shared__ int overflow;
   __shared__ int tile_chunks;
   __shared__ int replanned_chunks;
+  __shared__ int unstaged;
   const int tid = static_cast<int>(threadIdx.x);
   const int groups = static_cast<int>(SegmentGroupCount(chunks));
   // Where each group's steps start in the global order.
@@ -131,6 +134,7 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
     overflow = ws.counters->overflow;
     tile_chunks = ws.counters->tile_chunks;
     replanned_chunks = ws.counters->replanned_chunks;
+    if constexpr (kStagedInSlabs) unstaged = EveryChunkStaged(ws.counters->staging, chunks) ? 0 : 1;
   }
   int starts[kGroupsPerThread];
   int total;
@@ -144,6 +148,17 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
   __syncthreads();  // also: every thread has read the counters and step counts
   // The state the next run starts from (SegmentChunkWarp and SegmentGroups are done).
   if (tid == 0) EmptySegmentPools(ws);
+  if constexpr (kStagedInSlabs) {
+    if (unstaged != 0) {
+      if (tid == 0) {
+        SegmentOutput out{};
+        out.status = kSegmentUnstaged;
+        out.refused_step = -1;
+        *ws.output = out;
+      }
+      return;
+    }
+  }
   if (overflow != 0) {
     if (tid == 0) {
       SegmentOutput out{};
