@@ -7,6 +7,7 @@
 #   EXACTQ_NVCC_EXTRA=-lineinfo engine/exact/build_cuda_binaries.sh DIR   # for ncu source views
 #   OUT_DIR/ordered_sum_cuda_test                     # skips without a GPU
 #   OUT_DIR/ordered_sum_bench --reps=50               # exits 2 without a GPU
+#   engine/exact/device_mutations.sh OUT_DIR/ordered_sum_cuda_mutants_test   # on a GPU host
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 OUT=${1:-/tmp/exactq_exact}
@@ -41,4 +42,12 @@ g++ -o "$OUT/ordered_sum_cuda_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered
   -Wl,-Bstatic -lgtest_main -lgtest -Wl,-Bdynamic "${LIBS[@]}"
 g++ -o "$OUT/ordered_sum_bench" "$OUT/ordered_sum_bench.o" "$OUT/ordered_sum_cuda.o" "$OUT/ordered_sum_fixtures.o" \
   "${HOST_SUM[@]}" "${LIBS[@]}"
-echo "built $OUT/ordered_sum_cuda_test and $OUT/ordered_sum_bench"
+# The device mutation check's binary: the same suite with every device mutant compiled in
+# (internal/device_mutants.cuh), EXACTQ_MUTANT=N choosing one at run time.
+"${NVCC[@]}" -DEXACTQ_DEVICE_MUTANTS -c engine/exact/ordered_sum_cuda.cu -o "$OUT/ordered_sum_cuda_mutants.o"
+"${NVCC[@]}" -DEXACTQ_DEVICE_MUTANTS -c engine/exact/testing/ordered_sum_cuda_testing.cu \
+  -o "$OUT/ordered_sum_cuda_testing_mutants.o"
+g++ -o "$OUT/ordered_sum_cuda_mutants_test" "$OUT/ordered_sum_cuda_test.o" "$OUT/ordered_sum_cuda_testing_mutants.o" \
+  "$OUT/ordered_sum_cuda_mutants.o" "$OUT/ordered_sum_device_model.o" "$OUT/ordered_sum_fixtures.o" "${HOST_SUM[@]}" \
+  -Wl,-Bstatic -lgtest_main -lgtest -Wl,-Bdynamic "${LIBS[@]}"
+echo "built $OUT/ordered_sum_cuda_test, $OUT/ordered_sum_cuda_mutants_test and $OUT/ordered_sum_bench"

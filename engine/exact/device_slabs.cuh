@@ -31,6 +31,7 @@ namespace gpu {
 template <class TermSource, int K>
 cudaError_t EnqueueSegmentedSumsChunkStage(const SegmentBatch<TermSource, K>& batch, size_t n, int64_t first,
                                            int64_t end, PlanOptions options, cudaStream_t stream) {
+  EXACTQ_SET_DEVICE_MUTANT();
   const int64_t chunks = ChunkCount(n);
   if (SegmentGroupCount(chunks) > kSegmentMaxGroups || first < 0 || first % 32 != 0 || end <= first || end > chunks) {
     return cudaErrorInvalidValue;
@@ -60,6 +61,7 @@ cudaError_t EnqueueSegmentedSumsChunkStage(const SegmentBatch<TermSource, K>& ba
 template <class TermSource, int K>
 cudaError_t EnqueueSegmentedSumsFinish(const SegmentBatch<TermSource, K>& batch, size_t n, PlanOptions options,
                                        cudaStream_t stream) {
+  EXACTQ_SET_DEVICE_MUTANT();
   const int64_t chunks = ChunkCount(n);
   if (SegmentGroupCount(chunks) > kSegmentMaxGroups) return cudaErrorInvalidValue;
   if (cudaError_t err = AllowSegmentWalkBatchSharedMemory<K>(); err != cudaSuccess) return err;

@@ -48,6 +48,7 @@ namespace gpu {
 template <class TermSource>
 cudaError_t EnqueueOrderedSum(const TermSource& source, size_t n, const Workspace& ws, PlanOptions options,
                               cudaStream_t stream, const StageEvents* stages = nullptr) {
+  EXACTQ_SET_DEVICE_MUTANT();
   const int64_t chunks = ChunkCount(n);
   const int64_t groups = GroupCount(chunks);
   if (cudaError_t err = AllowWalkSharedMemory<TermSource>(); err != cudaSuccess) return err;
@@ -75,6 +76,7 @@ cudaError_t EnqueueOrderedSum(const TermSource& source, size_t n, const Workspac
 template <class TermSource>
 cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const SegmentWorkspace& ws, PlanOptions options,
                                 cudaStream_t stream, const StageEvents* stages = nullptr) {
+  EXACTQ_SET_DEVICE_MUTANT();
   const int64_t chunks = ChunkCount(n);
   const int64_t groups = SegmentGroupCount(chunks);
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
@@ -103,6 +105,7 @@ cudaError_t EnqueueSegmentedSum(const TermSource& source, size_t n, const Segmen
 template <class TermSource>
 cudaError_t EnqueueSegmentedSumFromChunkSums(const TermSource& source, size_t n, const SegmentWorkspace& ws,
                                              PlanOptions options, cudaStream_t stream) {
+  EXACTQ_SET_DEVICE_MUTANT();
   const int64_t chunks = ChunkCount(n);
   const int64_t groups = SegmentGroupCount(chunks);
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;
@@ -134,6 +137,7 @@ template <class TermSource>
 cudaError_t EnqueueSegmentedSumReusingPlan(const TermSource& source, size_t n, const SegmentWorkspace& ws,
                                            PlanOptions options, cudaStream_t stream,
                                            const StageEvents* stages = nullptr) {
+  EXACTQ_SET_DEVICE_MUTANT();
   const int64_t chunks = ChunkCount(n);
   const int64_t groups = SegmentGroupCount(chunks);
   if (groups > kSegmentMaxGroups) return cudaErrorInvalidValue;

@@ -84,7 +84,7 @@ __device__ __forceinline__ void ReplanChunk(WalkState& st, const TermSource& sou
     const unsigned refused = __ballot_sync(kFullMask, !ok);
     const int r = refused != 0 ? __ffs(refused) - 1 : nsub;
     const uint64_t accepted = __shfl_sync(kFullMask, static_cast<unsigned long long>(trial), r > j ? r - 1 : 0);
-    if (r > j) st.s = accepted;
+    if (r > j + (EXACTQ_MUTANT(8) ? 1 : 0)) st.s = accepted;
     if (r < nsub) {
       const int len = ClampLen(count - r * 32);
       double v = 0.0;
@@ -243,8 +243,8 @@ __device__ __forceinline__ void PlanBatch(WalkSmem& sh, const WalkEvent* events,
       for (int t = 0; m != 0; ++t) {
         const int k = __ffs(m) - 1;
         m &= m - 1;
-        sh.x_src[xoff + t] =
-            static_cast<long long>(first[h]) * kChunkTerms + static_cast<long long>(k) * kSubchunkTerms;
+        sh.x_src[xoff + t] = static_cast<long long>(first[h]) * kChunkTerms +
+                             static_cast<long long>(k + (EXACTQ_MUTANT(7) ? 1 : 0)) * kSubchunkTerms;
       }
       if (i == nb - 1) {
         sh.ns = slots_incl[h];

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <utility>
 
+#include "engine/exact/internal/device_mutants.cuh"
+
 namespace exactq {
 namespace exact {
 namespace gpu {

@@ -198,7 +198,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows r
     const int index = lane_base + __popc(cross_mask & lanes_below);
     double* out = ws.lane_terms + static_cast<size_t>(index) * 32;
 #pragma unroll 4
-    for (int t = 0; t < 32; ++t) out[t] = t < len ? row[t] : 0.0;
+    for (int t = 0; t < 32; ++t) out[t] = t < len - (EXACTQ_MUTANT(2) ? 1 : 0) ? row[t] : 0.0;
     step.run = IdentityRun();
     step.frame = len;  // a terms step: frame holds the count
     step.lane_terms = index;
@@ -212,7 +212,7 @@ __device__ inline void SegmentChunkFromTile(const TermSource& source, TileRows r
   } else if (has_tail && item == items - 1) {
     rec.tail = step;
   } else {
-    ws.middle[middle_base + item - has_head] = step;
+    ws.middle[middle_base + item - (EXACTQ_MUTANT(1) ? 0 : has_head)] = step;
   }
 }
 

@@ -86,7 +86,7 @@ __device__ inline void SegmentGroupsBlock(int64_t chunks, const SegmentWorkspace
   }
   __syncthreads();
   // A segment that began in an earlier warp continues into this one.
-  if (!head && warp > 0) seg = Compose(warp_carry[warp], seg);
+  if (!head && warp > 0 && !EXACTQ_MUTANT(4)) seg = Compose(warp_carry[warp], seg);
   // The segment through chunk c - 1, for closing it here.
   RunSummary prev_seg = ShflUpRun(seg, 1);
   if (lane == 0 && warp > 0) prev_seg = warp_carry[warp];
@@ -114,7 +114,7 @@ __device__ inline void SegmentGroupsBlock(int64_t chunks, const SegmentWorkspace
     SegmentStep s;
     s.frame = prev_frame;
     s.lane_terms = -1;
-    s.run = merge ? Compose(prev_seg, ws.records[c].head.run) : prev_seg;
+    s.run = merge && !EXACTQ_MUTANT(3) ? Compose(prev_seg, ws.records[c].head.run) : prev_seg;
     *out++ = s;
   }
   if (head_run && !merge) CopyStep(out++, &ws.records[c].head);

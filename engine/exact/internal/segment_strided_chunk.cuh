@@ -53,7 +53,7 @@ __device__ inline StridedTies WarpApplyTieSteps(const StridedTieStepSummary& ste
   for (int d = 1; d < 32; d <<= 1) {
     const bool reset_before = __shfl_up_sync(kFullMask, reset, d);
     const uint32_t parity_before = __shfl_up_sync(kFullMask, parity, d);
-    if (lane >= d && !reset) {
+    if (lane >= d && (!reset || EXACTQ_MUTANT(5))) {
       reset = reset_before;
       parity ^= parity_before;
     }
@@ -66,7 +66,8 @@ __device__ inline StridedTies WarpApplyTieSteps(const StridedTieStepSummary& ste
   if (tie_steps == 0) return ties;
   const int first = __ffs(tie_steps) - 1;
   const uint32_t before = (parity_in ^ step.first_before) & 1u;
-  const int correction = step.correction + (step.has_tie && lane != first && before != 0 ? step.first_s : 0);
+  const int correction =
+      step.correction + (step.has_tie && lane != first && before != 0 && !EXACTQ_MUTANT(6) ? step.first_s : 0);
   ties.seen = true;
   ties.first_q = __shfl_sync(kFullMask, before, first);
   ties.first_s = __shfl_sync(kFullMask, step.first_s, first);

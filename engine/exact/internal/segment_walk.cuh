@@ -134,7 +134,9 @@ __device__ inline void SegmentWalkBlock(int64_t chunks, const SegmentWorkspace& 
     overflow = ws.counters->overflow;
     tile_chunks = ws.counters->tile_chunks;
     replanned_chunks = ws.counters->replanned_chunks;
-    if constexpr (kStagedInSlabs) unstaged = EveryChunkStaged(ws.counters->staging, chunks) ? 0 : 1;
+    if constexpr (kStagedInSlabs) {
+      unstaged = EveryChunkStaged(ws.counters->staging, chunks) || EXACTQ_MUTANT(9) ? 0 : 1;
+    }
   }
   int starts[kGroupsPerThread];
   int total;
