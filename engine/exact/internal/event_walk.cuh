@@ -21,7 +21,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 5. The walk.
 
 struct WalkSmem {

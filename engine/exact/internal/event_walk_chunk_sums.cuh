@@ -16,7 +16,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 1. Approximate chunk sums: one warp per chunk, lane l adds terms l, l+32, ... (a fixed
 // order: the plan is the same on every run), then a butterfly over the lanes.
 

@@ -16,7 +16,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 4. Pieces and events: one block per group of kGroupChunks chunks, one thread per chunk.
 // (The sub-chunk scans of the transitions are already in their slots: ChunkSummariesWarp
 // formed them, spread over the whole GPU.) The scans below are loops, not unrolled: this

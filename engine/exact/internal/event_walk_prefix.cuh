@@ -16,7 +16,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 2. The approximate prefix before each chunk and its frame, tile by tile with a carry, in
 // one block (a fixed association: the same plan on every run).
 

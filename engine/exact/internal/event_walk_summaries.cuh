@@ -16,7 +16,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 3. Summaries and predictions: one warp per chunk. The warp reads the chunk coalesced
 // (lane l: terms l, l+32, ...) and transposes it through shared memory so that lane k
 // holds sub-chunk k (terms 32k..32k+31, in order); the chunk summary is the ordered

@@ -19,6 +19,7 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
+// The fresh chunk stage in two passes, for a batch whose chunk sums a metric's kernel
 // wrote (EnqueueSegmentedSumsFromChunkSums): SegmentStridedChunks, a warp per chunk and
 // no tile, tries the strided form straight from device memory and lists the chunks it
 // refuses in ws.redo (counted in replanned_chunks: a few per binade the sum crosses, a

@@ -18,7 +18,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 3. One warp per chunk: lanes, crossings, segments.
 
 // The approximate sum of chunks 0..c-1: the prefix of the 32-chunk sums before c's run of

@@ -1,4 +1,4 @@
-// The segment pipeline's stage 2, one warp per chunk: the chunk's record, from the strided
+// The segment pipeline's stage 3, one warp per chunk: the chunk's record, from the strided
 // form or lane by lane from the tile (crossing lanes, segments composed by a warp scan).
 #ifndef EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_CHUNK_STAGE_CUH_
 #define EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_CHUNK_STAGE_CUH_

@@ -1,4 +1,4 @@
-// The segment pipeline's stage 3: one block per group of chunks composes runs across
+// The segment pipeline's stage 4: one block per group of chunks composes runs across
 // chunks into the group's ordered list of walk steps.
 #ifndef EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_GROUPS_CUH_
 #define EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_GROUPS_CUH_
@@ -13,7 +13,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 4. One block per group of chunks: segments across chunks, and the group's steps.
 
 // (Templates, like every kernel here, so that the header can be included by several files.)

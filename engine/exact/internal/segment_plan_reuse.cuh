@@ -15,7 +15,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 3'. A stream's next frame under the previous frame's plan (EnqueueSegmentedSumReusingPlan).
 //
 // The plan (each chunk's frame, from the approximate prefix before it) changes little from
@@ -221,8 +220,6 @@ __global__ void __launch_bounds__(kSegmentWarps * 32, 6)
     SegmentRedoChunks(TermSource source, size_t n, PlanOptions options, SegmentWorkspace ws) {
   SegmentRedoChunksBlock</*kStridedTried=*/false>(source, n, options, ws, blockIdx.x, gridDim.x);
 }
-
-// The fresh chunk stage in two passes, for a batch whose chunk sums a metric's kernel
 
 }  // namespace gpu
 }  // namespace exact

@@ -1,4 +1,4 @@
-// The segment pipeline's stage 1: the approximate chunk sums (or a metric's), the
+// The segment pipeline's stages 1 and 2: the approximate chunk sums (or a metric's), the
 // 32-chunk run sums and their prefix, and the order the chunk stage takes the runs in.
 #ifndef EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_PREFIX_CUH_
 #define EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_PREFIX_CUH_
@@ -15,7 +15,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 2. One block: the 32-chunk sums and their exclusive prefix (for ApproximatePrefix).
 // Also starts the pools empty.
 

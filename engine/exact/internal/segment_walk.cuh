@@ -1,4 +1,4 @@
-// The segment pipeline's stage 4: one block applies the groups' steps to the exact sum.
+// The segment pipeline's stage 5: one block applies the groups' steps to the exact sum.
 #ifndef EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_WALK_CUH_
 #define EXACTQ_ENGINE_EXACT_INTERNAL_SEGMENT_WALK_CUH_
 
@@ -14,7 +14,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // 5. The walk: one block. Thread 0 applies batch b while warps 1.. stage batch b + 1.
 
 struct SegmentWalkSmem {

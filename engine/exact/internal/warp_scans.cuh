@@ -18,7 +18,6 @@ namespace exactq {
 namespace exact {
 namespace gpu {
 
-// ---------------------------------------------------------------------------------
 // Warp helpers. Every lane of the warp must call them (full-mask shuffles).
 
 inline constexpr unsigned kFullMask = 0xffffffffu;
