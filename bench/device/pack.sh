@@ -39,6 +39,8 @@ cp "$BIN/engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_test" "$BIN/bench/ssim
 # The probe of the GPU's video decoder; its headers come with build_ffmpeg.sh's packages.
 g++ -O2 -std=c++17 -Wall -Werror -static-libstdc++ -static-libgcc -o "$STAGE/$LABEL/nvdec_probe" \
   bench/device/nvdec_probe.cc -ldl
+# The CUDA suite of the exact sum with its device mutants, for engine/exact/device_mutations.sh.
+cp "$STAGE/exact/ordered_sum_cuda_mutants_test" "$STAGE/$LABEL/"
 chmod u+w "$STAGE/$LABEL"/*
 strip "$STAGE/$LABEL"/*
 # Debian ships prometheus-cpp and civetweb shared only; exactqd finds them with

@@ -43,10 +43,9 @@
 #include <cub/device/device_reduce.cuh>
 
 #include "bench/common/cpu_bench.h"
+#include "engine/exact/device_sum.cuh"
 #include "engine/exact/ordered_sum.h"
 #include "engine/exact/ordered_sum_cuda.h"
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
 #include "engine/exact/testing/ordered_sum_fixtures.h"
 
 namespace exactq {

@@ -1,4 +1,4 @@
-// Micro-benchmark: the cost of the strided pass's per-term step (ordered_sum_fast.h's
+// Micro-benchmark: the cost of the strided pass's per-term step (engine/exact/internal/binary64_summaries.h's
 // AddNonNegativeStridedTerm: scale, round half to even, the rest's tie test, the nonzero
 // test, the add) in forms that give the same values, on a GPU with every SM busy
 // (8 blocks of 256 threads per SM, 4,096 dependent steps per thread, median of 7):

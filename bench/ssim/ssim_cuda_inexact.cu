@@ -6,7 +6,7 @@
 
 #include <cub/block/block_reduce.cuh>
 
-#include "engine/exact/ordered_sum_block.cuh"
+#include "engine/exact/device_chunk_summaries.cuh"
 #include "engine/metrics/ssim/cuda/ssim_cuda_terms.cuh"
 #include "engine/metrics/ssim/ssim_math.h"
 

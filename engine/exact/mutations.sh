@@ -1,7 +1,7 @@
 #!/bin/bash
 # Mutation check of the ordered-sum algebra (see mutations.md): applies each of twenty-one
-# deliberate bugs to a COPY of ordered_sum_algebra.h, ordered_sum_fast.h or
-# ordered_sum_cpu_kernels.inc (the host kernels, both instruction sets) in a temporary
+# deliberate bugs to a COPY of ordered_sum_algebra.h, internal/binary64_summaries.h or
+# internal/cpu_kernels.inc (the host kernels, both instruction sets) in a temporary
 # tree (the working tree is never touched, so a concurrent commit cannot pick up a
 # mutant), builds the host tests (algebra, fast increments and summaries, kernels, sums) from that
 # copy with plain g++, and requires that they FAIL. CI runs it (.ci/run).
@@ -11,14 +11,15 @@ set -u
 cd "$(dirname "$0")/../.."
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/src/engine/exact/testing" "$WORK/src/engine/platform"
-cp engine/exact/*.h engine/exact/*.cc engine/exact/*.inc "$WORK/src/engine/exact/"
+mkdir -p "$WORK/src/engine/exact/testing" "$WORK/src/engine/exact/internal" "$WORK/src/engine/platform"
+cp engine/exact/*.h engine/exact/*.cc "$WORK/src/engine/exact/"
+cp engine/exact/internal/*.h engine/exact/internal/*.cc engine/exact/internal/*.inc "$WORK/src/engine/exact/internal/"
 cp engine/exact/testing/*.h engine/exact/testing/*.cc "$WORK/src/engine/exact/testing/"
 # The host/device macros and the worker pool the sum's threads run on.
 cp engine/platform/host_device.h engine/platform/worker_pool.h engine/platform/worker_pool.cc "$WORK/src/engine/platform/"
 cp engine/exact/ordered_sum_algebra.h "$WORK/original_algebra.h"
-cp engine/exact/ordered_sum_fast.h "$WORK/original_fast.h"
-cp engine/exact/ordered_sum_cpu_kernels.inc "$WORK/original_kernels.inc"
+cp engine/exact/internal/binary64_summaries.h "$WORK/original_fast.h"
+cp engine/exact/internal/cpu_kernels.inc "$WORK/original_kernels.inc"
 
 CXX="g++ -std=c++17 -O2 -ffp-contract=off -I$WORK/src"
 ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -labsl_cord -labsl_cord_internal \
@@ -28,7 +29,7 @@ ABSL="-labsl_status -labsl_statusor -labsl_strings -labsl_str_format_internal -l
 -labsl_demangle_internal -labsl_graphcycles_internal -labsl_exponential_biased -labsl_cordz_sample_token"
 
 # name | exact text in the header | replacement (ordered_sum_algebra.h unless the name
-# starts with "fast_": ordered_sum_fast.h, or "cpu_": ordered_sum_cpu_kernels.inc)
+# starts with "fast_": internal/binary64_summaries.h, or "cpu_": internal/cpu_kernels.inc)
 MUTATIONS=(
   "round_ties_up|      r_even = whole + (whole & 1);
       r_odd = whole + 1 - (whole & 1);|      r_even = r_odd = whole + 1;"
@@ -70,11 +71,11 @@ for entry in "${MUTATIONS[@]}"; do
   from=${rest%%|*}
   to=${rest#*|}
   cp "$WORK/original_algebra.h" "$WORK/src/engine/exact/ordered_sum_algebra.h"
-  cp "$WORK/original_fast.h" "$WORK/src/engine/exact/ordered_sum_fast.h"
-  cp "$WORK/original_kernels.inc" "$WORK/src/engine/exact/ordered_sum_cpu_kernels.inc"
+  cp "$WORK/original_fast.h" "$WORK/src/engine/exact/internal/binary64_summaries.h"
+  cp "$WORK/original_kernels.inc" "$WORK/src/engine/exact/internal/cpu_kernels.inc"
   HEADER=$WORK/src/engine/exact/ordered_sum_algebra.h
-  [[ $name == fast_* ]] && HEADER=$WORK/src/engine/exact/ordered_sum_fast.h
-  [[ $name == cpu_* ]] && HEADER=$WORK/src/engine/exact/ordered_sum_cpu_kernels.inc
+  [[ $name == fast_* ]] && HEADER=$WORK/src/engine/exact/internal/binary64_summaries.h
+  [[ $name == cpu_* ]] && HEADER=$WORK/src/engine/exact/internal/cpu_kernels.inc
   if ! FROM="$from" TO="$to" python3 - "$HEADER" <<'EOF'
 import os, sys
 path = sys.argv[1]
@@ -88,13 +89,14 @@ EOF
     exit 2
   fi
   E=$WORK/src/engine/exact
+  EI=$E/internal
   POOL=$WORK/src/engine/platform/worker_pool.cc
   KERNELS="$WORK/kernels_avx2.o $WORK/kernels_generic.o"
   if ! $CXX $E/ordered_sum_algebra_test.cc -o "$WORK/algebra_test" -lgtest -lgtest_main -pthread ||
-     ! $CXX $E/ordered_sum_fast_test.cc -o "$WORK/fast_test" -lgtest -lgtest_main -pthread ||
-     ! $CXX -mavx2 -mno-fma -Wno-psabi -c $E/ordered_sum_cpu_kernels_avx2.cc -o "$WORK/kernels_avx2.o" ||
-     ! $CXX -Wno-psabi -c $E/ordered_sum_cpu_kernels_generic.cc -o "$WORK/kernels_generic.o" ||
-     ! $CXX $E/ordered_sum_cpu_kernels_test.cc $E/ordered_sum.cc $E/testing/ordered_sum_fixtures.cc $POOL $KERNELS \
+     ! $CXX $EI/binary64_summaries_test.cc -o "$WORK/fast_test" -lgtest -lgtest_main -pthread ||
+     ! $CXX -mavx2 -mno-fma -Wno-psabi -c $EI/cpu_kernels_avx2.cc -o "$WORK/kernels_avx2.o" ||
+     ! $CXX -Wno-psabi -c $EI/cpu_kernels_generic.cc -o "$WORK/kernels_generic.o" ||
+     ! $CXX $EI/cpu_kernels_test.cc $E/ordered_sum.cc $E/testing/ordered_sum_fixtures.cc $POOL $KERNELS \
          -o "$WORK/kernels_test" -lgtest -lgtest_main -pthread $ABSL ||
      ! $CXX $E/ordered_sum_test.cc $E/ordered_sum.cc $E/testing/ordered_sum_fixtures.cc $E/testing/ordered_sum_device_model.cc \
          $POOL $KERNELS -o "$WORK/sum_test" -lgtest -lgtest_main -pthread $ABSL; then

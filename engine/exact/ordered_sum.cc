@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
-#include "engine/exact/ordered_sum_cpu_kernels.h"
-#include "engine/exact/ordered_sum_fast.h"
+#include "engine/exact/internal/binary64_summaries.h"
+#include "engine/exact/internal/cpu_kernels.h"
 
 // The loop is the definition, and the fallback adds must be the same binary64 adds: no
 // extended precision (x87) and no contraction.
@@ -45,7 +45,7 @@ RunSummary SummarizeTerms(const double* terms, size_t n, int frame) {
 
 namespace {
 
-// SummarizeTerms through the binary64 fold of ordered_sum_fast.h (which hands ties and
+// SummarizeTerms through the binary64 fold of internal/binary64_summaries.h (which hands ties and
 // long paths to the binary64 increments, and those to the integer rule): the same
 // summary, several times faster.
 RunSummary SummarizeFast(const double* terms, size_t n, int frame) {

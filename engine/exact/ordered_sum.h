@@ -162,7 +162,7 @@ class OrderedSumReference final : public OrderedSum {
 // prefix on from block to block, so the plan is the sequential one whatever the thread
 // count. While a thread forms a block's summaries it asks for the lines of its next block,
 // so memory and arithmetic overlap. The chunk sums and summaries come from vectorised
-// kernels (ordered_sum_cpu_kernels.h: AVX2 where the CPU has it, SSE2 otherwise) that give
+// kernels (internal/cpu_kernels.h: AVX2 where the CPU has it, SSE2 otherwise) that give
 // the scalar code's values bit for bit. The checked walk then runs over all chunks on the
 // calling thread.
 class OrderedSumThreads final : public OrderedSum {

@@ -3,8 +3,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
+#include "engine/exact/device_sum.cuh"
 
 namespace exactq {
 namespace exact {

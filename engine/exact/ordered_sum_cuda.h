@@ -1,7 +1,7 @@
 // OrderedSumCuda: the exact ordered sum of terms that live in device memory, returning
 // one double (the bits of the host loop) without copying the terms to the host.
 //
-// The pipeline and its layout are in ordered_sum_kernels.cuh; the algebra it shares with
+// The device pipelines are in device_sum.cuh; the algebra it shares with
 // the host in ordered_sum_algebra.h. This header is plain C++ (no device code), so host
 // code compiled by g++ can use the class.
 //
@@ -9,7 +9,7 @@
 //   exactq::exact::OrderedSumStats stats;
 //   absl::StatusOr<double> total = sum.Sum(device_terms, n, &stats);  // synchronises `stream`
 //
-// Two pipelines (see ordered_sum_segments.cuh and ordered_sum_kernels.cuh): the segment
+// Two pipelines (device_sum.cuh): the segment
 // pipeline runs first and gives the result unless one of its exact checks refuses a step;
 // then the event walk runs on the same terms. Both give the loop's bits.
 //

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/exact/internal/binary64_summaries.h"
 #include "engine/exact/ordered_sum.h"
-#include "engine/exact/ordered_sum_fast.h"
 #include "engine/exact/testing/ordered_sum_cuda_testing.h"
 #include "engine/exact/testing/ordered_sum_device_model.h"
 #include "engine/exact/testing/ordered_sum_fixtures.h"
@@ -547,6 +547,44 @@ TEST_F(OrderedSumCudaTest, StoredArrayBatchInSlabsGivesTheLoopsBits) {
       {size_t{32 * 1024 + 1}, size_t{40001}}, [](size_t n) { return SumStoredBatchOnDevice(n, 32); }, StoredBatchTerm);
   ExpectBatchEqualsTheLoop<kStoredBatch>(
       {k4kTerms}, [](size_t n) { return SumStoredBatchOnDevice(n, 128); }, StoredBatchTerm);
+}
+
+// A slab left out: its chunks' records are still those of the run before (the same terms
+// here, so a walk over them would even give the right bits: only the count can tell). The
+// walk must refuse every sum of the batch, whichever slab is missing: the first (the
+// others then start out of order), one in the middle, the last.
+TEST_F(OrderedSumCudaTest, BatchInSlabsRefusesAMissedSlab) {
+  const size_t n = 97 * 1024 + 5;  // 98 chunks: slabs of 32 chunks 0, 1, 2 and a short 3
+  for (int64_t skipped : {0, 1, 3}) {
+    absl::StatusOr<StoredBatchSums> got = SumStoredBatchOnDevice(n, 32, skipped);
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (int k = 0; k < kStoredBatch; ++k) {
+      EXPECT_EQ(got->status[k], kBatchUnstaged) << "slab " << skipped << " left out, sum " << k;
+    }
+  }
+  // Two runs with every slab (slab 99 is past the last): the loop's bits, the first run
+  // leaving the second nothing to trip on.
+  ExpectBatchEqualsTheLoop<kStoredBatch>(
+      {n}, [](size_t m) { return SumStoredBatchOnDevice(m, 32, /*skipped_slab=*/99); }, StoredBatchTerm);
+}
+
+// Refusals and pool overflow through the batch path, one and in slabs: the sums the
+// pipeline cannot take say so (for the event walk to take them), and the benign sum
+// beside them in the same launches is unaffected.
+TEST_F(OrderedSumCudaTest, BatchReportsRefusalsAndOverflowSumBySum) {
+  const size_t n = 200 * 1024;  // 6,400 crossing lanes in the oscillating sum: over the pools' 2,048
+  std::vector<double> terms(n);
+  for (size_t i = 0; i < n; ++i) terms[i] = AdversarialBatchTerm(i, n, kAdversarialBenign);
+  const double want = OrderedSumReference::Loop(terms.data(), n);
+  for (int64_t slab_chunks : {0, 32}) {
+    absl::StatusOr<AdversarialBatchSums> got = SumAdversarialBatchOnDevice(n, slab_chunks);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(got->status[kAdversarialBenign], kBatchAccepted) << "slabs of " << slab_chunks;
+    EXPECT_EQ(BitsOf(got->sums[kAdversarialBenign]), BitsOf(want))
+        << "slabs of " << slab_chunks << ": cuda " << Hex(got->sums[kAdversarialBenign]) << " loop " << Hex(want);
+    EXPECT_EQ(got->status[kAdversarialOscillating], kBatchOverflow) << "slabs of " << slab_chunks;
+    EXPECT_EQ(got->status[kAdversarialWrongAdvice], kBatchRefused) << "slabs of " << slab_chunks;
+  }
 }
 
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {

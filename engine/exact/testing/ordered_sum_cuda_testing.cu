@@ -6,11 +6,16 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
+#include "engine/exact/device_batch.cuh"
+#include "engine/exact/device_sum.cuh"
 
 namespace exactq {
 namespace exact {
+
+static_assert(kBatchAccepted == gpu::kSegmentAccepted && kBatchRefused == gpu::kSegmentRefused &&
+                  kBatchOverflow == gpu::kSegmentOverflow && kBatchUnstaged == gpu::kSegmentUnstaged,
+              "BatchSumsOnDevice::status carries the segment pipeline's status");
+
 namespace {
 
 struct GeneratedTerms {
@@ -80,12 +85,28 @@ __global__ void StoreBatchArrays(size_t n, double* a, double* b) {
   b[i] = StoredBatchValue(i, n, 2);
 }
 
+// The chunk stage slab by slab, then the rest, leaving out slab `skipped` (none: -1).
+template <class Source, int K>
+cudaError_t EnqueueInSlabs(const gpu::SegmentBatch<Source, K>& batch, size_t n, int64_t slab_chunks,
+                           int64_t skipped = -1) {
+  const int64_t chunks = gpu::ChunkCount(n);
+  cudaError_t err = cudaSuccess;
+  for (int64_t first = 0, slab = 0; first < chunks && err == cudaSuccess; first += slab_chunks, ++slab) {
+    if (slab == skipped) continue;
+    err = gpu::EnqueueSegmentedSumsChunkStage(batch, n, first, std::min(chunks, first + slab_chunks),
+                                              gpu::PlanOptions{}, nullptr);
+  }
+  if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFinish(batch, n, gpu::PlanOptions{}, nullptr);
+  return err;
+}
+
 // A batch whose sources are set: each sum's workspace carved from `regions` and zeroed,
 // its chunk sums from ChunkSumsOf(term_of), the pipeline's launches (the chunk stage slab
-// by slab when slab_chunks > 0), and each sum's output.
+// by slab when slab_chunks > 0), and each sum's output. skipped_slab >= 0: a complete run
+// in slabs first (its records stay in the workspaces), then one without that slab.
 template <class Source, int K, class TermOf>
 cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batch, TermOf term_of,
-                     BatchSumsOnDevice<K>& result, int64_t slab_chunks = 0) {
+                     BatchSumsOnDevice<K>& result, int64_t slab_chunks = 0, int64_t skipped_slab = -1) {
   const int64_t chunks = gpu::ChunkCount(n);
   const size_t region = gpu::SegmentWorkspaceBytes(chunks);
   ChunkSumOutputs<K> chunk_sums;
@@ -101,11 +122,8 @@ cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batc
     err = cudaGetLastError();
   }
   if (slab_chunks > 0) {
-    for (int64_t first = 0; first < chunks && err == cudaSuccess; first += slab_chunks) {
-      err = gpu::EnqueueSegmentedSumsChunkStage(batch, n, first, std::min(chunks, first + slab_chunks),
-                                                gpu::PlanOptions{}, nullptr);
-    }
-    if (err == cudaSuccess) err = gpu::EnqueueSegmentedSumsFinish(batch, n, gpu::PlanOptions{}, nullptr);
+    if (err == cudaSuccess && skipped_slab >= 0) err = EnqueueInSlabs(batch, n, slab_chunks);
+    if (err == cudaSuccess) err = EnqueueInSlabs(batch, n, slab_chunks, skipped_slab);
   } else if (err == cudaSuccess) {
     err = gpu::EnqueueSegmentedSumsFromChunkSums(batch, n, gpu::PlanOptions{}, nullptr);
   }
@@ -120,8 +138,9 @@ cudaError_t RunBatch(size_t n, char* regions, gpu::SegmentBatch<Source, K>& batc
 
 }  // namespace
 
-absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks) {
+absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks, int64_t skipped_slab) {
   if (slab_chunks < 0 || slab_chunks % 32 != 0) return absl::InvalidArgumentError("slab_chunks: a multiple of 32");
+  if (skipped_slab >= 0 && slab_chunks == 0) return absl::InvalidArgumentError("skipped_slab needs slab_chunks");
   if (n == 0 || !gpu::SegmentPipelineFits(n))
     return absl::InvalidArgumentError("n out of the segment pipeline's range");
   const size_t arrays = (2 * n * sizeof(double) + 255) / 256 * 256;
@@ -138,10 +157,59 @@ absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_ch
   StoreBatchArrays<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, a, b);
   StoredBatchSums result{};
   cudaError_t err = cudaGetLastError();
-  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{n}, result, slab_chunks);
+  if (err == cudaSuccess) {
+    err = RunBatch(n, workspace + arrays, batch, StoredBatchTermOf{n}, result, slab_chunks, skipped_slab);
+  }
   cudaFree(workspace);
   if (err != cudaSuccess)
     return absl::InternalError(absl::StrCat("stored batch segment sums: ", cudaGetErrorString(err)));
+  return result;
+}
+
+namespace {
+
+// Term i of adversarial sum k from its array, the advice of sum kAdversarialWrongAdvice
+// scaled by 2^30 (a power of two: the chunk sums stay exact multiples of the true ones).
+struct AdversarialTermOf {
+  const double* terms[kAdversarialBatch];
+  __device__ double operator()(size_t i, int k) const {
+    return k == kAdversarialWrongAdvice ? terms[k][i] * 0x1p30 : terms[k][i];
+  }
+};
+
+// Sum k's terms at terms + k * n.
+__global__ void StoreAdversarialArrays(size_t n, double* terms) {
+  const size_t i = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  for (int k = 0; k < kAdversarialBatch; ++k) terms[k * n + i] = AdversarialBatchTerm(i, n, k);
+}
+
+}  // namespace
+
+absl::StatusOr<AdversarialBatchSums> SumAdversarialBatchOnDevice(size_t n, int64_t slab_chunks) {
+  if (slab_chunks < 0 || slab_chunks % 32 != 0) return absl::InvalidArgumentError("slab_chunks: a multiple of 32");
+  if (n == 0 || !gpu::SegmentPipelineFits(n))
+    return absl::InvalidArgumentError("n out of the segment pipeline's range");
+  const size_t arrays = (kAdversarialBatch * n * sizeof(double) + 255) / 256 * 256;
+  char* workspace = nullptr;
+  if (cudaError_t err =
+          cudaMalloc(&workspace, arrays + kAdversarialBatch * gpu::SegmentWorkspaceBytes(gpu::ChunkCount(n)));
+      err != cudaSuccess) {
+    return absl::InternalError(absl::StrCat("cudaMalloc: ", cudaGetErrorString(err)));
+  }
+  AdversarialTermOf term_of{};
+  gpu::SegmentBatch<gpu::DeviceArrayTerms, kAdversarialBatch> batch;
+  for (int k = 0; k < kAdversarialBatch; ++k) {
+    term_of.terms[k] = reinterpret_cast<double*>(workspace) + k * n;
+    batch.source[k] = gpu::DeviceArrayTerms{term_of.terms[k]};
+  }
+  StoreAdversarialArrays<<<static_cast<unsigned>((n + 255) / 256), 256>>>(n, reinterpret_cast<double*>(workspace));
+  AdversarialBatchSums result{};
+  cudaError_t err = cudaGetLastError();
+  if (err == cudaSuccess) err = RunBatch(n, workspace + arrays, batch, term_of, result, slab_chunks);
+  cudaFree(workspace);
+  if (err != cudaSuccess)
+    return absl::InternalError(absl::StrCat("adversarial batch segment sums: ", cudaGetErrorString(err)));
   return result;
 }
 

@@ -46,7 +46,12 @@ EXACTQ_HD inline double GeneratedBatchTerm(uint64_t i, uint64_t n, int k) {
 }
 
 // What a batch of K segment sums left: status[k] is sum k's segment pipeline status (0:
-// accepted, and sums[k] is then the loop's).
+// accepted, and sums[k] is then the loop's), one of these (engine/exact's kSegment*
+// values, for host code; the .cu checks that they agree).
+inline constexpr int32_t kBatchAccepted = 0;
+inline constexpr int32_t kBatchRefused = 1;
+inline constexpr int32_t kBatchOverflow = 2;
+inline constexpr int32_t kBatchUnstaged = 3;
 template <int K>
 struct BatchSumsOnDevice {
   double sums[K];
@@ -81,7 +86,26 @@ EXACTQ_HD inline double StoredBatchTerm(uint64_t i, uint64_t n, int k) {
 using StoredBatchSums = BatchSumsOnDevice<kStoredBatch>;
 // slab_chunks > 0 (a multiple of 32): the chunk stage in slabs of that many chunks
 // (EnqueueSegmentedSumsChunkStage, slab after slab, then EnqueueSegmentedSumsFinish).
-absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks = 0);
+// skipped_slab >= 0: a complete run in slabs first, then, on the same workspaces (whose
+// records are that run's), a run that leaves out slab number skipped_slab.
+absl::StatusOr<StoredBatchSums> SumStoredBatchOnDevice(size_t n, int64_t slab_chunks = 0, int64_t skipped_slab = -1);
+
+// A batch of sums the segment pipeline cannot take, beside one it can, over terms in
+// device memory: kAdversarialBenign (GeneratedTerm: accepted), kAdversarialOscillating
+// (the sum leaps between about 0 and 2^33 at every term: every lane of every chunk
+// crosses binades, more than the pools hold) and kAdversarialWrongAdvice (GeneratedTerm,
+// its chunk sums given 2^30 times too large, so every chunk is planned 30 binades off and
+// the walk's checks refuse).
+inline constexpr int kAdversarialBatch = 3;
+inline constexpr int kAdversarialBenign = 0;
+inline constexpr int kAdversarialOscillating = 1;
+inline constexpr int kAdversarialWrongAdvice = 2;
+EXACTQ_HD inline double AdversarialBatchTerm(uint64_t i, uint64_t n, int k) {
+  if (k == kAdversarialOscillating) return i % 2 == 0 ? 0x1p33 : -0x1p33 + 1.0;
+  return GeneratedTerm(i, n);
+}
+using AdversarialBatchSums = BatchSumsOnDevice<kAdversarialBatch>;
+absl::StatusOr<AdversarialBatchSums> SumAdversarialBatchOnDevice(size_t n, int64_t slab_chunks = 0);
 
 }  // namespace exact
 }  // namespace exactq

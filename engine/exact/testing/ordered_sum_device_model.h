@@ -3,7 +3,7 @@
 // sub-chunks under the exact frame, with the device's scans and reductions replaced by
 // loops. Test-only.
 //
-// The device (ordered_sum_kernels.cuh) organises the same decisions differently (pieces
+// The device (internal/event_walk*.cuh) organises the same decisions differently (pieces
 // of predicted-accepted chunks, transitions prepared in parallel), but the counts are
 // functions of the terms and the plan alone: a chunk is refused exactly when its summary
 // under its plan fails the check against the exact sum before it, and a sub-chunk of a

@@ -8,11 +8,9 @@
 
 #include <cub/block/block_scan.cuh>
 
-#include "engine/exact/chunk_lookback.cuh"
+#include "engine/exact/device_chunk_summaries.cuh"
+#include "engine/exact/device_sum.cuh"
 #include "engine/exact/ordered_sum_algebra.h"
-#include "engine/exact/ordered_sum_block.cuh"
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
 #include "engine/metrics/ssim/cuda/ssim_cuda_summaries.cuh"
 #include "engine/metrics/ssim/cuda/ssim_cuda_terms.cuh"
 #include "engine/metrics/ssim/ssim_math.h"
@@ -105,7 +103,8 @@ __global__ void __launch_bounds__(kBlockThreads, kMinBlocksPerSm<Sample>)
   } temp;
   __shared__ int64_t chunk_shared;
   __shared__ int frame_shared;
-  if (threadIdx.x == 0) chunk_shared = TakeTicket(lookback);  // chunks in order (engine/exact/chunk_lookback.cuh)
+  if (threadIdx.x == 0)
+    chunk_shared = TakeTicket(lookback);  // chunks in order (engine/exact/internal/chunk_lookback.cuh)
   __syncthreads();
   const int64_t chunk = chunk_shared;
   double x[kTermsPerThread];
@@ -387,7 +386,7 @@ cudaError_t EnqueueSsimTermSum(const SsimDeviceFrame& f, const SsimPipelineOptio
   cudaError_t err = cudaSuccess;
   if (options.fused) {
     const LookbackState lb = CarveLookback(f.workspace, chunks);
-    // Flags and ticket start at zero for every frame (engine/exact/chunk_lookback.cuh).
+    // Flags and ticket start at zero for every frame (engine/exact/internal/chunk_lookback.cuh).
     err = cudaMemsetAsync(lb.flags, 0, static_cast<size_t>(chunks + 1) * sizeof(unsigned), stream);
     if (err == cudaSuccess) err = LaunchFusedForDepth(f, chunks, w.walk, lb, options, stream);
     for (cudaEvent_t e : {ev.terms_done, ev.plan_done, ev.summaries_done}) {

@@ -7,7 +7,7 @@
 //                 ssim terms from the luma planes (ssim_cuda_terms.cuh), stores them and a
 //                 tree sum of them;
 //   2. the exact sum of the stored terms by engine/exact's segment pipeline
-//                 (ordered_sum_segments.cuh: 32-chunk sums from the tree sums, segments,
+//                 (engine/exact/device_sum.cuh: 32-chunk sums from the tree sums, segments,
 //                 group steps, walk). It writes SsimTermSumResult's segment part. If one
 //                 of its exact checks refused a step (segment_status != 0: rare, a
 //                 prediction that was wrong), EnqueueSsimEventWalk runs the event-walk
@@ -25,7 +25,7 @@
 // The fused form (SsimPipelineOptions::fused, measured and kept as an option, event walk
 // only) does terms, plan and summaries in one kernel: chunks are taken in order through
 // a ticket, each block publishes its tree sum and finds the approximate prefix before it
-// by a decoupled look-back (engine/exact/chunk_lookback.cuh), and summarises its terms while they are
+// by a decoupled look-back (engine/exact/internal/chunk_lookback.cuh), and summarises its terms while they are
 // still in registers. On an H200 at 3840x2160 8-bit it was slower (0.32 ms against 0.26
 // ms for the three stages, 2026-11-29). Its look-back adds in an order that depends on
 // timing, so its plan (and the walk's fallback counts) may differ from run to run; the

@@ -1,6 +1,6 @@
 // Device code: one ordered-sum chunk's RunSummary, by the tie-free path when every lane
-// qualifies (engine/exact/tie_free_summary.h says why that is the same summary), otherwise by
-// engine/exact's BlockOrderedChunk::Summarize. Same chunk layout as ordered_sum_block.cuh:
+// qualifies (engine/exact/internal/tie_free_summary.h says why that is the same summary), otherwise by
+// engine/exact's BlockOrderedChunk::Summarize. Same chunk layout as device_chunk_summaries.cuh:
 // 256 threads, thread t holding the chunk's terms 4t..4t+3.
 //
 // The tie-free path needs an int64 exclusive scan and a min/max reduction, both of which
@@ -18,9 +18,8 @@
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
 
+#include "engine/exact/device_chunk_summaries.cuh"
 #include "engine/exact/ordered_sum_algebra.h"
-#include "engine/exact/ordered_sum_block.cuh"
-#include "engine/exact/tie_free_summary.h"
 
 namespace exactq {
 namespace ssim {

@@ -1,6 +1,6 @@
 // Device code: the ssim terms of one ordered-sum chunk, computed by one CUDA block.
 //
-// The chunk layout is engine/exact's (ordered_sum_block.cuh): chunk c is the 1024
+// The chunk layout is engine/exact's (device_chunk_summaries.cuh): chunk c is the 1024
 // raster-order pixels c*1024 .. c*1024+1023, and thread t of the 256-thread block gets
 // the terms of pixels 4t..4t+3 of the chunk, in order, in registers. So the terms can go
 // straight into BlockOrderedChunk (or into an inexact tree sum, for the benchmark).
@@ -42,7 +42,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "engine/exact/ordered_sum_block.cuh"
+#include "engine/exact/device_chunk_summaries.cuh"
 #include "engine/metrics/ssim/cuda/ssim_cuda_taps.h"
 #include "engine/metrics/ssim/ssim_math.h"
 

@@ -362,8 +362,11 @@ absl::StatusOr<FrameSums> Ssimulacra2Cuda::CollectSums() {
     int refused = 0;
     int overflowed = 0;
     for (int32_t status : st.readback->status) {
+      if (status == gpu::kSumUnstaged) {
+        return absl::InternalError("Ssimulacra2Cuda: the chunk stage's slabs left chunks of a sum unstaged");
+      }
       refused += status == gpu::kSumRefused ? 1 : 0;
-      overflowed += status != gpu::kSumAccepted && status != gpu::kSumRefused ? 1 : 0;  // kSumOverflow
+      overflowed += status == gpu::kSumOverflow ? 1 : 0;
     }
     if (refused + overflowed > 0) {
       // A segment pipeline refused a sum: the whole frame again (the device still holds

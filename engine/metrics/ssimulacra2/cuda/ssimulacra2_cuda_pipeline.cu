@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "engine/exact/ordered_sum_kernels.cuh"
-#include "engine/exact/ordered_sum_segments.cuh"
+#include "engine/exact/device_batch.cuh"
+#include "engine/exact/device_sum.cuh"
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_kernels.h"
 
 namespace exactq {
@@ -49,7 +49,7 @@ __device__ inline void VisitMap(const TermOfBase& map, F&& f) {
 namespace {
 
 static_assert(kSumAccepted == exact::gpu::kSegmentAccepted && kSumRefused == exact::gpu::kSegmentRefused &&
-                  kSumOverflow == exact::gpu::kSegmentOverflow,
+                  kSumOverflow == exact::gpu::kSegmentOverflow && kSumUnstaged == exact::gpu::kSegmentUnstaged,
               "SumResults::status carries the segment pipeline's status");
 
 // One sum's workspace region: whichever of the ways of summing a frame uses (the tree

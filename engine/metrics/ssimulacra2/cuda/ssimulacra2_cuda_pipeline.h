@@ -66,10 +66,13 @@ enum class SumPath {
 };
 
 // SumResults::status values (engine/exact's kSegmentAccepted, kSegmentRefused,
-// kSegmentOverflow): accepted, a check refused a step, a pool or step list was full.
+// kSegmentOverflow, kSegmentUnstaged): accepted, a check refused a step, a pool or step
+// list was full, the slabs of the chunk stage missed a chunk (a defect here, not the
+// frame's: the frame fails).
 inline constexpr int32_t kSumAccepted = 0;
 inline constexpr int32_t kSumRefused = 1;
 inline constexpr int32_t kSumOverflow = 2;
+inline constexpr int32_t kSumUnstaged = 3;
 
 // Which sum stream each scale's terms and sums go to. The bits are the same in every
 // shape.

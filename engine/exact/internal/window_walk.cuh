@@ -1,77 +1,34 @@
-// The first version of the device walk (v1), kept for callers that form the chunk
+// The window walk, for callers that form the chunk
 // summaries themselves and only need a walk over (plan, summaries): one block steps over
 // windows of up to 1024 same-plan chunks, composes each window with an ordered BlockScan,
 // and re-plans a refused chunk in sub-chunks on the spot. It is exact, but its sequential
 // steps cost several microseconds each (global loads and block scans on the critical
-// path); OrderedSumCuda uses the event walk of ordered_sum_kernels.cuh instead, which
-// prepares the refused chunks in parallel. Included by ordered_sum_kernels.cuh.
+// path); OrderedSumCuda uses the event walk (event_walk.cuh) instead, which
+// prepares the refused chunks in parallel.
 //
 //   ChunkApproximateSums  grid = chunks: an approximate (tree) sum per chunk;
 //   PlanFromPrefix        one block: deterministic prefix of those sums -> a frame per chunk;
 //   ChunkSummaries        grid = chunks: each chunk's RunSummary under its planned frame;
 //   OrderedWalk           one block: the exact walk (windows, longest accepted prefix, re-plan).
-#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_WALK_V1_CUH_
-#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_WALK_V1_CUH_
+#ifndef EXACTQ_ENGINE_EXACT_INTERNAL_WINDOW_WALK_CUH_
+#define EXACTQ_ENGINE_EXACT_INTERNAL_WINDOW_WALK_CUH_
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <cuda/functional>
 
 #include <cub/block/block_reduce.cuh>
 #include <cub/block/block_scan.cuh>
-#include <cuda/functional>
 
+#include "engine/exact/internal/block_chunk.cuh"
+#include "engine/exact/internal/plan_options.cuh"
 #include "engine/exact/ordered_sum_algebra.h"
-#include "engine/exact/ordered_sum_block.cuh"
 
 namespace exactq {
 namespace exact {
 namespace gpu {
-
-// What the walk writes: the sum's bits and the fallback counts (OrderedSumStats fields).
-struct WalkOutput {
-  uint64_t sum_bits;
-  int64_t chunks_rejected;
-  int64_t subchunks_rejected;
-  int64_t terms_one_by_one;
-  int64_t walk_windows;
-};
-
-struct PlanOptions {
-  PlanMode mode = PlanMode::kApproximatePrefix;
-  int fixed_frame = 0;
-  // The segment pipeline launches its kernels after the first with programmatic
-  // dependent launch where the device has it (sm_90+): each may be scheduled while the
-  // one before it drains, and waits for it (griddepcontrol.wait) before touching memory.
-  // Same results either way; false is for benchmarks (the plain launches).
-  bool programmatic_launch = true;
-  // The segment pipeline's chunk stage tries each chunk first as one run from strided
-  // reads (TryStridedChunk; StridedChunkRun in ordered_sum_fast.h), and goes through the
-  // tile only where that refuses. Same bits either way; false sends every chunk through
-  // the tile (for tests and benchmarks).
-  bool strided_chunks = true;
-  // The segment pipeline's chunk stage takes first the runs of 32 chunks where the
-  // approximate path comes near a frame's edge (the slowest chunks), then the others
-  // (OrderRunsByCrossing). Same records, bits and steps either way; false: index order.
-  // EnqueueSegmentedSum and the reuse pipeline only: the paths that start from a metric's
-  // chunk sums (EnqueueSegmentedSum(s)FromChunkSums) take index order.
-  bool crossings_first = true;
-};
-
-inline int64_t ChunkCount(size_t n) { return static_cast<int64_t>((n + kChunkTerms - 1) / kChunkTerms); }
-
-// The terms of the chunk that starts at term `first` of n: kChunkTerms, or fewer for a
-// sum's short last chunk.
-__host__ __device__ inline int TermsInChunk(size_t n, size_t first) {
-  return static_cast<int>(n - first < size_t{kChunkTerms} ? n - first : size_t{kChunkTerms});
-}
-
-// Grid size for the per-chunk kernels; they loop when there are more chunks.
-inline unsigned ChunkGrid(int64_t chunks) {
-  const int64_t kMaxGrid = 1 << 30;
-  return static_cast<unsigned>(chunks < kMaxGrid ? chunks : kMaxGrid);
-}
 
 template <class TermSource>
 __global__ void __launch_bounds__(kBlockThreads)
@@ -282,4 +239,4 @@ __global__ void __launch_bounds__(kBlockThreads)
 }  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_WALK_V1_CUH_
+#endif  // EXACTQ_ENGINE_EXACT_INTERNAL_WINDOW_WALK_CUH_

@@ -9,4 +9,4 @@
 #define EXACTQ_OS_KERNEL_NS avx2
 #define EXACTQ_OS_KERNEL_TABLE_NAME Avx2ChunkKernels
 #define EXACTQ_OS_KERNEL_ISA_NAME "avx2"
-#include "engine/exact/ordered_sum_cpu_kernels.inc"
+#include "engine/exact/internal/cpu_kernels.inc"

@@ -3,7 +3,7 @@
 #define EXACTQ_OS_KERNEL_NS generic
 #define EXACTQ_OS_KERNEL_TABLE_NAME GenericChunkKernels
 #define EXACTQ_OS_KERNEL_ISA_NAME "generic"
-#include "engine/exact/ordered_sum_cpu_kernels.inc"
+#include "engine/exact/internal/cpu_kernels.inc"
 
 namespace exactq {
 namespace exact {

@@ -1,7 +1,7 @@
-// The fast (binary64-based) increments and lane summaries of ordered_sum_fast.h against the
+// The fast (binary64-based) increments and lane summaries of binary64_summaries.h against the
 // algebra header's integer rule, value for value and flag for flag, over every kind of
 // term (ties, near-ties, subnormals, huge, zeros, infinities, NaN) and every frame.
-#include "engine/exact/ordered_sum_fast.h"
+#include "engine/exact/internal/binary64_summaries.h"
 
 #include <cmath>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // host's plain left-to-right composition. The data covers SSIM-like terms, signed terms,
 // increments at and around the 2^43 bound, zeros, subnormals in the tiny frame, and the
 // cases that must leave the tie-free path (ties, large, special terms).
-#include "engine/exact/tie_free_summary.h"
+#include "engine/exact/internal/tie_free_summary.h"
 
 #include <algorithm>
 #include <cmath>

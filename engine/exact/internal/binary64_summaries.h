@@ -376,7 +376,7 @@ EXACTQ_HD inline RunSummary SummarizeTermsBinary64(const Terms& x, int len, int 
 // handed over: for the device's tile path, where ties are common (ssimulacra2's edge sums:
 // float-precision terms) and the integer fold's two-parity loop, with 64-bit min/max
 // emulated, made a lane's chain several times longer. The CPU kernels
-// (ordered_sum_cpu_kernels.h) keep SummarizeTermsBinary64's hand-over decisions.
+// (cpu_kernels.h) keep SummarizeTermsBinary64's hand-over decisions.
 template <class Terms>
 EXACTQ_HD inline RunSummary SummarizeTermsBinary64WithTies(const Terms& x, int len, int frame,
                                                            bool* handed_over = nullptr) {

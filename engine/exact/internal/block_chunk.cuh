@@ -1,9 +1,9 @@
 // Device building blocks of the exact ordered sum: what one CUDA block does with one
 // chunk of terms held in registers. (OrderedSumCuda's own pipeline forms its summaries one
-// warp per chunk instead, see ordered_sum_kernels.cuh; both give the same RunSummary, since
+// warp per chunk instead, see event_walk_summaries.cuh; both give the same RunSummary, since
 // any ordered grouping of a chunk's terms composes to the same decisions.) A metric kernel that computes its per-pixel
 // terms can call these directly and write one summary per chunk, so the terms never reach global memory (the walk asks
-// for a refused chunk's terms again through a TermSource, see ordered_sum_kernels.cuh).
+// for a refused chunk's terms again through a TermSource, see event_walk.cuh).
 //
 // Chunk layout (the same everywhere, host stats included): a chunk is kChunkTerms = 1024
 // consecutive terms and one block of kBlockThreads = 256 threads; thread t holds the
@@ -26,8 +26,8 @@
 //     const exact::RunSummary run = Chunk::Summarize(temp, x, valid, plan[blockIdx.x]);
 //     if (threadIdx.x == 0) out[blockIdx.x] = run;
 //   }
-#ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_BLOCK_CUH_
-#define EXACTQ_ENGINE_EXACT_ORDERED_SUM_BLOCK_CUH_
+#ifndef EXACTQ_ENGINE_EXACT_INTERNAL_BLOCK_CHUNK_CUH_
+#define EXACTQ_ENGINE_EXACT_INTERNAL_BLOCK_CHUNK_CUH_
 
 #include <cstddef>
 #include <cstdint>
@@ -142,4 +142,4 @@ class BlockOrderedChunk {
 }  // namespace exact
 }  // namespace exactq
 
-#endif  // EXACTQ_ENGINE_EXACT_ORDERED_SUM_BLOCK_CUH_
+#endif  // EXACTQ_ENGINE_EXACT_INTERNAL_BLOCK_CHUNK_CUH_

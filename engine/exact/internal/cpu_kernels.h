@@ -1,20 +1,20 @@
 // The vectorised host kernels of OrderedSumThreads (internal to ordered_sum.cc and its
 // tests): approximate chunk sums and chunk summaries, four chunks at a time.
 //
-// The same source (ordered_sum_cpu_kernels.inc) is compiled twice into a table of
+// The same source (cpu_kernels.inc) is compiled twice into a table of
 // function pointers, as engine/metrics/ssimulacra2 does: kernels_generic.cc (baseline
 // x86-64: 4-lane GCC vectors split into SSE2 halves) and kernels_avx2.cc (-mavx2, without
 // -mfma). Lane j of a vector works on chunk j of a group of four consecutive chunks, and
 // performs, in the same order, the IEEE operations of the scalar code it replaces:
 //   ApproximateSums4  == ApproximateChunkSum (below) of each chunk, bit for bit;
-//   Summarize4        == SummarizeTermsBinary64 (ordered_sum_fast.h) of each chunk: the
+//   Summarize4        == SummarizeTermsBinary64 (binary64_summaries.h) of each chunk: the
 //                        same binary64 fold per lane (rint is computed another way, with
 //                        the same value), and the same hand-over decision. A lane that
 //                        hands over (a tie, a prefix at 2^53 or beyond, inf, NaN) is left
 //                        to the caller, which forms it with SummarizeTermsFast (the
 //                        integer fold), exactly as SummarizeTermsBinary64 would.
 // So both tables give the scalar path's chunk sums and summaries, hence its plans, stats
-// and bits (ordered_sum_cpu_kernels_test.cc runs both against the scalar functions).
+// and bits (cpu_kernels_test.cc runs both against the scalar functions).
 #ifndef EXACTQ_ENGINE_EXACT_ORDERED_SUM_CPU_KERNELS_H_
 #define EXACTQ_ENGINE_EXACT_ORDERED_SUM_CPU_KERNELS_H_
 

@@ -1,9 +1,9 @@
-// The host kernels of OrderedSumThreads (ordered_sum_cpu_kernels.h), both tables, against
+// The host kernels of OrderedSumThreads (cpu_kernels.h), both tables, against
 // the scalar code they replace: approximate chunk sums bit for bit, and chunk summaries
 // value for value with the same hand-over decisions as SummarizeTermsBinary64, on ties,
 // near-ties, paths at the 2^53 bound, subnormals, huge terms, zeros, infinities and NaN,
 // under every kind of frame (split scales below -970 included).
-#include "engine/exact/ordered_sum_cpu_kernels.h"
+#include "engine/exact/internal/cpu_kernels.h"
 
 #include <cmath>
 #include <cstdint>
@@ -11,9 +11,9 @@
 #include <limits>
 #include <vector>
 
+#include "engine/exact/internal/binary64_summaries.h"
 #include "engine/exact/ordered_sum.h"
 #include "engine/exact/ordered_sum_algebra.h"
-#include "engine/exact/ordered_sum_fast.h"
 #include "engine/exact/testing/ordered_sum_fixtures.h"
 #include "engine/exact/testing/ordered_sum_test_rng.h"
 #include "gtest/gtest.h"

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Device mutation check of the exact sum's CUDA pipelines: runs the CUDA suite built with
+# every mutant of internal/device_mutants.cuh compiled in, first with none (it must pass,
+# on a GPU: a skipped suite proves nothing), then once per mutant (EXACTQ_MUTANT=N), each
+# of which must make it fail. Prints caught/missed per mutant; exit 0 = every one caught.
+#
+#   engine/exact/build_cuda_binaries.sh /tmp/exactq_exact       # anywhere with nvcc
+#   engine/exact/device_mutations.sh /tmp/exactq_exact/ordered_sum_cuda_mutants_test   # on a GPU host
+# Extra arguments go to the test binary (e.g. --gtest_filter=...).
+set -u
+cd "$(dirname "$0")/../.."
+BIN=${1:?usage: device_mutations.sh PATH/ordered_sum_cuda_mutants_test [gtest arguments]}
+shift
+MUTANTS=$(sed -n 's/^inline constexpr int kDeviceMutants = \([0-9]*\);$/\1/p' engine/exact/internal/device_mutants.cuh)
+[ -n "$MUTANTS" ] || { echo "kDeviceMutants not found in internal/device_mutants.cuh"; exit 2; }
+LOG=$(mktemp -d)
+trap 'rm -rf "$LOG"' EXIT
+
+EXACTQ_MUTANT=0 "$BIN" "$@" >"$LOG/0.txt" 2>&1
+rc=$?
+if [ $rc -ne 0 ]; then
+  echo "the suite fails without a mutant (exit $rc):"
+  tail -20 "$LOG/0.txt"
+  exit 2
+fi
+if grep -q '^\[  SKIPPED \]' "$LOG/0.txt"; then
+  echo "the suite skipped tests without a mutant (no GPU?): a mutation check needs it to run"
+  grep '^\[  SKIPPED \]' "$LOG/0.txt" | head -5
+  exit 2
+fi
+
+caught=0
+for n in $(seq 1 "$MUTANTS"); do
+  EXACTQ_MUTANT=$n timeout 900 "$BIN" "$@" >"$LOG/$n.txt" 2>&1
+  rc=$?
+  failed=$(grep -E '^\[  FAILED  \] [A-Za-z0-9_/.]+' "$LOG/$n.txt" | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | head -4 |
+    tr '\n' ' ')
+  mutant=$(sed -n "s@^//   $n \(.*\)@\1@p" engine/exact/internal/device_mutants.cuh)
+  if [ $rc -ne 0 ]; then
+    caught=$((caught + 1))
+    echo "MUTANT $n ($mutant): caught (exit $rc) ${failed:+by $failed}"
+  else
+    echo "MUTANT $n ($mutant): MISSED"
+  fi
+done
+echo "$caught of $MUTANTS device mutants caught"
+[ "$caught" -eq "$MUTANTS" ]
