@@ -35,8 +35,8 @@ __device__ void BlockAdd(T value, T* target) {
 // kHalf columns each side, mirrored into the row) in shared memory, then the horizontal
 // filter and statistic per pixel. The four sums go to out[0..3] (VifSums' order).
 template <int kScale, typename Sample>
-__global__ void VifScaleKernel(const Sample* ref, const Sample* dis, int w, int h, int bpc,
-                               const uint16_t* log2_table, double gain_limit, U64* out) {
+__global__ void VifScaleKernel(const Sample* ref, const Sample* dis, int w, int h, int bpc, const uint16_t* log2_table,
+                               double gain_limit, U64* out) {
   constexpr int kHalf = gpu::VifFilter<kScale>::kHalf;
   __shared__ gpu::VifVertical tile[kTile + 2 * kHalf];
   const int i = blockIdx.y;
@@ -150,13 +150,12 @@ __global__ void AdmRowSumsKernel(AdmScalePlanes p, AdmRegion region, int scale, 
 }
 
 // Each row's sums rounded as libvmaf rounds them, then summed: out_den[b], out_cm[b].
-__global__ void AdmRowTotalsKernel(const U64* row_den, const U64* row_cm, int rows, AdmCmShifts cm,
-                                   AdmDenShifts den, U64* out_den, U64* out_cm) {
+__global__ void AdmRowTotalsKernel(const U64* row_den, const U64* row_cm, int rows, AdmCmShifts cm, AdmDenShifts den,
+                                   U64* out_den, U64* out_cm) {
   const int r = blockIdx.x * kTile + threadIdx.x;
   for (int b = 0; b < 3; ++b) {
     const U64 d = r < rows ? gpu::AdmDenRowTotal(row_den[b * rows + r], den) : 0;
-    const U64 c =
-        r < rows ? static_cast<U64>(gpu::AdmCmRowTotal(static_cast<int64_t>(row_cm[b * rows + r]), cm)) : 0;
+    const U64 c = r < rows ? static_cast<U64>(gpu::AdmCmRowTotal(static_cast<int64_t>(row_cm[b * rows + r]), cm)) : 0;
     BlockAdd(d, out_den + b);
     BlockAdd(c, out_cm + b);
   }
@@ -274,10 +273,10 @@ absl::Status VmafCuda::Allocate() {
   const int w = geometry_.width, h = geometry_.height;
   if (absl::Status s = b.Get(&b.log2_table, kVifLog2TableSize); !s.ok()) return s;
   if (absl::Status s = b.Get(&b.div_table, kAdmDivTableSize); !s.ok()) return s;
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpy(b.log2_table, VifLog2Table(), kVifLog2TableSize * sizeof(uint16_t),
-                                               cudaMemcpyHostToDevice));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpy(b.div_table, AdmDivTable(), kAdmDivTableSize * sizeof(int32_t),
-                                               cudaMemcpyHostToDevice));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, cudaMemcpy(b.log2_table, VifLog2Table(), kVifLog2TableSize * sizeof(uint16_t), cudaMemcpyHostToDevice));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, cudaMemcpy(b.div_table, AdmDivTable(), kAdmDivTableSize * sizeof(int32_t), cudaMemcpyHostToDevice));
   for (int s = 1; s < 4; ++s) {
     const size_t n = static_cast<size_t>(w >> s) * (h >> s);
     if (absl::Status st = b.Get(&b.vif_ref[s], n); !st.ok()) return st;
@@ -320,30 +319,26 @@ absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* pr
   auto vif_out = [&](int s) { return reinterpret_cast<U64*>(&sums->vif[s]); };
 
   // VIF, scale by scale.
-  VifScaleKernel<0, Sample><<<dim3(Blocks(w), h), kTile, 0, stream>>>(ref, dis, w, h, bpc, log2_table, gain_limit,
-                                                                       vif_out(0));
+  VifScaleKernel<0, Sample>
+      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(ref, dis, w, h, bpc, log2_table, gain_limit, vif_out(0));
   VifSubsampleKernel<1, Sample><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(ref, w, h, bpc, vif_ref[1]);
   VifSubsampleKernel<1, Sample><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(dis, w, h, bpc, vif_dis[1]);
   w /= 2;
   h /= 2;
-  VifScaleKernel<1, uint16_t><<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[1], vif_dis[1], w, h, bpc,
-                                                                         log2_table, gain_limit, vif_out(1));
-  VifSubsampleKernel<2, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_ref[1], w, h, bpc,
-                                                                                    vif_ref[2]);
-  VifSubsampleKernel<2, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_dis[1], w, h, bpc,
-                                                                                    vif_dis[2]);
+  VifScaleKernel<1, uint16_t>
+      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[1], vif_dis[1], w, h, bpc, log2_table, gain_limit, vif_out(1));
+  VifSubsampleKernel<2, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_ref[1], w, h, bpc, vif_ref[2]);
+  VifSubsampleKernel<2, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_dis[1], w, h, bpc, vif_dis[2]);
   w /= 2;
   h /= 2;
-  VifScaleKernel<2, uint16_t><<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[2], vif_dis[2], w, h, bpc,
-                                                                         log2_table, gain_limit, vif_out(2));
-  VifSubsampleKernel<3, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_ref[2], w, h, bpc,
-                                                                                    vif_ref[3]);
-  VifSubsampleKernel<3, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_dis[2], w, h, bpc,
-                                                                                    vif_dis[3]);
+  VifScaleKernel<2, uint16_t>
+      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[2], vif_dis[2], w, h, bpc, log2_table, gain_limit, vif_out(2));
+  VifSubsampleKernel<3, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_ref[2], w, h, bpc, vif_ref[3]);
+  VifSubsampleKernel<3, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_dis[2], w, h, bpc, vif_dis[3]);
   w /= 2;
   h /= 2;
-  VifScaleKernel<3, uint16_t><<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[3], vif_dis[3], w, h, bpc,
-                                                                         log2_table, gain_limit, vif_out(3));
+  VifScaleKernel<3, uint16_t>
+      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[3], vif_dis[3], w, h, bpc, log2_table, gain_limit, vif_out(3));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
 
   // ADM, scale by scale: the DWT from the previous scale's approximation band.
@@ -373,23 +368,23 @@ absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* pr
     }
     planes.w = p.w;
     planes.h = p.h;
-    gpu::AdmPixelParams pixel{div_table, AdmCos1DegSquared(), gain_limit, {p.rfactor32[0], p.rfactor32[1],
-                                                                            p.rfactor32[2]}};
+    gpu::AdmPixelParams pixel{
+        div_table, AdmCos1DegSquared(), gain_limit, {p.rfactor32[0], p.rfactor32[1], p.rfactor32[2]}};
     const AdmRegion& cr = p.csf_region;
     if (cr.right > cr.left && cr.bottom > cr.top) {
       AdmDecoupleCsfKernel<<<dim3(Blocks(cr.right - cr.left), cr.bottom - cr.top), kTile, 0, stream>>>(planes, cr, s,
-                                                                                                        pixel);
+                                                                                                       pixel);
     }
     const AdmRegion& sr = p.score_region;
     const int rows = sr.bottom - sr.top;
     if (rows > 0 && sr.right > sr.left) {
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_den, 0, 3 * sizeof(U64) * rows, stream));
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_cm, 0, 3 * sizeof(U64) * rows, stream));
-      AdmRowSumsKernel<<<dim3(Blocks(sr.right - sr.left), rows), kTile, 0, stream>>>(planes, sr, s, p.cm, p.den,
-                                                                                     pixel, row_den, row_cm);
+      AdmRowSumsKernel<<<dim3(Blocks(sr.right - sr.left), rows), kTile, 0, stream>>>(planes, sr, s, p.cm, p.den, pixel,
+                                                                                     row_den, row_cm);
       AdmRowTotalsKernel<<<Blocks(rows), kTile, 0, stream>>>(row_den, row_cm, rows, p.cm, p.den,
-                                                            reinterpret_cast<U64*>(sums->adm[s].den),
-                                                            reinterpret_cast<U64*>(sums->adm[s].cm));
+                                                             reinterpret_cast<U64*>(sums->adm[s].den),
+                                                             reinterpret_cast<U64*>(sums->adm[s].cm));
     }
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }
@@ -397,10 +392,10 @@ absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* pr
   // Motion against the previous reference.
   if (prev != nullptr) {
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_sad, 0, sizeof(unsigned) * g.height, stream));
-    MotionRowKernel<Sample><<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc,
-                                                                                   row_sad);
+    MotionRowKernel<Sample>
+        <<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc, row_sad);
     MotionTotalKernel<<<Blocks(g.height), kTile, 0, stream>>>(row_sad, g.height,
-                                                            reinterpret_cast<U64*>(&sums->motion_sad));
+                                                              reinterpret_cast<U64*>(&sums->motion_sad));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }
   return absl::OkStatus();
@@ -418,14 +413,15 @@ absl::Status VmafCuda::Enqueue(const DeviceFramePair& pair, cudaStream_t stream)
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(b.sums, 0, sizeof(Sums), stream));
     const bool narrow = geometry_.bytes_per_sample() == 1;
     const absl::Status s =
-        narrow ? EnqueueFrame<uint8_t>(pair.reference, pair.distorted, pair.previous_reference, geometry_, gain_limit,
-                                adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
-                                b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad, stream)
-               : EnqueueFrame<uint16_t>(reinterpret_cast<const uint16_t*>(pair.reference),
-                                 reinterpret_cast<const uint16_t*>(pair.distorted),
-                                 reinterpret_cast<const uint16_t*>(pair.previous_reference), geometry_, gain_limit,
-                                 adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
-                                 b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad, stream);
+        narrow
+            ? EnqueueFrame<uint8_t>(pair.reference, pair.distorted, pair.previous_reference, geometry_, gain_limit,
+                                    adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
+                                    b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad, stream)
+            : EnqueueFrame<uint16_t>(reinterpret_cast<const uint16_t*>(pair.reference),
+                                     reinterpret_cast<const uint16_t*>(pair.distorted),
+                                     reinterpret_cast<const uint16_t*>(pair.previous_reference), geometry_, gain_limit,
+                                     adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
+                                     b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad, stream);
     if (!s.ok()) return s;
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
                                 cudaMemcpyAsync(host_sums_, b.sums, sizeof(Sums), cudaMemcpyDeviceToHost, stream));

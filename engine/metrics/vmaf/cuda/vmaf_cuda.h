@@ -37,8 +37,7 @@ namespace vmaf {
 class VmafCuda {
  public:
   // INVALID_ARGUMENT for input vmaf refuses (CheckVmafInput); CUDA errors as cuda_status.h.
-  static absl::StatusOr<std::unique_ptr<VmafCuda>> Create(int device, const FrameGeometry& geometry,
-                                                          VmafModelId model);
+  static absl::StatusOr<std::unique_ptr<VmafCuda>> Create(int device, const FrameGeometry& geometry, VmafModelId model);
   ~VmafCuda();
   VmafCuda(const VmafCuda&) = delete;
   VmafCuda& operator=(const VmafCuda&) = delete;
