@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "fmt/format.h"
+#include "nlohmann/json.hpp"
 
 namespace exactq::client {
 
@@ -58,29 +59,9 @@ const char* BackendLabel(v1::Backend backend) {
 }
 
 std::string JsonString(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", c);
-        else
-          out += c;
-    }
-  }
-  return out + "\"";
+  // Bytes that are not UTF-8 (a file name, a server's message) become U+FFFD: the file
+  // stays valid JSON.
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string JsonNumber(double value) {

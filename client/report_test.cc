@@ -32,6 +32,14 @@ TEST(ReportTest, JsonNumbersParseBackToTheSameBits) {
   }
 }
 
+TEST(ReportTest, JsonStringsStayValidJsonWhateverTheBytes) {
+  const std::string text = std::string("a \"q\" \\ \n\t\r\x01 caf\xc3\xa9 ") + "\xff";
+  const std::string quoted = JsonString(text);
+  const nlohmann::json parsed = nlohmann::json::parse(quoted, nullptr, /*allow_exceptions=*/false);
+  ASSERT_FALSE(parsed.is_discarded()) << quoted;
+  EXPECT_EQ(parsed.get<std::string>(), "a \"q\" \\ \n\t\r\x01 caf\xc3\xa9 \xef\xbf\xbd");
+}
+
 TEST(ReportTest, NonFiniteIsNull) {
   EXPECT_EQ(JsonNumber(std::numeric_limits<double>::infinity()), "null");
   EXPECT_EQ(JsonNumber(-std::numeric_limits<double>::infinity()), "null");

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "fmt/format.h"
+#include "nlohmann/json.hpp"
 #include "spdlog/pattern_formatter.h"
 #include "spdlog/sinks/stdout_sinks.h"
 #include "spdlog/spdlog.h"
@@ -24,33 +24,10 @@ class JsonMessageFlag final : public spdlog::custom_flag_formatter {
 }  // namespace
 
 std::string JsonEscape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20)
-          out += fmt::format("\\u{:04x}", static_cast<int>(c));
-        else
-          out += c;
-    }
-  }
-  return out;
+  // nlohmann's string dump: quotes, backslashes and control characters escaped; bytes
+  // that are not UTF-8 replaced by U+FFFD, so the line stays valid JSON. Without the quotes.
+  const std::string quoted = nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return quoted.substr(1, quoted.size() - 2);
 }
 
 absl::Status ConfigureLogging(const std::string& format, const std::string& level) {
