@@ -27,7 +27,7 @@
 
 #include "absl/strings/str_format.h"
 #include "engine/io/testing/corpus.h"
-#include "engine/io/y4m_reader.h"
+#include "engine/io/testing/corpus_pairs.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_threads.h"
 #include "gtest/gtest.h"
@@ -101,22 +101,20 @@ class Ssimulacra2CorpusTest : public ::testing::Test {
           if (libjxl) result.libjxl_peer = peer;
         }
       }
-      absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
-      absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
-      if (!ref_reader.ok() || !dis_reader.ok()) {
-        *error_ = absl::StrCat(c.id, ": cannot open the pair");
+      absl::StatusOr<corpus::CorpusPairReader> pairs = corpus::CorpusPairReader::Open(c);
+      if (!pairs.ok()) {
+        *error_ = std::string(pairs.status().message());
         return;
       }
       Frame ref;
       Frame dis;
       for (int i = 0;; ++i) {
-        absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
-        absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
-        if (!more_ref.ok() || !more_dis.ok() || *more_ref != *more_dis) {
-          *error_ = absl::StrCat(c.id, ": read error or frame counts differ at ", i);
+        absl::StatusOr<bool> more = pairs->Next(&ref, &dis);
+        if (!more.ok()) {
+          *error_ = std::string(more.status().message());
           return;
         }
-        if (!*more_ref) break;
+        if (!*more) break;
         FrameSums like_fork;
         absl::StatusOr<FrameSums> sums =
             ReferenceSumsWithForkAvx2Variant(ref, dis, YuvMatrix::kBt709Limited, &like_fork);

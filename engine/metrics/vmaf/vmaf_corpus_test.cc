@@ -25,7 +25,7 @@
 
 #include "absl/strings/str_format.h"
 #include "engine/io/testing/corpus.h"
-#include "engine/io/y4m_reader.h"
+#include "engine/io/testing/corpus_pairs.h"
 #include "engine/metrics/vmaf/vmaf.h"
 #include "engine/metrics/vmaf/vmaf_model.h"
 #include "engine/metrics/vmaf/vmaf_sequence.h"
@@ -45,18 +45,13 @@ uint64_t Bits(double value) {
 
 // Reads every frame pair of a case.
 void ReadCase(const corpus::CorpusCase& c, std::vector<Frame>* refs, std::vector<Frame>* dists) {
-  absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
-  absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
-  ASSERT_TRUE(ref_reader.ok()) << ref_reader.status();
-  ASSERT_TRUE(dis_reader.ok()) << dis_reader.status();
+  absl::StatusOr<corpus::CorpusPairReader> pairs = corpus::CorpusPairReader::Open(c);
+  ASSERT_TRUE(pairs.ok()) << pairs.status();
   for (;;) {
     Frame ref, dis;
-    absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
-    absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
-    ASSERT_TRUE(more_ref.ok()) << more_ref.status();
-    ASSERT_TRUE(more_dis.ok()) << more_dis.status();
-    ASSERT_EQ(*more_ref, *more_dis) << "frame counts differ";
-    if (!*more_ref) break;
+    absl::StatusOr<bool> more = pairs->Next(&ref, &dis);
+    ASSERT_TRUE(more.ok()) << more.status();
+    if (!*more) break;
     refs->push_back(std::move(ref));
     dists->push_back(std::move(dis));
   }
@@ -159,22 +154,8 @@ TEST(VmafCorpusTest, EqualsLibvmafBitForBitOnEveryFrame) {
     }
     ASSERT_TRUE(peer.contains("frames")) << "no libvmaf scores for " << c.id;
 
-    absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
-    absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
-    ASSERT_TRUE(ref_reader.ok()) << ref_reader.status();
-    ASSERT_TRUE(dis_reader.ok()) << dis_reader.status();
     std::vector<Frame> refs, dists;
-    for (;;) {
-      Frame ref, dis;
-      absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
-      absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
-      ASSERT_TRUE(more_ref.ok()) << more_ref.status();
-      ASSERT_TRUE(more_dis.ok()) << more_dis.status();
-      ASSERT_EQ(*more_ref, *more_dis) << "frame counts differ";
-      if (!*more_ref) break;
-      refs.push_back(std::move(ref));
-      dists.push_back(std::move(dis));
-    }
+    ReadCase(c, &refs, &dists);
     ASSERT_EQ(static_cast<int>(refs.size()), c.frames);
     ASSERT_EQ(peer["frames"].size(), refs.size());
 

@@ -34,7 +34,7 @@
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
 #include "engine/io/testing/corpus.h"
-#include "engine/io/y4m_reader.h"
+#include "engine/io/testing/corpus_pairs.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_reference.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_score.h"
 #include "engine/metrics/ssimulacra2/ssimulacra2_test_frames.h"
@@ -226,8 +226,6 @@ class Ssimulacra2CudaTest : public ::testing::Test {
   }
 };
 
-bool Readable(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
-
 TEST_F(Ssimulacra2CudaTest, EveryCorpusFrame) {
   absl::StatusOr<std::string> dir = corpus::FindCorpusDir();
   if (!dir.ok()) GTEST_SKIP() << dir.status().message();
@@ -238,23 +236,19 @@ TEST_F(Ssimulacra2CudaTest, EveryCorpusFrame) {
   int cases_run = 0;
   std::vector<std::string> skipped;
   for (const corpus::CorpusCase& c : *cases) {
-    if (!Readable(c.ref_path) || !Readable(c.dist_path)) {
+    if (!corpus::CaseFilesPresent(c)) {
       skipped.push_back(c.id);
       continue;
     }
     ++cases_run;
-    absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
-    absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
-    ASSERT_TRUE(ref_reader.ok()) << c.id << ": " << ref_reader.status();
-    ASSERT_TRUE(dis_reader.ok()) << c.id << ": " << dis_reader.status();
+    absl::StatusOr<corpus::CorpusPairReader> pairs = corpus::CorpusPairReader::Open(c);
+    ASSERT_TRUE(pairs.ok()) << pairs.status();
     Frame ref;
     Frame dis;
     for (int i = 0;; ++i) {
-      absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
-      absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
-      ASSERT_TRUE(more_ref.ok() && more_dis.ok()) << c.id << " frame " << i;
-      ASSERT_EQ(*more_ref, *more_dis) << c.id << ": frame counts differ";
-      if (!*more_ref) break;
+      absl::StatusOr<bool> more = pairs->Next(&ref, &dis);
+      ASSERT_TRUE(more.ok()) << more.status();
+      if (!*more) break;
       const Parity p = CheckParity(ref, dis, YuvMatrix::kBt709Limited, absl::StrFormat("%s frame %d", c.id, i));
       ++frames;
       if (p.equal) ++equal;

@@ -5,7 +5,6 @@
 #include "engine/metrics/vmaf/cuda/vmaf_cuda.h"
 
 #include <cuda_runtime_api.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -18,7 +17,7 @@
 #include "engine/format/frame.h"
 #include "engine/format/frame_geometry.h"
 #include "engine/io/testing/corpus.h"
-#include "engine/io/y4m_reader.h"
+#include "engine/io/testing/corpus_pairs.h"
 #include "engine/metrics/vmaf/vmaf_features.h"
 #include "engine/metrics/vmaf/vmaf_test_frames.h"
 #include "engine/platform/device_frame_buffer.h"
@@ -115,8 +114,6 @@ TEST_F(VmafCudaTest, SmallerFramesAreRefusedNamingTheMinimum) {
   EXPECT_NE(twin.status().message().find("17x17"), std::string::npos) << twin.status();
 }
 
-bool Readable(const std::string& path) { return access(path.c_str(), R_OK) == 0; }
-
 // Every corpus frame vmaf takes (at least 17x17), in stream order (motion against the
 // previous reference), through one twin per case.
 TEST_F(VmafCudaTest, EveryCorpusFrame) {
@@ -127,19 +124,17 @@ TEST_F(VmafCudaTest, EveryCorpusFrame) {
   DeviceFrameBuffer buffer(0);
   int frames = 0, cases_run = 0;
   for (const corpus::CorpusCase& c : *cases) {
-    if (!Readable(c.ref_path) || !Readable(c.dist_path) || !CheckVmafInput(c.geometry, c.geometry).ok()) continue;
+    if (!corpus::CaseFilesPresent(c) || !CheckVmafInput(c.geometry, c.geometry).ok()) continue;
     ++cases_run;
     absl::StatusOr<std::unique_ptr<VmafCuda>> twin = VmafCuda::Create(0, c.geometry, VmafModelId::kV0_6_1);
     ASSERT_TRUE(twin.ok()) << c.id << ": " << twin.status();
-    absl::StatusOr<Y4mReader> ref_reader = Y4mReader::Open(c.ref_path);
-    absl::StatusOr<Y4mReader> dis_reader = Y4mReader::Open(c.dist_path);
-    ASSERT_TRUE(ref_reader.ok() && dis_reader.ok()) << c.id;
+    absl::StatusOr<corpus::CorpusPairReader> pairs = corpus::CorpusPairReader::Open(c);
+    ASSERT_TRUE(pairs.ok()) << pairs.status();
     Frame previous, ref, dis;
     for (int i = 0;; ++i) {
-      absl::StatusOr<bool> more_ref = ref_reader->ReadFrame(&ref);
-      absl::StatusOr<bool> more_dis = dis_reader->ReadFrame(&dis);
-      ASSERT_TRUE(more_ref.ok() && more_dis.ok()) << c.id << " frame " << i;
-      if (!*more_ref || !*more_dis) break;
+      absl::StatusOr<bool> more = pairs->Next(&ref, &dis);
+      ASSERT_TRUE(more.ok()) << more.status();
+      if (!*more) break;
       ExpectCpuBits(**twin, buffer, ref, dis, i == 0 ? nullptr : &previous, VmafModelId::kV0_6_1,
                     c.id + " frame " + std::to_string(i));
       ++frames;
