@@ -1,6 +1,7 @@
 #include "server/frame_assembler.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include "absl/strings/str_cat.h"
 
@@ -81,7 +82,9 @@ absl::Status FrameAssembler::Add(const v1::FrameChunk& chunk, Clock::time_point 
     *picture = *Frame::Create(geometry_, frame_memory_);
   }
   state->started = true;
-  std::copy(chunk.data().begin(), chunk.data().end(), picture->mutable_bytes() + state->received);
+  // memcpy, not std::copy: char to uint8_t is not the same type, and GCC's -O2 made that a
+  // byte loop (about four times memcpy's time for a 4K picture).
+  std::memcpy(picture->mutable_bytes() + state->received, chunk.data().data(), chunk.data().size());
   state->received = end;
   if (chunk.last()) {
     state->complete = true;

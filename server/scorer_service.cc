@@ -1,5 +1,6 @@
 #include "server/scorer_service.h"
 
+#include <cstring>
 #include <map>
 #include <optional>
 
@@ -129,8 +130,8 @@ grpc::Status ScorerService::ScorePair(grpc::ServerContext* context, const v1::Sc
   absl::StatusOr<Frame> distorted = Frame::Create(wanted->geometry);
   if (!reference.ok() || !distorted.ok())
     return Fail("ScorePair", grpc::Status(grpc::StatusCode::INTERNAL, "allocation"));
-  std::copy(request->reference().begin(), request->reference().end(), reference->mutable_bytes());
-  std::copy(request->distorted().begin(), request->distorted().end(), distorted->mutable_bytes());
+  std::memcpy(reference->mutable_bytes(), request->reference().data(), picture_bytes);
+  std::memcpy(distorted->mutable_bytes(), request->distorted().data(), picture_bytes);
   for (const auto& [frame, name] : {std::pair{&*reference, "reference"}, std::pair{&*distorted, "distorted"}}) {
     if (absl::Status s = ValidateSampleRange(*frame); !s.ok()) {
       return Fail("ScorePair", grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, absl::StrCat(name, ": ", s.message())));
