@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "engine/format/frame.h"
 #include "exactq/v1/exactq.pb.h"
+#include "server/chunk_wire.h"
 
 namespace exactq::server {
 
@@ -41,6 +42,9 @@ class FrameAssembler {
 
   // Adds one chunk; an error names the offending field and leaves the assembler unusable.
   absl::Status Add(const v1::FrameChunk& chunk, Clock::time_point arrival);
+  // The same with the chunk's data given apart, in pieces (RequestStream::chunk_data);
+  // chunk.data() is then not read.
+  absl::Status Add(const v1::FrameChunk& chunk, BytePieces data, Clock::time_point arrival);
   bool FrameReady() const;
   AssembledFrame TakeFrame();
   // Hands a scored frame's buffers back, so the next frame reuses them instead of
