@@ -2,6 +2,7 @@
 
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
+#include <grpcpp/support/proto_buffer_writer.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -12,6 +13,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "client/chunk_message.h"
 #include "engine/format/frame_geometry.h"
 #include "proto/layout_wire.h"
 
@@ -102,9 +104,32 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   }
   absl::StatusOr<std::shared_ptr<grpc::Channel>> channel = Connect(options.connection);
   if (!channel.ok()) return channel.status();
-  std::unique_ptr<v1::Scorer::Stub> stub = v1::Scorer::NewStub(*channel);
+  // Two pairs of pictures, used in turn by the writer: gRPC may still hold one pair's
+  // bytes (until the kernel has them) while the next is read. They outlive the call; if
+  // gRPC were to hold a slice past it, they are left allocated rather than freed under it.
+  struct PicturePair {
+    Frame ref, dist;
+    PictureRefs refs;
+  };
+  auto pairs = std::make_unique<PicturePair[]>(2);
+  struct KeepWhileReferenced {
+    std::unique_ptr<PicturePair[]>* pairs;
+    ~KeepWhileReferenced() {
+      for (int i = 0; i < 2; ++i) {
+        if (!(*pairs)[i].refs.WaitUntilUnusedFor(std::chrono::seconds(10))) {
+          (void)pairs->release();
+          return;
+        }
+      }
+    }
+  } keep_while_referenced{&pairs};
   grpc::ClientContext context;
-  auto stream = stub->ScoreStream(&context);
+  // Requests go as raw messages (pictures referenced, not copied: chunk_message.h),
+  // answers come back typed.
+  const grpc::internal::RpcMethod method("/exactq.v1.Scorer/ScoreStream", grpc::internal::RpcMethod::BIDI_STREAMING);
+  std::unique_ptr<grpc::ClientReaderWriter<grpc::ByteBuffer, v1::ScoreResponse>> stream(
+      grpc::internal::ClientReaderWriterFactory<grpc::ByteBuffer, v1::ScoreResponse>::Create(channel->get(), method,
+                                                                                             &context));
 
   v1::ScoreRequest request;
   v1::StreamHeader* header = request.mutable_header();
@@ -134,7 +159,13 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
   std::condition_variable accepted_cv;
   std::optional<uint64_t> server_chunk_limit;  // 0: the call ended before acceptance
   std::thread writer([&] {
-    if (!stream->Write(request)) return;
+    grpc::ByteBuffer header_message;
+    bool own_buffer = false;
+    if (!grpc::GenericSerialize<grpc::ProtoBufferWriter, v1::ScoreRequest>(request, &header_message, &own_buffer)
+             .ok() ||
+        !stream->Write(header_message)) {
+      return;
+    }
     uint64_t chunk_bytes = options.chunk_bytes;
     {
       std::unique_lock<std::mutex> lock(accepted_mutex);
@@ -142,11 +173,13 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
       if (*server_chunk_limit == 0) return;
       chunk_bytes = std::min(chunk_bytes, *server_chunk_limit);
     }
-    Frame ref_frame, dist_frame;
-    v1::ScoreRequest chunk_request;
     uint64_t index = 0;  // frames sent, numbered from 0 on the wire
     for (uint64_t file_index = 0;; ++file_index) {
       if (options.end_frame.has_value() && file_index >= *options.end_frame) break;
+      PicturePair& pair = pairs[file_index % 2];
+      pair.refs.WaitUntilUnused();
+      Frame& ref_frame = pair.ref;
+      Frame& dist_frame = pair.dist;
       absl::StatusOr<bool> more_ref = reference.Next(&ref_frame);
       absl::StatusOr<bool> more_dist = more_ref.ok() ? distorted.Next(&dist_frame) : absl::StatusOr<bool>(false);
       absl::Status error = !more_ref.ok() ? more_ref.status() : more_dist.status();
@@ -172,13 +205,9 @@ absl::StatusOr<ScoringRun> ScoreFiles(PictureSource& reference, PictureSource& d
         const uint64_t size = frame->size_bytes();
         for (uint64_t offset = 0; offset < size; offset += chunk_bytes) {
           const uint64_t n = std::min<uint64_t>(chunk_bytes, size - offset);
-          v1::FrameChunk* chunk = chunk_request.mutable_chunk();
-          chunk->set_frame_index(index);
-          chunk->set_picture(picture);
-          chunk->set_offset(offset);
-          chunk->set_data(frame->bytes() + offset, n);
-          chunk->set_last(offset + n == size);
-          if (!stream->Write(chunk_request)) return;  // the server ended the call
+          const grpc::ByteBuffer message =
+              ChunkMessage({index, picture, offset, offset + n == size}, frame->bytes() + offset, n, &pair.refs);
+          if (!stream->Write(message)) return;  // the server ended the call
         }
       }
       ++index;
