@@ -24,7 +24,8 @@ std::vector<absl::Span<const uint8_t>> Cut(const std::string& bytes, const std::
 
 std::string Joined(const ChunkWireView& view) {
   std::string out;
-  for (absl::Span<const uint8_t> piece : view.data) out.append(reinterpret_cast<const char*>(piece.data()), piece.size());
+  for (absl::Span<const uint8_t> piece : view.data)
+    out.append(reinterpret_cast<const char*>(piece.data()), piece.size());
   return out;
 }
 
@@ -68,16 +69,23 @@ TEST(ChunkWireTest, LeavesEveryOtherShapeToProtobuf) {
   EXPECT_FALSE(read(encoded.SerializeAsString()));
   EXPECT_FALSE(read(""));  // no kind
   // chunk {frame_index: 1, data: "ab"} as bytes, then variations of it.
-  const std::string inner = std::string("\x08\x01\x22\x02" "ab", 6);
+  const std::string inner = std::string(
+      "\x08\x01\x22\x02"
+      "ab",
+      6);
   const std::string good = std::string("\x12\x06", 2) + inner;
   ASSERT_TRUE(read(good));
   EXPECT_EQ(Joined(view), "ab");
-  EXPECT_FALSE(read(std::string("\x12\x08", 2) + inner + std::string("\x08\x02", 2)));   // frame_index twice
-  EXPECT_FALSE(read(std::string("\x12\x08", 2) + inner + std::string("\x30\x01", 2)));   // unknown field 6
-  EXPECT_FALSE(read(std::string("\x12\x07", 2) + std::string("\x09\x01\x22\x02" "ab", 6) + "x"));  // fixed64 tag
-  EXPECT_FALSE(read(good + std::string("\x12\x00", 2)));                                // a second chunk field
-  EXPECT_FALSE(read(good.substr(0, good.size() - 1)));                                  // truncated data
-  EXPECT_FALSE(read(std::string("\x12\x05", 2) + inner));                                // length short of data
+  EXPECT_FALSE(read(std::string("\x12\x08", 2) + inner + std::string("\x08\x02", 2)));  // frame_index twice
+  EXPECT_FALSE(read(std::string("\x12\x08", 2) + inner + std::string("\x30\x01", 2)));  // unknown field 6
+  EXPECT_FALSE(read(std::string("\x12\x07", 2) +
+                    std::string("\x09\x01\x22\x02"
+                                "ab",
+                                6) +
+                    "x"));                                                                // fixed64 tag
+  EXPECT_FALSE(read(good + std::string("\x12\x00", 2)));                                  // a second chunk field
+  EXPECT_FALSE(read(good.substr(0, good.size() - 1)));                                    // truncated data
+  EXPECT_FALSE(read(std::string("\x12\x05", 2) + inner));                                 // length short of data
   EXPECT_FALSE(read(std::string("\x12\x0c\x08", 3) + std::string(10, '\xff') + "\x01"));  // an 11-byte varint
 }
 

@@ -35,8 +35,8 @@ absl::StatusOr<bool> CorpusPairReader::Next(Frame* ref, Frame* dis) {
     status_ = absl::DataLossError(absl::StrCat(case_.id, ": the ", *more_ref ? "distorted" : "reference",
                                                " file ends after ", frames_read_, " frames, the other does not"));
   } else if (!*more_ref && frames_read_ != case_.frames) {
-    status_ = absl::DataLossError(
-        absl::StrCat(case_.id, ": ", frames_read_, " frames read, cases.json says ", case_.frames));
+    status_ =
+        absl::DataLossError(absl::StrCat(case_.id, ": ", frames_read_, " frames read, cases.json says ", case_.frames));
   }
   if (!status_.ok()) return status_;
   if (*more_ref) ++frames_read_;
