@@ -9,6 +9,9 @@
 #   2. encoded sources end to end at 4K (bench/decode), decoded on the CPU and on the
 #      GPU, and raw Y4M uploads                            -> $OUT/decode_h200_4k.{txt,json}
 #   3. the ladder at 4K, one call against separate calls   -> $OUT/ladder_h200_4k.{txt,json}
+#   4. the raw feed at 4K (bench/feed), ssim on the GPU, 8 streams; against the build
+#      packed as $BASELINE when given                      -> $OUT/feed_h200_4k.{txt,json}
+#   5. with SOAK_SECONDS set: the soak (bench/soak), 64 streams -> $OUT/soak_h200.{txt,json}
 #
 #   bash bench/device/run_server.sh LABEL
 set -u
@@ -50,5 +53,25 @@ if [ -d media4k ]; then
     --size 3840x2160 --frames 48 --threads 4 --metrics ssimulacra2 --backend cuda --reps 2 \
     --out "$OUT/ladder_h200_4k.json" > "$OUT/ladder_h200_4k.txt" 2>&1
   echo "rc=$?" >> "$OUT/ladder_h200_4k.txt"
+fi
+# bench/feed wants builds laid out as bazel-bin is.
+layout() {
+  mkdir -p "$W/layout_$1/server" "$W/layout_$1/client"
+  ln -sf "$W/$1/exactqd" "$W/layout_$1/server/exactqd"
+  ln -sf "$W/$1/exactq" "$W/layout_$1/client/exactq"
+}
+if [ -n "${BASELINE:-}" ] && [ -f "$ROOT/.device/bins_$BASELINE.tar.xz" ]; then
+  tar xJf "$ROOT/.device/bins_$BASELINE.tar.xz"
+  layout "$BASELINE"
+fi
+layout "$LABEL"
+timeout "${FEED_SECONDS:-240}" python3 "$ROOT/bench/feed/feed_bench.py" --bin "$W/layout_$LABEL" \
+  ${BASELINE:+--baseline "$W/layout_$BASELINE"} --size 3840x2160 --frames 48 --reps 3 --streams 8 \
+  --metrics ssim --backend cuda --out "$OUT/feed_h200_4k.json" > "$OUT/feed_h200_4k.txt" 2>&1
+echo "rc=$?" >> "$OUT/feed_h200_4k.txt"
+if [ -n "${SOAK_SECONDS:-}" ]; then
+  timeout $((SOAK_SECONDS + 120)) python3 "$ROOT/bench/soak/soak.py" --bin "$B" --streams 64 \
+    --seconds "$SOAK_SECONDS" --out "$OUT/soak_h200.json" > "$OUT/soak_h200.txt" 2>&1
+  echo "rc=$?" >> "$OUT/soak_h200.txt"
 fi
 rm -rf "$W"
