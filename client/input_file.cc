@@ -65,7 +65,8 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& pa
     return absl::InvalidArgumentError(
         absl::StrCat(path, " is a directory; give a Y4M, raw YUV or encoded video file (or '-' for Y4M on stdin)"));
   }
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) input->size_bytes_ = st.st_size;
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular) input->size_bytes_ = st.st_size;
   auto* cookie = new ReplayCookie{fd, !is_stdin, std::string(), 0};
   // Read the signature's length (or to the end of a shorter input).
   char head[kSignatureBytes];
@@ -82,8 +83,18 @@ absl::StatusOr<std::unique_ptr<InputFile>> InputFile::Open(const std::string& pa
     got += static_cast<size_t>(n);
   }
   cookie->prefix.assign(head, got);
-  cookie_io_functions_t functions = {ReplayRead, nullptr, nullptr, ReplayClose};
-  input->stream_ = fopencookie(cookie, "rb", functions);
+  if (!is_stdin && regular && ::lseek(fd, 0, SEEK_SET) == 0) {
+    // A regular file is read again from its start through a plain stream: glibc then
+    // reads a picture straight into the frame, where the replaying stream below copied
+    // every byte through its buffer first (a tenth of the client's CPU time at 4K).
+    input->stream_ = ::fdopen(fd, "rb");
+    if (input->stream_ != nullptr) {
+      delete cookie;
+    }
+  } else {
+    cookie_io_functions_t functions = {ReplayRead, nullptr, nullptr, ReplayClose};
+    input->stream_ = fopencookie(cookie, "rb", functions);
+  }
   if (input->stream_ == nullptr) {
     ReplayClose(cookie);
     return absl::ResourceExhaustedError(absl::StrCat(input->name_, ": cannot open a stream"));
