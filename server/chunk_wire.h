@@ -19,6 +19,12 @@ namespace exactq::server {
 
 using BytePieces = absl::Span<const absl::Span<const uint8_t>>;
 
+// A chunk's data: its pieces and their total size.
+struct ChunkBytes {
+  BytePieces pieces;
+  uint64_t size = 0;
+};
+
 struct ChunkWireView {
   uint64_t frame_index = 0;
   int32_t picture = 0;  // the v1::Picture value

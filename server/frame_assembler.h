@@ -44,7 +44,7 @@ class FrameAssembler {
   absl::Status Add(const v1::FrameChunk& chunk, Clock::time_point arrival);
   // The same with the chunk's data given apart, in pieces (RequestStream::chunk_data);
   // chunk.data() is then not read.
-  absl::Status Add(const v1::FrameChunk& chunk, BytePieces data, Clock::time_point arrival);
+  absl::Status Add(const v1::FrameChunk& chunk, ChunkBytes data, Clock::time_point arrival);
   bool FrameReady() const;
   AssembledFrame TakeFrame();
   // Hands a scored frame's buffers back, so the next frame reuses them instead of

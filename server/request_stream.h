@@ -69,12 +69,12 @@ class ParsedRequestStream final : public grpc::ServerReaderWriterInterface<Respo
   // The data of the chunk Read returned last: pieces of the received message when it was
   // read in place (the chunk's own `data` is then empty), else its `data` as one piece.
   // Valid until the next Read.
-  BytePieces chunk_data(const v1::FrameChunk& chunk) {
+  ChunkBytes chunk_data(const v1::FrameChunk& chunk) {
     if (in_place_.empty()) {
       whole_ = absl::Span<const uint8_t>(reinterpret_cast<const uint8_t*>(chunk.data().data()), chunk.data().size());
-      return BytePieces(&whole_, 1);
+      return {BytePieces(&whole_, 1), chunk.data().size()};
     }
-    return in_place_;
+    return {in_place_, in_place_size_};
   }
   grpc::Status error() const {
     if (!parse_error_.ok()) return parse_error_;

@@ -223,13 +223,11 @@ grpc::Status RunStreamSession(const ServerConfig& config, ServerMetrics* metrics
       frame_memory.reset();
       frame_memory.emplace(std::move(*reserved));
     }
-    const BytePieces data = stream->chunk_data(chunk);
-    uint64_t data_size = 0;
-    for (absl::Span<const uint8_t> piece : data) data_size += piece.size();
+    const ChunkBytes data = stream->chunk_data(chunk);
     if (absl::Status s = assembler.Add(chunk, data, arrival); !s.ok()) return stop(ToGrpc(s));
     if (frame_starts) in_flight.Add(1);
-    metrics->bytes_received.At({}).Increment(static_cast<double>(data_size));
-    bytes_received += data_size;
+    metrics->bytes_received.At({}).Increment(static_cast<double>(data.size));
+    bytes_received += data.size;
     if (!assembler.FrameReady()) continue;
 
     auto frame = std::make_shared<AssembledFrame>(assembler.TakeFrame());

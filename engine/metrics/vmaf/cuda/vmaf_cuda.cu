@@ -73,17 +73,20 @@ struct BandPlanes {
   int32_t* band[4];
 };
 
+__device__ void Store(const BandPlanes& out, size_t o, const gpu::AdmQuad& q) {
+  out.band[0][o] = q.a;
+  out.band[1][o] = q.v;
+  out.band[2][o] = q.h;
+  out.band[3][o] = q.d;
+}
+
 template <typename Sample>
 __global__ void AdmDwtScale0Kernel(const Sample* src, int w, int h, int bpc, int ow, BandPlanes out) {
   const int j = blockIdx.x * kTile + threadIdx.x;
   const int i = blockIdx.y;
   if (j >= ow) return;
   const gpu::AdmQuad q = gpu::AdmDwtScale0At(src, w, h, bpc, i, j);
-  const size_t o = static_cast<size_t>(i) * ow + j;
-  out.band[0][o] = q.a;
-  out.band[1][o] = q.v;
-  out.band[2][o] = q.h;
-  out.band[3][o] = q.d;
+  Store(out, static_cast<size_t>(i) * ow + j, q);
 }
 
 __global__ void AdmDwtS123Kernel(const int32_t* src, int w, int h, int scale, int ow, BandPlanes out) {
@@ -91,11 +94,7 @@ __global__ void AdmDwtS123Kernel(const int32_t* src, int w, int h, int scale, in
   const int i = blockIdx.y;
   if (j >= ow) return;
   const gpu::AdmQuad q = gpu::AdmDwtS123At(src, w, h, scale, i, j);
-  const size_t o = static_cast<size_t>(i) * ow + j;
-  out.band[0][o] = q.a;
-  out.band[1][o] = q.v;
-  out.band[2][o] = q.h;
-  out.band[3][o] = q.d;
+  Store(out, static_cast<size_t>(i) * ow + j, q);
 }
 
 // What one ADM scale reads and writes: the detail bands (h, v, d) of both images, and

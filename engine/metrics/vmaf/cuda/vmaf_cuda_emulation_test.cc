@@ -34,7 +34,6 @@ uint64_t Bits(double value) {
 template <int kScale, typename Sample>
 VifSums EmulateVifScale(const Sample* ref, const Sample* dis, int w, int h, int bpc, double gain_limit) {
   constexpr int kHalf = gpu::VifFilter<kScale>::kHalf;
-  constexpr int kWidth = gpu::VifFilter<kScale>::kWidth;
   const uint16_t* table = VifLog2Table();
   VifSums sums;
   std::vector<gpu::VifVertical> row(static_cast<size_t>(w) + 2 * kHalf);
@@ -45,7 +44,6 @@ VifSums EmulateVifScale(const Sample* ref, const Sample* dis, int w, int h, int 
     }
     for (int j = 0; j < w; ++j) gpu::VifHorizontalPixel<kScale>(row.data() + j, table, gain_limit, &sums);
   }
-  (void)kWidth;
   return sums;
 }
 
