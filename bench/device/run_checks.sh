@@ -4,7 +4,7 @@
 # them), then for the build LABEL, in this order (the most needed first, in case the
 # device time runs out):
 #   1. the GPU parity suites: ordered sum, ssimulacra2 (every corpus frame == the CPU),
-#      SSIM, frame pipeline                                        -> $OUT/parity.txt
+#      SSIM, PSNR, vmaf, the scaler, frame pipeline                -> $OUT/parity.txt
 #   2. the ssimulacra2 bench's rates with 16 in flight at 270p, 1080p and 4K, LABEL and
 #      each BASELINE label alternating in the same run, ROUNDS rounds -> $OUT/ab.txt
 #      (and a summary table                                        -> $OUT/ab_table.txt)
@@ -42,7 +42,8 @@ read -r COMMIT DIRTY < "$B/COMMIT"
 } > "$OUT/parity.txt"
 
 # 1. Parity.
-[ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test frame_pipeline_test vmaf_cuda_test; do
+[ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test psnr_cuda_test vmaf_cuda_test \
+                                          bicubic_scaler_cuda_test frame_pipeline_test; do
   start=$(date +%s)
   EXACTQ_VMAF_CUDA=1 timeout 300 "$B/$t" > "$W/$t.log" 2>&1
   rc=$?
@@ -92,6 +93,8 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   sanitize memcheck ssimulacra2_cuda_test '*IdenticalPairs*:*LowerThird*'
   sanitize racecheck ordered_sum_cuda_test '*OnSmallPlanes*'
   sanitize racecheck ssimulacra2_cuda_test '*LowerThird*'
+  sanitize memcheck vmaf_cuda_test '*EveryDepthAndSize*:*NegModel*'
+  sanitize racecheck vmaf_cuda_test '*NegModel*'
 fi
 
 # 5. ncu, kernels serialised (bench/device/ncu_frame_kernels.py reads the files).

@@ -47,6 +47,9 @@ absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int device, con
   if (!pair.ok()) return pair.status();
   if (cudaStreamSynchronize(stream) != cudaSuccess) return absl::InternalError("upload failed");
   resident->pair_ = *pair;
+  // A twin that reads the previous reference (vmaf's motion) gets the distorted luma in
+  // its place: the same work as a stream's later frames, on resident pictures.
+  if (factory->reads_previous_reference) resident->pair_.previous_reference = pair->distorted;
   absl::StatusOr<std::unique_ptr<GpuMetric>> twin = factory->create(device, reference.geometry(), options);
   if (!twin.ok()) return twin.status();
   resident->twin_ = std::move(*twin);

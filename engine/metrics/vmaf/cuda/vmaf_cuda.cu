@@ -123,10 +123,12 @@ __global__ void AdmDecoupleCsfKernel(AdmScalePlanes p, AdmRegion region, int sca
   }
 }
 
-// The score region's terms, summed per row: row_den[b * rows + r], row_cm[b * rows + r].
+// The score region's terms, summed per band b and row r into den[b * band_stride + r *
+// row_stride] and cm[...]: per row (row_stride 1) for libvmaf's order, straight into the
+// frame's totals (row_stride 0, band_stride 1) for kDirect.
 __global__ void AdmRowSumsKernel(AdmScalePlanes p, AdmRegion region, int scale, AdmCmShifts cm, AdmDenShifts den,
-                                 gpu::AdmPixelParams params, U64* row_den, U64* row_cm) {
-  const int rows = region.bottom - region.top;
+                                 gpu::AdmPixelParams params, U64* den_out, U64* cm_out, int band_stride,
+                                 int row_stride) {
   const int r = blockIdx.y;
   const int i = region.top + r;
   const int j = region.left + static_cast<int>(blockIdx.x) * kTile + static_cast<int>(threadIdx.x);
@@ -143,8 +145,8 @@ __global__ void AdmRowSumsKernel(AdmScalePlanes p, AdmRegion region, int scale, 
     }
   }
   for (int b = 0; b < 3; ++b) {
-    BlockAdd(den_terms[b], row_den + b * rows + r);
-    BlockAdd(cm_terms[b], row_cm + b * rows + r);
+    BlockAdd(den_terms[b], den_out + b * band_stride + r * row_stride);
+    BlockAdd(cm_terms[b], cm_out + b * band_stride + r * row_stride);
   }
 }
 
@@ -162,10 +164,12 @@ __global__ void AdmRowTotalsKernel(const U64* row_den, const U64* row_cm, int ro
 
 // ---------------------------------------------------------------------------------
 // Motion: one block per row tile, the vertical blur of the difference (and a halo of 2)
-// in shared memory; a row's terms summed in uint32 (wrapping, as libvmaf's), then the
-// rows in uint64.
-template <typename Sample>
-__global__ void MotionRowKernel(const Sample* prev, const Sample* cur, int w, int h, int bpc, unsigned* row_sad) {
+// in shared memory; in libvmaf's order a row's terms are summed in uint32 (wrapping, as
+// libvmaf's: Acc = unsigned, row_stride 1), then the rows in uint64; kDirect adds every
+// term to the frame's uint64 total (Acc = U64, row_stride 0).
+template <typename Sample, typename Acc>
+__global__ void MotionRowKernel(const Sample* prev, const Sample* cur, int w, int h, int bpc, Acc* out,
+                                int row_stride) {
   __shared__ int32_t y[kTile + 4];
   const int i = blockIdx.y;
   const int j0 = blockIdx.x * kTile;
@@ -174,8 +178,8 @@ __global__ void MotionRowKernel(const Sample* prev, const Sample* cur, int w, in
     y[t] = gpu::MotionVerticalAt(prev, cur, w, h, bpc, i, gpu::Reflect101(j0 - 2 + t, w));
   }
   __syncthreads();
-  const unsigned term = static_cast<int>(threadIdx.x) < cols ? gpu::MotionHorizontalTerm(y + threadIdx.x) : 0u;
-  BlockAdd(term, row_sad + i);
+  const Acc term = static_cast<int>(threadIdx.x) < cols ? gpu::MotionHorizontalTerm(y + threadIdx.x) : 0u;
+  BlockAdd(term, out + static_cast<size_t>(i) * row_stride);
 }
 
 __global__ void MotionTotalKernel(const unsigned* row_sad, int h, U64* out) {
@@ -240,8 +244,8 @@ uint64_t VmafCuda::DeviceBytes(const FrameGeometry& g) {
   return bytes;
 }
 
-VmafCuda::VmafCuda(int device, const FrameGeometry& geometry, VmafModelId model)
-    : device_(device), geometry_(geometry), model_(model) {}
+VmafCuda::VmafCuda(int device, const FrameGeometry& geometry, VmafModelId model, VmafCudaSums sums_order)
+    : device_(device), geometry_(geometry), model_(model), sums_order_(sums_order) {}
 
 VmafCuda::~VmafCuda() {
   cudaSetDevice(device_);
@@ -253,10 +257,10 @@ VmafCuda::~VmafCuda() {
   if (host_sums_ != nullptr) cudaFreeHost(host_sums_);
 }
 
-absl::StatusOr<std::unique_ptr<VmafCuda>> VmafCuda::Create(int device, const FrameGeometry& geometry,
-                                                           VmafModelId model) {
+absl::StatusOr<std::unique_ptr<VmafCuda>> VmafCuda::Create(int device, const FrameGeometry& geometry, VmafModelId model,
+                                                           VmafCudaSums sums_order) {
   if (absl::Status s = CheckVmafInput(geometry, geometry); !s.ok()) return s;
-  std::unique_ptr<VmafCuda> twin(new VmafCuda(device, geometry, model));
+  std::unique_ptr<VmafCuda> twin(new VmafCuda(device, geometry, model, sums_order));
   if (absl::Status s = twin->Allocate(); !s.ok()) return s;
   return twin;
 }
@@ -312,7 +316,8 @@ absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* pr
                           const uint16_t* log2_table, const int32_t* div_table, uint16_t* const vif_ref[4],
                           uint16_t* const vif_dis[4], const BandPlanes adm_ref[4], const BandPlanes adm_dis[4],
                           int32_t* const restored[3], int32_t* const csf_a[3], int32_t* const csf_f[3], U64* row_den,
-                          U64* row_cm, unsigned* row_sad, cudaStream_t stream) {
+                          U64* row_cm, unsigned* row_sad, VmafCudaSums order, cudaStream_t stream) {
+  const bool direct = order == VmafCudaSums::kDirect;
   const int bpc = g.format.bit_depth;
   int w = g.width, h = g.height;
   auto vif_out = [&](int s) { return reinterpret_cast<U64*>(&sums->vif[s]); };
@@ -376,25 +381,32 @@ absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* pr
     }
     const AdmRegion& sr = p.score_region;
     const int rows = sr.bottom - sr.top;
-    if (rows > 0 && sr.right > sr.left) {
+    U64* const den_total = reinterpret_cast<U64*>(sums->adm[s].den);
+    U64* const cm_total = reinterpret_cast<U64*>(sums->adm[s].cm);
+    if (rows > 0 && sr.right > sr.left && direct) {
+      AdmRowSumsKernel<<<dim3(Blocks(sr.right - sr.left), rows), kTile, 0, stream>>>(planes, sr, s, p.cm, p.den, pixel,
+                                                                                     den_total, cm_total, 1, 0);
+    } else if (rows > 0 && sr.right > sr.left) {
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_den, 0, 3 * sizeof(U64) * rows, stream));
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_cm, 0, 3 * sizeof(U64) * rows, stream));
       AdmRowSumsKernel<<<dim3(Blocks(sr.right - sr.left), rows), kTile, 0, stream>>>(planes, sr, s, p.cm, p.den, pixel,
-                                                                                     row_den, row_cm);
-      AdmRowTotalsKernel<<<Blocks(rows), kTile, 0, stream>>>(row_den, row_cm, rows, p.cm, p.den,
-                                                             reinterpret_cast<U64*>(sums->adm[s].den),
-                                                             reinterpret_cast<U64*>(sums->adm[s].cm));
+                                                                                     row_den, row_cm, rows, 1);
+      AdmRowTotalsKernel<<<Blocks(rows), kTile, 0, stream>>>(row_den, row_cm, rows, p.cm, p.den, den_total, cm_total);
     }
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }
 
   // Motion against the previous reference.
-  if (prev != nullptr) {
+  U64* const motion_total = reinterpret_cast<U64*>(&sums->motion_sad);
+  if (prev != nullptr && direct) {
+    MotionRowKernel<Sample, U64>
+        <<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc, motion_total, 0);
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
+  } else if (prev != nullptr) {
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_sad, 0, sizeof(unsigned) * g.height, stream));
-    MotionRowKernel<Sample>
-        <<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc, row_sad);
-    MotionTotalKernel<<<Blocks(g.height), kTile, 0, stream>>>(row_sad, g.height,
-                                                              reinterpret_cast<U64*>(&sums->motion_sad));
+    MotionRowKernel<Sample, unsigned>
+        <<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc, row_sad, 1);
+    MotionTotalKernel<<<Blocks(g.height), kTile, 0, stream>>>(row_sad, g.height, motion_total);
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }
   return absl::OkStatus();
@@ -415,12 +427,13 @@ absl::Status VmafCuda::Enqueue(const DeviceFramePair& pair, cudaStream_t stream)
         narrow
             ? EnqueueFrame<uint8_t>(pair.reference, pair.distorted, pair.previous_reference, geometry_, gain_limit,
                                     adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
-                                    b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad, stream)
-            : EnqueueFrame<uint16_t>(reinterpret_cast<const uint16_t*>(pair.reference),
-                                     reinterpret_cast<const uint16_t*>(pair.distorted),
-                                     reinterpret_cast<const uint16_t*>(pair.previous_reference), geometry_, gain_limit,
-                                     adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
-                                     b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad, stream);
+                                    b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad,
+                                    sums_order_, stream)
+            : EnqueueFrame<uint16_t>(
+                  reinterpret_cast<const uint16_t*>(pair.reference), reinterpret_cast<const uint16_t*>(pair.distorted),
+                  reinterpret_cast<const uint16_t*>(pair.previous_reference), geometry_, gain_limit, adm_params_,
+                  b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref, b.adm_dis, b.restored, b.csf_a,
+                  b.csf_f, b.row_den, b.row_cm, b.row_sad, sums_order_, stream);
     if (!s.ok()) return s;
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
                                 cudaMemcpyAsync(host_sums_, b.sums, sizeof(Sums), cudaMemcpyDeviceToHost, stream));
@@ -440,7 +453,15 @@ absl::StatusOr<VmafFeatures> VmafCuda::CollectFeatures() {
   if (!enqueued_) return absl::FailedPreconditionError(absl::StrCat(kWho, ": no frame enqueued"));
   enqueued_ = false;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(done_));
-  const Sums& sums = *host_sums_;
+  Sums sums = *host_sums_;
+  if (sums_order_ == VmafCudaSums::kDirect) {  // each frame total rounded once, as if one row
+    for (int s = 0; s < 4; ++s) {
+      for (int b = 0; b < 3; ++b) {
+        sums.adm[s].den[b] = gpu::AdmDenRowTotal(sums.adm[s].den[b], adm_params_[s].den);
+        sums.adm[s].cm[b] = gpu::AdmCmRowTotal(sums.adm[s].cm[b], adm_params_[s].cm);
+      }
+    }
+  }
   VmafFeatures f;
   for (int s = 0; s < 4; ++s) f.vif[s] = VifScaleScore(sums.vif[s]);
   float num[4], den[4];

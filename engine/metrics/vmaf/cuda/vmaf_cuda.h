@@ -34,10 +34,17 @@
 namespace exactq {
 namespace vmaf {
 
+// How a frame's sums are formed. kLibvmafOrder: ADM's terms rounded per row and motion's
+// summed per row in uint32, as libvmaf does: the CPU reference's bits. kDirect: every term
+// straight into the frame's total, rounded once: other bits, for the benchmark that prices
+// libvmaf's order (bench/vmaf/vmaf_cuda_bench.cc); never behind a request.
+enum class VmafCudaSums { kLibvmafOrder, kDirect };
+
 class VmafCuda {
  public:
   // INVALID_ARGUMENT for input vmaf refuses (CheckVmafInput); CUDA errors as cuda_status.h.
-  static absl::StatusOr<std::unique_ptr<VmafCuda>> Create(int device, const FrameGeometry& geometry, VmafModelId model);
+  static absl::StatusOr<std::unique_ptr<VmafCuda>> Create(int device, const FrameGeometry& geometry, VmafModelId model,
+                                                          VmafCudaSums sums_order = VmafCudaSums::kLibvmafOrder);
   ~VmafCuda();
   VmafCuda(const VmafCuda&) = delete;
   VmafCuda& operator=(const VmafCuda&) = delete;
@@ -60,13 +67,14 @@ class VmafCuda {
   };
 
  private:
-  VmafCuda(int device, const FrameGeometry& geometry, VmafModelId model);
+  VmafCuda(int device, const FrameGeometry& geometry, VmafModelId model, VmafCudaSums sums_order);
   absl::Status Allocate();
 
   struct Buffers;
   int device_;
   FrameGeometry geometry_;
   VmafModelId model_;
+  VmafCudaSums sums_order_;
   AdmScaleParams adm_params_[4];
   std::unique_ptr<Buffers> buffers_;
   Sums* host_sums_ = nullptr;  // pinned
