@@ -138,8 +138,9 @@ int Main(int argc, char** argv) {
   cudaGetDeviceProperties(&prop, 0);
   bench::Results results("vmaf_cuda");
   results.set_device(prop.name);
-  results.set_input("corpus p1080 (x264 crf27) and p4k (x265 crf26) first frames, 8-bit; motion against the "
-                    "distorted luma; frames resident on the device");
+  results.set_input(
+      "corpus p1080 (x264 crf27) and p4k (x265 crf26) first frames, 8-bit; motion against the "
+      "distorted luma; frames resident on the device");
   std::printf("vmaf_cuda_bench on %s: %d frames per instance, median of %d\n", prop.name, o.frames, o.reps);
 
   for (const std::string& size : o.sizes) {

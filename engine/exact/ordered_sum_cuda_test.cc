@@ -1,12 +1,15 @@
 // Parity of OrderedSumCuda with the loop, bit for bit, on the host tests' fixtures, at the
-// host tests' lengths and at 4K-frame size (3840 x 2160 = 8,294,400 terms), under good
-// and wrong plans. Skips (with the reason) where no CUDA device can be used.
+// host tests' lengths, at 4K- and 8K-frame sizes, past the segment pipeline's 2^30 terms
+// and through overflow, under good and wrong plans. Skips (with the reason) where no CUDA device can be used.
 #include "engine/exact/ordered_sum_cuda.h"
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <initializer_list>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -585,6 +588,104 @@ TEST_F(OrderedSumCudaTest, BatchReportsRefusalsAndOverflowSumBySum) {
     EXPECT_EQ(got->status[kAdversarialOscillating], kBatchOverflow) << "slabs of " << slab_chunks;
     EXPECT_EQ(got->status[kAdversarialWrongAdvice], kBatchRefused) << "slabs of " << slab_chunks;
   }
+}
+
+// 8K planes (7680 x 4320 = 33,177,600 terms) of 16-bit samples: PSNR's squared
+// differences (integers up to 2^32, a sum past 2^53 that rounds) and signed products of
+// centred samples (SSIM-like, crossing zero), and the host fixtures at that length, through
+// both pipelines together and the event walk alone. The unsigned plane must be the
+// segment pipeline's.
+TEST_F(OrderedSumCudaTest, EqualsTheLoopOn8k16BitPlanes) {
+  constexpr size_t k8kTerms = size_t{7680} * 4320;
+  TestRng rng{81};
+  std::vector<double> squared(k8kTerms), products(k8kTerms);
+  for (size_t i = 0; i < k8kTerms; ++i) {
+    const int64_t a = rng.Range(0, 65535);
+    const int64_t b = i % 3 == 0 ? rng.Range(0, 65535) : std::min<int64_t>(65535, a + rng.Range(0, 1024));
+    squared[i] = static_cast<double>((a - b) * (a - b));
+    products[i] = (static_cast<double>(a) - 32767.5) / 65535.0 * ((static_cast<double>(b) - 30000.25) / 65535.0);
+  }
+  const OrderedSumStats unsigned_stats =
+      ExpectParity(squared, kPlans[0], "8K 16-bit squared differences", Pipeline::kSegmentsOnly, /*must_accept=*/true);
+  EXPECT_EQ(unsigned_stats.segment_accepted, 1);
+  ExpectParity(squared, kPlans[0], "8K 16-bit squared differences, event walk", Pipeline::kEventWalkOnly);
+  ExpectParity(products, kPlans[0], "8K 16-bit centred products");
+  ExpectParity(products, kPlans[0], "8K 16-bit centred products, event walk", Pipeline::kEventWalkOnly);
+  for (FixtureKind kind : {FixtureKind::kSsimLikeCrossingZero, FixtureKind::kFourthPowers, FixtureKind::kTieHeavy}) {
+    const std::vector<double> terms = MakeFixture(kind, k8kTerms, 8);
+    ExpectParity(terms, kPlans[0], std::string(FixtureName(kind)) + " 8K");
+  }
+}
+
+// Finite terms whose loop overflows: to -inf through many large terms, to +inf in a later
+// chunk with finite terms after it, to +inf by rounding alone (DBL_MAX + half an ulp, a
+// tie to even), and not at all one ulp short of that. Every pipeline, every plan; the
+// segment pipeline may refuse, never give other bits.
+TEST_F(OrderedSumCudaTest, OverflowThroughFiniteTermsGivesTheLoopsInfinity) {
+  const double max = std::numeric_limits<double>::max();
+  const double half_ulp = std::ldexp(1.0, 970);  // half of DBL_MAX's ulp
+  for (size_t n : {size_t{7}, size_t{1025}, size_t{40001}}) {
+    struct Case {
+      const char* name;
+      std::vector<double> terms;
+    };
+    std::vector<Case> cases;
+    std::vector<double> down(n, -max / 4);
+    cases.push_back({"to -inf", down});
+    std::vector<double> late(n, 0.375);
+    late[n - n / 3 - 2] = max;
+    late[n - n / 3 - 1] = max;
+    for (size_t i = n - n / 3; i < n; ++i) late[i] = -1e300;
+    cases.push_back({"to +inf in a later chunk", late});
+    std::vector<double> tie(n, 0.0);
+    tie[n / 2] = max;
+    tie[n - 1] = half_ulp;
+    cases.push_back({"to +inf by rounding", tie});
+    std::vector<double> short_of(n, 0.0);
+    short_of[n / 2] = max;
+    short_of[n - 2] = std::nextafter(half_ulp, 0.0);
+    short_of[n - 1] = -max;
+    cases.push_back({"one ulp short, then back", short_of});
+    for (const Case& c : cases) {
+      const double want = OrderedSumReference::Loop(c.terms.data(), n);
+      ASSERT_EQ(std::isinf(want), std::string(c.name).find("inf") != std::string::npos) << c.name << " n=" << n;
+      for (const PlanCase& plan : kPlans) {
+        const std::string what = std::string(c.name) + " n=" + std::to_string(n);
+        ExpectParity(c.terms, plan, what);
+        ExpectParity(c.terms, plan, what + " segments only", Pipeline::kSegmentsOnly);
+        ExpectParity(c.terms, plan, what + " event walk only", Pipeline::kEventWalkOnly);
+      }
+    }
+  }
+}
+
+// Past the segment pipeline's 2^30 terms the event walk takes the sum (stored terms), and
+// the segment pipeline alone refuses with INVALID_ARGUMENT; past 2^31 terms (indices
+// beyond int32) the walk still gives the loop's bits on generated terms. 8 GiB of terms
+// on the device and the host.
+TEST_F(OrderedSumCudaTest, PastTheSegmentPipelinesLimitTheEventWalkGivesTheLoopsBits) {
+  const size_t n = (size_t{1} << 30) + 1025;
+  std::vector<double> terms(n);
+  for (size_t i = 0; i < n; ++i) terms[i] = GeneratedTerm(i, n);
+  DeviceTerms device(terms);
+  OrderedSumCuda sum;
+  OrderedSumStats stats;
+  absl::StatusOr<double> got = sum.Sum(device.data(), n, &stats);
+  ASSERT_TRUE(got.ok()) << got.status();
+  const double want = OrderedSumReference::Loop(terms.data(), n);
+  EXPECT_EQ(BitsOf(*got), BitsOf(want)) << "cuda " << Hex(*got) << " loop " << Hex(want);
+  EXPECT_EQ(stats.segment_accepted, 0);
+  OrderedSumOptions segments_only;
+  segments_only.device_pipeline = Pipeline::kSegmentsOnly;
+  OrderedSumCuda refusing(nullptr, segments_only);
+  EXPECT_EQ(refusing.Sum(device.data(), n, nullptr).status().code(), absl::StatusCode::kInvalidArgument);
+
+  const size_t past_int32 = (size_t{1} << 31) + 7;
+  double loop = 0.0;
+  for (size_t i = 0; i < past_int32; ++i) loop = loop + GeneratedTerm(i, past_int32);
+  absl::StatusOr<double> generated = SumGeneratedTermsOnDevice(past_int32, nullptr);
+  ASSERT_TRUE(generated.ok()) << generated.status();
+  EXPECT_EQ(BitsOf(*generated), BitsOf(loop)) << "cuda " << Hex(*generated) << " loop " << Hex(loop);
 }
 
 TEST_F(OrderedSumCudaTest, RejectsOtherChunkSizes) {
