@@ -39,7 +39,8 @@ read -r COMMIT DIRTY < "$B/COMMIT"
   echo "build $LABEL: commit $COMMIT (dirty: $DIRTY); baselines: ${BASELINES[*]:-none}"
   for b in "${BASELINES[@]}"; do echo "baseline $b: commit $(cat "$W/$b/COMMIT" 2>/dev/null || echo '?')"; done
   nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1
-} > "$OUT/parity.txt"
+} >> "$OUT/parity.txt"
+mkdir -p "$OUT/logs"
 
 # 1. Parity.
 [ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test psnr_cuda_test vmaf_cuda_test \
@@ -50,6 +51,7 @@ read -r COMMIT DIRTY < "$B/COMMIT"
   echo "$t rc=$rc $(($(date +%s) - start))s $(grep -E '^\[  (PASSED|FAILED)  \] [0-9]+ tests?|^\[  SKIPPED \] [0-9]+ tests?' "$W/$t.log" | tr '\n' ' ')" >> "$OUT/parity.txt"
   grep -m1 -iE 'skipping|no (usable )?GPU' "$W/$t.log" >> "$OUT/parity.txt"
   grep -E 'Failure|^\[  FAILED  \] [A-Z]|bit-identical|redid' "$W/$t.log" | head -20 >> "$OUT/parity.txt"
+  tail -c 200000 "$W/$t.log" | xz -6 > "$OUT/logs/$t.log.xz"
 done
 
 # 2. Rates against the baselines (and, with AB_FLAGS, of each build under each set of bench
@@ -86,8 +88,10 @@ fi
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
   sanitize() {  # tool test filter
-    echo "$1 $2 $(timeout 200 "$CS" --tool "$1" "$B/$2" --gtest_filter="$3" 2>&1 |
-      grep -E '^\[  (PASSED|FAILED)|ERROR SUMMARY|RACECHECK SUMMARY' | tr '\n' ' ')" >> "$OUT/sanitizers.txt"
+    timeout 200 "$CS" --tool "$1" --print-limit 30 "$B/$2" --gtest_filter="$3" > "$W/sanitize.log" 2>&1
+    echo "$1 $2 $(grep -E '^\[  (PASSED|FAILED)|ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize.log" | tr '\n' ' ')" \
+      >> "$OUT/sanitizers.txt"
+    head -c 100000 "$W/sanitize.log" | xz -6 > "$OUT/logs/${1}_$2.log.xz"
   }
   sanitize memcheck ordered_sum_cuda_test '*OnSmallPlanes*:*BothPipelinesOnSmallFrames*'
   sanitize memcheck ssimulacra2_cuda_test '*IdenticalPairs*:*LowerThird*'

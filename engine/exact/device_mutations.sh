@@ -6,7 +6,8 @@
 #
 #   engine/exact/build_cuda_binaries.sh /tmp/exactq_exact       # anywhere with nvcc
 #   engine/exact/device_mutations.sh /tmp/exactq_exact/ordered_sum_cuda_mutants_test   # on a GPU host
-# Extra arguments go to the test binary (e.g. --gtest_filter=...).
+# Extra arguments go to the test binary (e.g. --gtest_filter=...); ONLY_MUTANTS="8 9" runs
+# those mutants alone.
 set -u
 cd "$(dirname "$0")/../.."
 BIN=${1:?usage: device_mutations.sh PATH/ordered_sum_cuda_mutants_test [gtest arguments]}
@@ -30,7 +31,7 @@ if grep -q '^\[  SKIPPED \]' "$LOG/0.txt"; then
 fi
 
 caught=0
-for n in $(seq 1 "$MUTANTS"); do
+for n in ${ONLY_MUTANTS:-$(seq 1 "$MUTANTS")}; do
   EXACTQ_MUTANT=$n timeout 900 "$BIN" "$@" >"$LOG/$n.txt" 2>&1
   rc=$?
   failed=$(grep -E '^\[  FAILED  \] [A-Za-z0-9_/.]+' "$LOG/$n.txt" | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | head -4 |
@@ -43,5 +44,6 @@ for n in $(seq 1 "$MUTANTS"); do
     echo "MUTANT $n ($mutant): MISSED"
   fi
 done
-echo "$caught of $MUTANTS device mutants caught"
-[ "$caught" -eq "$MUTANTS" ]
+RUN=$(echo ${ONLY_MUTANTS:-$(seq 1 "$MUTANTS")} | wc -w)
+echo "$caught of $RUN device mutants caught"
+[ "$caught" -eq "$RUN" ]
