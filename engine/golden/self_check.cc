@@ -65,7 +65,9 @@ CheckReport CheckGpu(int device) {
                         CreateGpuScorer(device, pair.geometry, {GpuMetricRequest{metric.name, metric.options}});
                     if (!scorer.ok()) return scorer.status();
                     GpuStageTimes times;
-                    return (*scorer)->Score(reference, distorted, nullptr, &times);
+                    absl::StatusOr<GpuFrameScores> scored = (*scorer)->Score(reference, distorted, nullptr, &times);
+                    if (!scored.ok()) return scored.status();
+                    return scored->scores;
                   });
 }
 

@@ -114,8 +114,8 @@ class StandIn {
     Scorer(StandIn* owner, int device, const std::vector<GpuMetricRequest>& metrics) : owner_(owner), device_(device) {
       for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
     }
-    absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
-                                      GpuStageTimes*) override {
+    absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted,
+                                         const Frame* previous_reference, GpuStageTimes*) override {
       const int frame = reference.bytes()[0];
       {
         std::unique_lock<std::mutex> lock(owner_->mutex_);
@@ -126,14 +126,15 @@ class StandIn {
         owner_->gate_.wait(lock, [&] { return owner_->gate_open_; });
       }
       std::this_thread::sleep_for(owner_->delay(frame));
-      absl::StatusOr<FrameScores> out;
+      absl::StatusOr<GpuFrameScores> out;
       if (owner_->failing_frames.count(frame) != 0) {
         out = WithDeviceFault(absl::InternalError("stand-in: kernel failed"), owner_->fault);
       } else {
-        FrameScores all;
+        GpuFrameScores all;
         for (auto& m : metrics_) {
           FrameScores s = *m->ScoreInStream(reference, distorted, previous_reference);
-          all.insert(all.end(), s.begin(), s.end());
+          all.outputs_per_metric.push_back(s.size());
+          all.scores.insert(all.scores.end(), s.begin(), s.end());
         }
         out = std::move(all);
         owner_->scored_.fetch_add(1);
@@ -435,6 +436,31 @@ TEST_F(FramePipelineTest, ASiblingThatDoesNotFitLowersFramesInFlight) {
   pipeline.Drain();
   ASSERT_EQ(answers.results.size(), 1u);
   EXPECT_EQ(answers.results[0].scored->backend, Backend::kCuda);
+}
+
+// A twin's per-frame outputs need not be its metric's answer: vmaf's give six features,
+// its sequence stage adds vmaf a frame later. A stream of psnr, vmaf and ssim on the
+// stand-in device, frames in flight, answers the CPU backend's bits, output for output.
+TEST_F(FramePipelineTest, ATwinsPerFrameOutputsReachItsSequenceStage) {
+  MakePool(1);
+  const FrameGeometry g{64, 48, PixelFormat{ChromaLayout::k420, 8}};
+  const std::vector<MetricSpec> metrics = {{"psnr", {}}, {"vmaf", {}}, {"ssim", {}}};
+  std::vector<Pair> pairs;
+  for (int i = 0; i < 7; ++i) pairs.push_back(MakePair(i, g));
+  Answers answers[2];
+  for (int b = 0; b < 2; ++b) {
+    FramePipeline pipeline(Scorer(b == 0 ? BackendPreference::kCpu : BackendPreference::kAuto, metrics, g), {3});
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers[b]).ok());
+    ASSERT_EQ(answers[b].results.size(), pairs.size());
+  }
+  for (size_t i = 0; i < pairs.size(); ++i) {
+    const FramePipeline::Result& cpu = answers[0].results[i];
+    const FramePipeline::Result& gpu = answers[1].results[i];
+    ASSERT_TRUE(cpu.scored.ok() && gpu.scored.ok()) << cpu.scored.status() << " " << gpu.scored.status();
+    EXPECT_EQ(gpu.scored->backend, Backend::kCuda);
+    EXPECT_EQ(gpu.scored->outputs_per_metric, cpu.scored->outputs_per_metric) << "frame " << i;
+    ExpectSameBits(gpu.scored->scores, cpu.scored->scores, static_cast<int>(i));
+  }
 }
 
 // On a GPU host (tests/gpu and the lead's H200): the real device through the real

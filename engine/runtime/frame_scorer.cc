@@ -148,8 +148,8 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::CreateSibling() const 
   return sibling;
 }
 
-absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, const Frame& distorted,
-                                                    const Frame* previous_reference, GpuStageTimes* times) {
+absl::StatusOr<GpuFrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, const Frame& distorted,
+                                                       const Frame* previous_reference, GpuStageTimes* times) {
   // Injected faults count GPU frames over the whole process, like a device that fails
   // after a while whichever stream is on it. A frame takes its number when it starts,
   // so that with frames in flight the ones past the limit are those started last.
@@ -157,7 +157,7 @@ absl::StatusOr<FrameScores> FrameScorer::ScoreOnGpu(const Frame& reference, cons
   const FaultInjection& faults = GetRuntimeConfig().faults;
   const bool injecting = faults.lose_gpu_after_frames >= 0 || faults.fail_gpu_after_frames >= 0;
   const int64_t frame_number = injecting ? gpu_frames.fetch_add(1) : 0;
-  absl::StatusOr<FrameScores> scores;
+  absl::StatusOr<GpuFrameScores> scores;
   if (faults.lose_gpu_after_frames >= 0 && frame_number >= faults.lose_gpu_after_frames) {
     scores =
         WithDeviceFault(absl::InternalError("injected fault: cudaErrorIllegalAddress, the device's context is poisoned "
@@ -267,19 +267,21 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreInStream(const Frame& reference, c
   }
   if (gpu_ != nullptr) {
     GpuStageTimes times;
-    absl::StatusOr<FrameScores> scores = ScoreOnGpu(reference, distorted, previous_reference, &times);
+    absl::StatusOr<GpuFrameScores> scores = ScoreOnGpu(reference, distorted, previous_reference, &times);
+    if (scores.ok() && scores->outputs_per_metric.size() != metrics_.size()) {
+      scores = absl::InternalError(
+          absl::StrCat("the GPU scorer answered ", scores->outputs_per_metric.size(), " metrics of ", metrics_.size()));
+    }
     if (scores.ok()) {
       ScoredFrame scored;
-      scored.scores = std::move(*scores);
+      scored.scores = std::move(scores->scores);
+      scored.outputs_per_metric = std::move(scores->outputs_per_metric);
       scored.backend = Backend::kCuda;
       scored.device = gpu_device_;
       scored.durations.host_to_device = std::chrono::nanoseconds(times.host_to_device_ns);
       scored.durations.compute = std::chrono::nanoseconds(times.compute_ns);
       scored.durations.device_to_host = std::chrono::nanoseconds(times.device_to_host_ns);
       scored.host_to_device_bytes = times.host_to_device_bytes;
-      for (const std::unique_ptr<Metric>& metric : metrics_) {
-        scored.outputs_per_metric.push_back(metric->OutputNames(geometry_).size());
-      }
       return scored;
     }
     if (preference_ == BackendPreference::kCuda) {

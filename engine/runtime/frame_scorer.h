@@ -132,8 +132,8 @@ class FrameScorer {
   // Places this stream on `device`; on failure records why, as PlaceOnGpu does.
   absl::Status PlaceOn(const GpuDevice& device);
   // Scores on the stream's GPU; a failure is reported to the pool.
-  absl::StatusOr<FrameScores> ScoreOnGpu(const Frame& reference, const Frame& distorted,
-                                         const Frame* previous_reference, GpuStageTimes* times);
+  absl::StatusOr<GpuFrameScores> ScoreOnGpu(const Frame& reference, const Frame& distorted,
+                                            const Frame* previous_reference, GpuStageTimes* times);
   // Auto: drops the GPU after a device problem; the stream may come back to a GPU.
   void LeaveGpu(const absl::Status& why);
   // Scores on the CPU paths, with the fallback reason when auto placement chose them.

@@ -55,17 +55,18 @@ struct StandInDevices {
         : owner_(owner), device_(device) {
       for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
     }
-    absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
-                                      GpuStageTimes*) override {
+    absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted,
+                                         const Frame* previous_reference, GpuStageTimes*) override {
       const int call = owner_->calls[device_]++;
       auto& failures = owner_->failures[device_];
       if (auto it = failures.find(call); it != failures.end()) {
         return WithDeviceFault(absl::InternalError("stand-in: kernel failed"), it->second);
       }
-      FrameScores all;
+      GpuFrameScores all;
       for (auto& m : metrics_) {
         FrameScores s = *m->ScoreInStream(reference, distorted, previous_reference);
-        all.insert(all.end(), s.begin(), s.end());
+        all.outputs_per_metric.push_back(s.size());
+        all.scores.insert(all.scores.end(), s.begin(), s.end());
       }
       return all;
     }

@@ -33,14 +33,22 @@ struct GpuStageTimes {
   uint64_t host_to_device_bytes = 0;  // bytes the frame's upload copied (counted where they are copied)
 };
 
+// One frame's outputs from the twins, in request order, and how many each twin gave: a
+// metric with a sequence stage (vmaf) gives its per-frame outputs, which its stage turns
+// into the answer, so the counts are not the metrics' OutputNames().
+struct GpuFrameScores {
+  FrameScores scores;
+  std::vector<size_t> outputs_per_metric;
+};
+
 class GpuScorer {
  public:
   virtual ~GpuScorer() = default;
   // Scores one pair; the frames have the geometry given at creation. `previous_reference`
   // is the stream's previous reference (null for the first frame), read where a metric
   // reads it.
-  virtual absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted,
-                                            const Frame* previous_reference, GpuStageTimes* times) = 0;
+  virtual absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted,
+                                               const Frame* previous_reference, GpuStageTimes* times) = 0;
 };
 
 struct GpuMetricRequest {

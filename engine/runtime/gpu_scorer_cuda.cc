@@ -136,8 +136,8 @@ class CudaGpuScorer final : public GpuScorer {
     return FromCuda(cudaEventCreate(&uploaded_), "cudaEventCreate");
   }
 
-  absl::StatusOr<FrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
-                                    GpuStageTimes* times) override {
+  absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
+                                       GpuStageTimes* times) override {
     if (absl::Status s = FromCuda(cudaSetDevice(device_), "cudaSetDevice"); !s.ok()) return s;
     const auto begin = std::chrono::steady_clock::now();
     if (absl::Status s = FromCuda(cudaEventRecord(start_, stream_), "cudaEventRecord"); !s.ok()) return s;
@@ -153,14 +153,15 @@ class CudaGpuScorer final : public GpuScorer {
       failure = metrics_[enqueued]->Enqueue(*pair, stream_);
       if (!failure.ok()) break;
     }
-    FrameScores all;
+    GpuFrameScores all;
     for (size_t i = 0; i < enqueued; ++i) {
       absl::StatusOr<FrameScores> scores = metrics_[i]->Collect();  // also after a failure: the frame is read
       if (!scores.ok()) {
         if (failure.ok()) failure = scores.status();
         continue;
       }
-      all.insert(all.end(), scores->begin(), scores->end());
+      all.outputs_per_metric.push_back(scores->size());
+      all.scores.insert(all.scores.end(), scores->begin(), scores->end());
     }
     if (!failure.ok()) return ClassifyTwinFailure(device_, failure);
     if (times != nullptr) {
@@ -173,7 +174,7 @@ class CudaGpuScorer final : public GpuScorer {
       times->compute_ns = total_ns - times->host_to_device_ns;  // the twins' kernels and read-backs
       times->host_to_device_bytes = frame_.uploaded_bytes() - bytes_before;
     }
-    for (NamedScore& s : all) s.value = CanonicalizeNan(s.value);
+    for (NamedScore& s : all.scores) s.value = CanonicalizeNan(s.value);
     return all;
   }
 
