@@ -16,8 +16,19 @@ MUTANTS=$(sed -n 's/^inline constexpr int kDeviceMutants = \([0-9]*\);$/\1/p' en
 [ -n "$MUTANTS" ] || { echo "kDeviceMutants not found in internal/device_mutants.cuh"; exit 2; }
 LOG=$(mktemp -d)
 trap 'rm -rf "$LOG"' EXIT
+# Each suite runs in the background and is waited for, so that a TERM or INT (a caller's
+# time limit) stops it too instead of leaving it on the GPU.
+CHILD=
+trap '[ -n "$CHILD" ] && kill "$CHILD" 2>/dev/null; exit 143' TERM INT
+run() {  # LOG_FILE MUTANT: the suite with that mutant (0: none)
+  local log=$1 mutant=$2
+  shift 2
+  env EXACTQ_MUTANT="$mutant" timeout 900 "$BIN" "$@" >"$log" 2>&1 &
+  CHILD=$!
+  wait "$CHILD"
+}
 
-EXACTQ_MUTANT=0 "$BIN" "$@" >"$LOG/0.txt" 2>&1
+run "$LOG/0.txt" 0 "$@"
 rc=$?
 if [ $rc -ne 0 ]; then
   echo "the suite fails without a mutant (exit $rc):"
@@ -32,7 +43,7 @@ fi
 
 caught=0
 for n in ${ONLY_MUTANTS:-$(seq 1 "$MUTANTS")}; do
-  EXACTQ_MUTANT=$n timeout 900 "$BIN" "$@" >"$LOG/$n.txt" 2>&1
+  run "$LOG/$n.txt" "$n" "$@"
   rc=$?
   failed=$(grep -E '^\[  FAILED  \] [A-Za-z0-9_/.]+' "$LOG/$n.txt" | sed 's/ (.*//; s/\[  FAILED  \] //' | sort -u | head -4 |
     tr '\n' ' ')
