@@ -26,8 +26,8 @@ struct MetricRegistration {
   const MetricInfo& (*info)();
   absl::StatusOr<std::unique_ptr<Metric>> (*create)(const MetricOptions& options);
   const GpuMetricFactory& (*gpu)();  // null: no CUDA twin (or a build without CUDA)
-  // A twin whose parity suite has not yet passed on a GPU is used only where this
-  // environment variable is "1" (its parity tests set it); null: always used.
+  // A twin not yet proven on a GPU through the runtime is used only where this
+  // environment variable is "1" (its tests set it); null: always used.
   const char* gpu_opt_in = nullptr;
 };
 

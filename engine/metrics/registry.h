@@ -28,7 +28,7 @@ absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name, con
 
 // The metric's CUDA twin (gpu_metric.h), or null when it has none in this build (no
 // twin, an unknown name, or a build without CUDA). vmaf's twin is used only with
-// EXACTQ_VMAF_CUDA=1 until its parity suite has passed on a GPU
+// EXACTQ_VMAF_CUDA=1 until the runtime's vmaf stream test has passed on a GPU
 // (engine/metrics/vmaf/cuda/README.md).
 const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name);
 
