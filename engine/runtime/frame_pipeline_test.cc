@@ -440,26 +440,40 @@ TEST_F(FramePipelineTest, ASiblingThatDoesNotFitLowersFramesInFlight) {
 
 // A twin's per-frame outputs need not be its metric's answer: vmaf's give six features,
 // its sequence stage adds vmaf a frame later. A stream of psnr, vmaf and ssim on the
-// stand-in device, frames in flight, answers the CPU backend's bits, output for output.
+// stand-in device, frames in flight, answers the CPU backend's bits, output for output;
+// also when frame 3 fails on the device and goes to the CPU mid-stream (motion reads
+// frame 2's reference there, and frame 4 reads frame 3's).
 TEST_F(FramePipelineTest, ATwinsPerFrameOutputsReachItsSequenceStage) {
   MakePool(1);
   const FrameGeometry g{64, 48, PixelFormat{ChromaLayout::k420, 8}};
   const std::vector<MetricSpec> metrics = {{"psnr", {}}, {"vmaf", {}}, {"ssim", {}}};
   std::vector<Pair> pairs;
   for (int i = 0; i < 7; ++i) pairs.push_back(MakePair(i, g));
-  Answers answers[2];
-  for (int b = 0; b < 2; ++b) {
-    FramePipeline pipeline(Scorer(b == 0 ? BackendPreference::kCpu : BackendPreference::kAuto, metrics, g), {3});
-    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers[b]).ok());
-    ASSERT_EQ(answers[b].results.size(), pairs.size());
+  Answers cpu_answers;
+  {
+    FramePipeline pipeline(Scorer(BackendPreference::kCpu, metrics, g), {3});
+    ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, cpu_answers).ok());
   }
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    const FramePipeline::Result& cpu = answers[0].results[i];
-    const FramePipeline::Result& gpu = answers[1].results[i];
-    ASSERT_TRUE(cpu.scored.ok() && gpu.scored.ok()) << cpu.scored.status() << " " << gpu.scored.status();
-    EXPECT_EQ(gpu.scored->backend, Backend::kCuda);
-    EXPECT_EQ(gpu.scored->outputs_per_metric, cpu.scored->outputs_per_metric) << "frame " << i;
-    ExpectSameBits(gpu.scored->scores, cpu.scored->scores, static_cast<int>(i));
+  ASSERT_EQ(cpu_answers.results.size(), pairs.size());
+  for (const std::set<int>& failing : {std::set<int>{}, std::set<int>{3}}) {
+    stand_in_.failing_frames = failing;
+    Answers answers;
+    {
+      FramePipeline pipeline(Scorer(BackendPreference::kAuto, metrics, g), {3});
+      ASSERT_TRUE(SubmitAllThenDrain(pipeline, pairs, answers).ok());
+    }
+    ASSERT_EQ(answers.results.size(), pairs.size());
+    for (size_t i = 0; i < pairs.size(); ++i) {
+      const FramePipeline::Result& cpu = cpu_answers.results[i];
+      const FramePipeline::Result& got = answers.results[i];
+      ASSERT_TRUE(cpu.scored.ok() && got.scored.ok()) << cpu.scored.status() << " " << got.scored.status();
+      EXPECT_EQ(got.scored->outputs_per_metric, cpu.scored->outputs_per_metric) << "frame " << i;
+      ExpectSameBits(got.scored->scores, cpu.scored->scores, static_cast<int>(i));
+    }
+    EXPECT_EQ(answers.results[0].scored->backend, Backend::kCuda);
+    if (!failing.empty()) {
+      EXPECT_EQ(answers.results[3].scored->backend, Backend::kCpu);
+    }
   }
 }
 
