@@ -488,8 +488,8 @@ class Bench {
       GpuScorer* p = gpu->get();
       scorers.push_back(std::move(*gpu));
       workers.push_back([p, &ref, &dis, &in] {
-        absl::StatusOr<FrameScores> f = p->Score(ref, dis, nullptr, nullptr);
-        return f.ok() && SameBits(*f, in.expected);
+        absl::StatusOr<GpuFrameScores> f = p->Score(ref, dis, nullptr, nullptr);
+        return f.ok() && SameBits(f->scores, in.expected);
       });
     }
     if (!Warm(workers, metric, {}, "kernels")) {
