@@ -1,97 +1,53 @@
 #include "server/chunk_wire.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include <algorithm>
+#include <deque>
+#include <limits>
 
 namespace exactq::server {
 namespace {
 
-// Reads across the pieces of one message.
-class PieceReader {
- public:
-  explicit PieceReader(BytePieces pieces) : pieces_(pieces) { SkipEmpty(); }
+using google::protobuf::io::ArrayInputStream;
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::ZeroCopyInputStream;
 
-  uint64_t position() const { return position_; }
+constexpr uint32_t kVarint = 0, kLengthDelimited = 2;
 
-  bool ReadByte(uint8_t* byte) {
-    if (piece_ >= pieces_.size()) return false;
-    *byte = pieces_[piece_][offset_];
-    Advance(1);
-    return true;
-  }
-
-  // A base-128 varint of at most 10 bytes.
-  bool ReadVarint(uint64_t* value) {
-    *value = 0;
-    for (int shift = 0; shift < 70; shift += 7) {
-      uint8_t byte;
-      if (!ReadByte(&byte)) return false;
-      if (shift == 63 && byte > 1) return false;  // more than 64 bits
-      *value |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if ((byte & 0x80) == 0) return true;
-    }
-    return false;
-  }
-
-  // The next n bytes as pieces.
-  bool Take(uint64_t n, std::vector<absl::Span<const uint8_t>>* out) {
-    while (n > 0) {
-      if (piece_ >= pieces_.size()) return false;
-      const uint64_t here = std::min<uint64_t>(n, pieces_[piece_].size() - offset_);
-      out->push_back(pieces_[piece_].subspan(offset_, here));
-      Advance(here);
-      n -= here;
-    }
-    return true;
-  }
-
-  bool AtEnd() const { return piece_ >= pieces_.size(); }
-
- private:
-  void Advance(uint64_t n) {
-    offset_ += n;
-    position_ += n;
-    if (offset_ == pieces_[piece_].size()) {
-      ++piece_;
-      offset_ = 0;
-      SkipEmpty();
-    }
-  }
-  void SkipEmpty() {
-    while (piece_ < pieces_.size() && pieces_[piece_].empty()) ++piece_;
-  }
-
-  BytePieces pieces_;
-  size_t piece_ = 0;
-  uint64_t offset_ = 0;
-  uint64_t position_ = 0;
-};
-
-constexpr uint8_t kVarint = 0, kLengthDelimited = 2;
-
-}  // namespace
-
-bool ReadChunkRequest(BytePieces message, ChunkWireView* view) {
-  *view = ChunkWireView{};
-  PieceReader in(message);
-  uint64_t tag = 0, length = 0;
-  // ScoreRequest: field 2 (chunk), length-delimited, and nothing after it.
-  if (!in.ReadVarint(&tag) || tag != ((2u << 3) | kLengthDelimited) || !in.ReadVarint(&length)) return false;
-  const uint64_t end = in.position() + length;
+// The chunk's fields, read by protobuf's decoder from `in` (placed after the chunk's
+// length, which ends at `end`); false for any other shape.
+bool ReadChunkFields(CodedInputStream& in, int end, ChunkWireView* view) {
   bool seen[6] = {};
-  while (in.position() < end) {
-    if (!in.ReadVarint(&tag)) return false;
-    const uint64_t field = tag >> 3;
-    const uint64_t wire_type = tag & 7;
+  while (in.CurrentPosition() < end) {
+    const uint32_t tag = in.ReadTag();
+    const uint32_t field = tag >> 3;
+    const uint32_t wire_type = tag & 7;
     if (field < 1 || field > 5 || seen[field]) return false;
     seen[field] = true;
     if (field == 4) {
-      if (wire_type != kLengthDelimited || !in.ReadVarint(&length) || in.position() + length > end) return false;
-      if (!in.Take(length, &view->data)) return false;
+      uint32_t length = 0;
+      if (wire_type != kLengthDelimited || !in.ReadVarint32(&length) ||
+          static_cast<int64_t>(in.CurrentPosition()) + length > end) {
+        return false;
+      }
+      // The data in place: spans of the buffers the decoder reads from.
+      for (uint32_t left = length; left > 0;) {
+        const void* data = nullptr;
+        int size = 0;
+        if (!in.GetDirectBufferPointer(&data, &size)) return false;
+        const uint32_t here = std::min<uint32_t>(left, static_cast<uint32_t>(size));
+        view->data.emplace_back(static_cast<const uint8_t*>(data), here);
+        if (!in.Skip(static_cast<int>(here))) return false;
+        left -= here;
+      }
       view->data_size = length;
       continue;
     }
     uint64_t value = 0;
-    if (wire_type != kVarint || !in.ReadVarint(&value)) return false;
+    if (wire_type != kVarint || !in.ReadVarint64(&value)) return false;
     switch (field) {
       case 1:
         view->frame_index = value;
@@ -107,7 +63,30 @@ bool ReadChunkRequest(BytePieces message, ChunkWireView* view) {
         break;
     }
   }
-  return in.position() == end && in.AtEnd();
+  return in.CurrentPosition() == end;
+}
+
+}  // namespace
+
+bool ReadChunkRequest(BytePieces message, ChunkWireView* view) {
+  *view = ChunkWireView{};
+  // One stream over the pieces (ArrayInputStream hands out each piece itself, so the
+  // data spans point into the received buffers).
+  std::deque<ArrayInputStream> arrays;
+  std::vector<ZeroCopyInputStream*> streams;
+  for (absl::Span<const uint8_t> piece : message) {
+    if (piece.empty()) continue;
+    streams.push_back(&arrays.emplace_back(piece.data(), static_cast<int>(piece.size())));
+  }
+  google::protobuf::io::ConcatenatingInputStream joined(streams.data(), static_cast<int>(streams.size()));
+  CodedInputStream in(&joined);
+  // ScoreRequest: field 2 (chunk), length-delimited, and nothing after it.
+  uint32_t length = 0;
+  if (in.ReadTag() != ((2u << 3) | kLengthDelimited) || !in.ReadVarint32(&length)) return false;
+  const int64_t end = static_cast<int64_t>(in.CurrentPosition()) + length;
+  if (end > std::numeric_limits<int>::max()) return false;
+  if (!ReadChunkFields(in, static_cast<int>(end), view)) return false;
+  return in.ReadTag() == 0 && in.ConsumedEntireMessage();
 }
 
 }  // namespace exactq::server

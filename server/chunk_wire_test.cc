@@ -55,6 +55,11 @@ TEST(ChunkWireTest, ReadsWhatProtobufReadsWhereverTheMessageIsCut) {
     EXPECT_EQ(view.last, chunk->last());
     EXPECT_EQ(view.data_size, data.size());
     EXPECT_EQ(Joined(view), data);
+    // In place: every data span lies inside the received bytes, none is a copy.
+    const uint8_t* first = reinterpret_cast<const uint8_t*>(bytes.data());
+    for (absl::Span<const uint8_t> piece : view.data) {
+      EXPECT_TRUE(piece.data() >= first && piece.data() + piece.size() <= first + bytes.size()) << trial;
+    }
   }
 }
 
