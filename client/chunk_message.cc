@@ -1,5 +1,7 @@
 #include "client/chunk_message.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <grpcpp/support/slice.h>
 
 #include <string>
@@ -7,18 +9,10 @@
 namespace exactq::client {
 namespace {
 
-void AppendVarint(uint64_t value, std::string* out) {
-  while (value >= 0x80) {
-    out->push_back(static_cast<char>((value & 0x7f) | 0x80));
-    value >>= 7;
-  }
-  out->push_back(static_cast<char>(value));
-}
-
 // Tags: field number << 3 | wire type (0 varint, 2 length-delimited).
-constexpr uint8_t kChunkTag = (2 << 3) | 2;  // ScoreRequest.chunk
-constexpr uint8_t kFrameIndexTag = (1 << 3) | 0, kPictureTag = (2 << 3) | 0, kOffsetTag = (3 << 3) | 0,
-                  kDataTag = (4 << 3) | 2, kLastTag = (5 << 3) | 0;
+constexpr uint32_t kChunkTag = (2 << 3) | 2;  // ScoreRequest.chunk
+constexpr uint32_t kFrameIndexTag = (1 << 3) | 0, kPictureTag = (2 << 3) | 0, kOffsetTag = (3 << 3) | 0,
+                   kDataTag = (4 << 3) | 2, kLastTag = (5 << 3) | 0;
 
 void ReleaseRefs(void* refs) { static_cast<PictureRefs*>(refs)->Release(); }
 
@@ -50,31 +44,41 @@ int PictureRefs::in_use() const {
 }
 
 grpc::ByteBuffer ChunkMessage(const ChunkFields& fields, const uint8_t* data, size_t n, PictureRefs* refs) {
-  // The chunk's fields before its data, proto3 style (zero values left out).
+  // The chunk's fields before its data, proto3 style (zero values left out), written by
+  // protobuf's encoder; the data itself goes as a slice of the picture.
   std::string chunk_head;
-  if (fields.frame_index != 0) {
-    chunk_head.push_back(static_cast<char>(kFrameIndexTag));
-    AppendVarint(fields.frame_index, &chunk_head);
+  {
+    google::protobuf::io::StringOutputStream stream(&chunk_head);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    if (fields.frame_index != 0) {
+      out.WriteTag(kFrameIndexTag);
+      out.WriteVarint64(fields.frame_index);
+    }
+    if (fields.picture != 0) {
+      out.WriteTag(kPictureTag);
+      out.WriteVarint64(static_cast<uint64_t>(static_cast<int64_t>(fields.picture)));
+    }
+    if (fields.offset != 0) {
+      out.WriteTag(kOffsetTag);
+      out.WriteVarint64(fields.offset);
+    }
+    if (fields.last) {
+      out.WriteTag(kLastTag);
+      out.WriteVarint32(1);
+    }
+    if (n != 0) {
+      out.WriteTag(kDataTag);
+      out.WriteVarint64(n);
+    }
+  }  // the encoder flushes into chunk_head here
+  std::string head;
+  {
+    google::protobuf::io::StringOutputStream stream(&head);
+    google::protobuf::io::CodedOutputStream out(&stream);
+    out.WriteTag(kChunkTag);
+    out.WriteVarint64(chunk_head.size() + n);
+    out.WriteRaw(chunk_head.data(), static_cast<int>(chunk_head.size()));
   }
-  if (fields.picture != 0) {
-    chunk_head.push_back(static_cast<char>(kPictureTag));
-    AppendVarint(static_cast<uint64_t>(static_cast<int64_t>(fields.picture)), &chunk_head);
-  }
-  if (fields.offset != 0) {
-    chunk_head.push_back(static_cast<char>(kOffsetTag));
-    AppendVarint(fields.offset, &chunk_head);
-  }
-  if (fields.last) {
-    chunk_head.push_back(static_cast<char>(kLastTag));
-    chunk_head.push_back(1);
-  }
-  if (n != 0) {
-    chunk_head.push_back(static_cast<char>(kDataTag));
-    AppendVarint(n, &chunk_head);
-  }
-  std::string head(1, static_cast<char>(kChunkTag));
-  AppendVarint(chunk_head.size() + n, &head);
-  head += chunk_head;
   if (n == 0) {
     grpc::Slice only(head);
     return grpc::ByteBuffer(&only, 1);
