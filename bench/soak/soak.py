@@ -121,6 +121,7 @@ def main():
     exactqd = os.path.join(args.bin, "exactqd") if args.bin else os.path.join(ROOT, "bazel-bin/server/exactqd")
     exactq = os.path.join(args.bin, "exactq") if args.bin else os.path.join(ROOT, "bazel-bin/client/exactq")
     work = tempfile.mkdtemp(prefix="exactq-soak-")
+    server = None
     failures = []
     try:
         cases = []
@@ -250,6 +251,9 @@ def main():
                 json.dump({"summary": summary, "samples": samples, "failures": failures}, f, indent=2)
         sys.exit(1 if failures else 0)
     finally:
+        if server is not None and server.poll() is None:  # a failure on the way: no server left behind
+            server.kill()
+            server.wait(60)
         shutil.rmtree(work, ignore_errors=True)
 
 
