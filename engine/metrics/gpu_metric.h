@@ -39,9 +39,11 @@ class GpuMetric {
   // unchanged until Collect returns. One frame at a time: Collect before the next.
   virtual absl::Status Enqueue(const DeviceFramePair& frame, GpuStreamHandle stream) = 0;
 
-  // Waits for the frame enqueued last and returns its outputs: the CPU metric's
-  // outputs, in its order, with its bits. After an error the twin is retired (the frame
-  // is scored on the CPU), so a failed Collect leaves nothing on the device.
+  // Waits for the frame enqueued last and returns its outputs: what the CPU metric's
+  // ScoreInStream returns for the frame, in its order, with its bits (for a metric with
+  // a sequence stage, its per-frame outputs: vmaf's features; the stage, shared by both
+  // backends, makes the answer). After an error the twin is retired (the frame is scored
+  // on the CPU), so a failed Collect leaves nothing on the device.
   virtual absl::StatusOr<FrameScores> Collect() = 0;
 };
 
