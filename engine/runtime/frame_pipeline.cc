@@ -118,21 +118,15 @@ void FramePipeline::Take(Finished finished) {
     held_.push_back(std::move(held));
     return;
   }
-  ScoredFrame& scored = *held.result.scored;
-  if (scored.outputs_per_metric.size() != stages_.size()) {
-    held.result.scored = absl::InternalError("a frame's outputs are not split by metric");
+  absl::StatusOr<std::vector<FrameScores>> split = SplitByMetric(*held.result.scored, stages_.size());
+  if (!split.ok()) {
+    held.result.scored = split.status();
     FinishStages();
     for (uint64_t& next : next_fill_) next = sequence + 1;
     held_.push_back(std::move(held));
     return;
   }
-  std::vector<FrameScores> parts;
-  size_t begin = 0;
-  for (size_t count : scored.outputs_per_metric) {
-    parts.emplace_back(scored.scores.begin() + static_cast<std::ptrdiff_t>(begin),
-                       scored.scores.begin() + static_cast<std::ptrdiff_t>(begin + count));
-    begin += count;
-  }
+  std::vector<FrameScores>& parts = *split;
   held.parts.resize(stages_.size());
   for (size_t m = 0; m < stages_.size(); ++m) {
     if (stages_[m] == nullptr) held.parts[m] = std::move(parts[m]);

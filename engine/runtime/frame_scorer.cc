@@ -63,6 +63,12 @@ absl::StatusOr<std::unique_ptr<FrameScorer>> FrameScorer::Create(const FrameGeom
 
 namespace {
 
+bool CountsSplit(const FrameScores& scores, const std::vector<size_t>& counts, size_t metrics) {
+  size_t total = 0;
+  for (size_t count : counts) total += count;
+  return counts.size() == metrics && total == scores.size();
+}
+
 const char* FallbackReason(const absl::Status& status) {
   switch (status.code()) {
     case absl::StatusCode::kUnimplemented:
@@ -77,6 +83,20 @@ const char* FallbackReason(const absl::Status& status) {
 }
 
 }  // namespace
+
+absl::StatusOr<std::vector<FrameScores>> SplitByMetric(const ScoredFrame& scored, size_t metrics) {
+  if (!CountsSplit(scored.scores, scored.outputs_per_metric, metrics)) {
+    return absl::InternalError(
+        absl::StrCat("a frame's ", scored.scores.size(), " outputs are not split among its ", metrics, " metrics"));
+  }
+  std::vector<FrameScores> parts;
+  auto begin = scored.scores.begin();
+  for (size_t count : scored.outputs_per_metric) {
+    parts.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(count));
+    begin += static_cast<std::ptrdiff_t>(count);
+  }
+  return parts;
+}
 
 absl::Status FrameScorer::PlaceOnGpu() {
   std::optional<GpuDevice> device = pool_->NextDevice();
@@ -224,13 +244,11 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
   std::vector<std::unique_ptr<SequenceStage>> stages = CreateSequenceStages();
   if (std::all_of(stages.begin(), stages.end(), [](const auto& stage) { return stage == nullptr; })) return scored;
   // A stream of one frame: each stage takes the frame and ends.
+  absl::StatusOr<std::vector<FrameScores>> parts = SplitByMetric(*scored, stages.size());
+  if (!parts.ok()) return parts.status();
   FrameScores final_scores;
-  size_t begin = 0;
   for (size_t m = 0; m < stages.size(); ++m) {
-    const size_t end = begin + scored->outputs_per_metric[m];
-    FrameScores part(scored->scores.begin() + static_cast<std::ptrdiff_t>(begin),
-                     scored->scores.begin() + static_cast<std::ptrdiff_t>(end));
-    begin = end;
+    FrameScores& part = (*parts)[m];
     if (stages[m] != nullptr) {
       std::vector<FrameScores> done = stages[m]->Push(std::move(part));
       std::vector<FrameScores> rest = stages[m]->Finish();
@@ -268,9 +286,10 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreInStream(const Frame& reference, c
   if (gpu_ != nullptr) {
     GpuStageTimes times;
     absl::StatusOr<GpuFrameScores> scores = ScoreOnGpu(reference, distorted, previous_reference, &times);
-    if (scores.ok() && scores->outputs_per_metric.size() != metrics_.size()) {
-      scores = absl::InternalError(
-          absl::StrCat("the GPU scorer answered ", scores->outputs_per_metric.size(), " metrics of ", metrics_.size()));
+    if (scores.ok() && !CountsSplit(scores->scores, scores->outputs_per_metric, metrics_.size())) {
+      scores =
+          absl::InternalError(absl::StrCat("the GPU scorer's ", scores->scores.size(),
+                                           " outputs are not split among the request's ", metrics_.size(), " metrics"));
     }
     if (scores.ok()) {
       ScoredFrame scored;

@@ -65,6 +65,11 @@ struct ScoredFrame {
   std::vector<size_t> outputs_per_metric;
 };
 
+// `scored`'s outputs, one FrameScores per metric in request order; INTERNAL when its
+// outputs_per_metric does not split `scores` among `metrics` metrics (one count each,
+// summing to the number of scores).
+absl::StatusOr<std::vector<FrameScores>> SplitByMetric(const ScoredFrame& scored, size_t metrics);
+
 struct MetricIdentity {
   std::string name;
   int definition_version;
