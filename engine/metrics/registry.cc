@@ -1,6 +1,5 @@
 #include "engine/metrics/registry.h"
 
-#include <cstdlib>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -26,9 +25,6 @@ struct MetricRegistration {
   const MetricInfo& (*info)();
   absl::StatusOr<std::unique_ptr<Metric>> (*create)(const MetricOptions& options);
   const GpuMetricFactory& (*gpu)();  // null: no CUDA twin (or a build without CUDA)
-  // A twin not yet proven on a GPU through the runtime is used only where this
-  // environment variable is "1" (its tests set it); null: always used.
-  const char* gpu_opt_in = nullptr;
 };
 
 // Adding a metric: its folder under engine/metrics/, and one line here.
@@ -36,7 +32,7 @@ constexpr MetricRegistration kRegisteredMetrics[] = {
     {&PsnrMetricInfo, &CreatePsnrMetric, EXACTQ_GPU_FACTORY(PsnrGpuMetricFactory)},
     {&SsimMetricInfo, &CreateSsimMetric, EXACTQ_GPU_FACTORY(ssim::SsimGpuMetricFactory)},
     {&Ssimulacra2MetricInfo, &CreateSsimulacra2Metric, EXACTQ_GPU_FACTORY(ssimulacra2::Ssimulacra2GpuMetricFactory)},
-    {&VmafMetricInfo, &CreateVmafMetric, EXACTQ_GPU_FACTORY(vmaf::VmafGpuMetricFactory), "EXACTQ_VMAF_CUDA"},
+    {&VmafMetricInfo, &CreateVmafMetric, EXACTQ_GPU_FACTORY(vmaf::VmafGpuMetricFactory)},
 };
 
 }  // namespace
@@ -55,12 +51,7 @@ absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name, con
 
 const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name) {
   for (const MetricRegistration& registration : kRegisteredMetrics) {
-    if (registration.info().name != name || registration.gpu == nullptr) continue;
-    if (registration.gpu_opt_in != nullptr) {
-      const char* value = std::getenv(registration.gpu_opt_in);
-      if (value == nullptr || std::string(value) != "1") return nullptr;
-    }
-    return &registration.gpu();
+    if (registration.info().name == name && registration.gpu != nullptr) return &registration.gpu();
   }
   return nullptr;
 }

@@ -27,9 +27,7 @@ namespace exactq {
 absl::StatusOr<std::unique_ptr<Metric>> CreateMetric(absl::string_view name, const MetricOptions& options);
 
 // The metric's CUDA twin (gpu_metric.h), or null when it has none in this build (no
-// twin, an unknown name, or a build without CUDA). vmaf's twin is used only with
-// EXACTQ_VMAF_CUDA=1 until the runtime's vmaf stream test has passed on a GPU
-// (engine/metrics/vmaf/cuda/README.md).
+// twin, an unknown name, or a build without CUDA).
 const GpuMetricFactory* FindGpuMetricFactory(absl::string_view name);
 
 // Every registered metric, in registration order.

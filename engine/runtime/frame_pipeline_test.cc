@@ -569,7 +569,6 @@ TEST(FramePipelineGpuTest, EveryTwinReadsOneDeviceFrameWithTheCpuBits) {
 // included, with frames in flight: the cuda backend answers the cpu backend's bits, and
 // each frame uploads one pair plus the previous reference's luma (none for frame 0).
 TEST(FramePipelineGpuTest, AStreamWithVmafAnswersTheCpusBits) {
-  setenv("EXACTQ_VMAF_CUDA", "1", 1);  // the twin's opt-in (registry.h)
   const FrameGeometry g{352, 288, PixelFormat{ChromaLayout::k420, 8}};
   const std::vector<MetricSpec> metrics = {{"psnr", {}}, {"vmaf", {}}, {"ssim", {}}};
   std::vector<Pair> pairs;
