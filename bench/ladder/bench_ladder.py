@@ -90,6 +90,7 @@ def main():
     p.add_argument("--frames", type=int, default=24)
     p.add_argument("--metrics", default="psnr")
     p.add_argument("--backend", default="auto")
+    p.add_argument("--decode", default="", help="where the server decodes: cpu, gpu or auto (default: its own)")
     p.add_argument("--threads", type=int, default=2, help="decoder threads per source")
     p.add_argument("--frames-in-flight", type=int, default=2)
     p.add_argument("--reps", type=int, default=3)
@@ -131,7 +132,7 @@ def main():
             return subprocess.Popen(
                 [binary["exactq"], "ladder", reference, *rendition_names, "--server-paths", "--server", address,
                  "--metrics", args.metrics, "--backend", args.backend, "--decode-threads", str(args.threads),
-                 "--quiet", "--json", out], cwd=media, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                 *(["--decode", args.decode] if args.decode else []), "--quiet", "--json", out], cwd=media, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
         def starts():
             return open(log_path).read().count("ladder start")
@@ -192,7 +193,7 @@ def main():
         }
         print(json.dumps(summary, indent=2))
         result = {"size": args.size, "frames": args.frames, "metrics": args.metrics, "backend": args.backend,
-                  "threads_per_source": args.threads, "frames_in_flight": args.frames_in_flight,
+                  "decode": args.decode or "server default", "threads_per_source": args.threads, "frames_in_flight": args.frames_in_flight,
                   "reference": reference, "renditions": renditions, "reps": args.reps,
                   "machine": {"cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
                               "load_average": os.getloadavg()},
