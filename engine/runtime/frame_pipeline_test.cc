@@ -16,6 +16,7 @@
 #include "engine/metrics/registry.h"
 #include "engine/runtime/device_fault.h"
 #include "engine/runtime/device_pool.h"
+#include "engine/runtime/testing/cpu_metrics_as_gpu.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -111,9 +112,8 @@ class StandIn {
  private:
   class Scorer final : public GpuScorer {
    public:
-    Scorer(StandIn* owner, int device, const std::vector<GpuMetricRequest>& metrics) : owner_(owner), device_(device) {
-      for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
-    }
+    Scorer(StandIn* owner, int device, const std::vector<GpuMetricRequest>& metrics)
+        : owner_(owner), device_(device), metrics_(metrics) {}
     absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted,
                                          const Frame* previous_reference, GpuStageTimes*) override {
       const int frame = reference.bytes()[0];
@@ -130,13 +130,7 @@ class StandIn {
       if (owner_->failing_frames.count(frame) != 0) {
         out = WithDeviceFault(absl::InternalError("stand-in: kernel failed"), owner_->fault);
       } else {
-        GpuFrameScores all;
-        for (auto& m : metrics_) {
-          FrameScores s = *m->ScoreInStream(reference, distorted, previous_reference);
-          all.outputs_per_metric.push_back(s.size());
-          all.scores.insert(all.scores.end(), s.begin(), s.end());
-        }
-        out = std::move(all);
+        out = metrics_.Score(reference, distorted, previous_reference);
         owner_->scored_.fetch_add(1);
       }
       std::lock_guard<std::mutex> lock(owner_->mutex_);
@@ -147,7 +141,7 @@ class StandIn {
    private:
     StandIn* owner_;
     int device_;
-    std::vector<std::unique_ptr<Metric>> metrics_;
+    stand_in::CpuMetricsAsGpu metrics_;
   };
 
   std::mutex mutex_;
@@ -159,12 +153,6 @@ class StandIn {
   std::atomic<int> scored_{0};
   std::set<int> devices_used_;
 };
-
-std::vector<GpuDevice> Devices(int n) {
-  std::vector<GpuDevice> out;
-  for (int i = 0; i < n; ++i) out.push_back({i, "Stand-in", "9.0", 1ull << 30});
-  return out;
-}
 
 // What a pipeline answered, in the order it answered.
 struct Answers {
@@ -189,7 +177,9 @@ absl::Status SubmitAllThenDrain(FramePipeline& pipeline, const std::vector<Pair>
 
 class FramePipelineTest : public ::testing::Test {
  protected:
-  void MakePool(int devices) { pool_ = std::make_unique<DevicePool>(Devices(devices), DevicePool::Options{}); }
+  void MakePool(int devices) {
+    pool_ = std::make_unique<DevicePool>(stand_in::Devices(devices), DevicePool::Options{});
+  }
   std::unique_ptr<FrameScorer> Scorer(BackendPreference preference = BackendPreference::kAuto,
                                       const std::vector<MetricSpec>& metrics = {{"psnr", {}}},
                                       const FrameGeometry& g = Geometry()) {

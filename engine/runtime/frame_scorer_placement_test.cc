@@ -11,6 +11,7 @@
 #include "engine/runtime/device_pool.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/runtime_config.h"
+#include "engine/runtime/testing/cpu_metrics_as_gpu.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -52,9 +53,7 @@ struct StandInDevices {
   class StandIn final : public GpuScorer {
    public:
     StandIn(StandInDevices* owner, int device, const std::vector<GpuMetricRequest>& metrics)
-        : owner_(owner), device_(device) {
-      for (const GpuMetricRequest& m : metrics) metrics_.push_back(*CreateMetric(m.name, m.options));
-    }
+        : owner_(owner), device_(device), metrics_(metrics) {}
     absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted,
                                          const Frame* previous_reference, GpuStageTimes*) override {
       const int call = owner_->calls[device_]++;
@@ -62,27 +61,15 @@ struct StandInDevices {
       if (auto it = failures.find(call); it != failures.end()) {
         return WithDeviceFault(absl::InternalError("stand-in: kernel failed"), it->second);
       }
-      GpuFrameScores all;
-      for (auto& m : metrics_) {
-        FrameScores s = *m->ScoreInStream(reference, distorted, previous_reference);
-        all.outputs_per_metric.push_back(s.size());
-        all.scores.insert(all.scores.end(), s.begin(), s.end());
-      }
-      return all;
+      return metrics_.Score(reference, distorted, previous_reference);
     }
 
    private:
     StandInDevices* owner_;
     int device_;
-    std::vector<std::unique_ptr<Metric>> metrics_;
+    stand_in::CpuMetricsAsGpu metrics_;
   };
 };
-
-std::vector<GpuDevice> Devices(int n) {
-  std::vector<GpuDevice> out;
-  for (int i = 0; i < n; ++i) out.push_back({i, "Stand-in", "9.0", 1ull << 30});
-  return out;
-}
 
 class PlacementTest : public ::testing::Test {
  protected:
@@ -90,7 +77,7 @@ class PlacementTest : public ::testing::Test {
     DevicePool::Options options;
     options.retry_after = std::chrono::seconds(10);
     options.now = [this] { return now_; };
-    pool_ = std::make_unique<DevicePool>(Devices(devices), options);
+    pool_ = std::make_unique<DevicePool>(stand_in::Devices(devices), options);
   }
   std::unique_ptr<FrameScorer> Scorer(BackendPreference preference = BackendPreference::kAuto) {
     absl::StatusOr<std::unique_ptr<FrameScorer>> s =
