@@ -16,8 +16,7 @@ GpuFrameScores CpuMetricsAsGpu::Score(const Frame& reference, const Frame& disto
   for (const auto& metric : metrics_) {
     FrameScores scores = *metric->ScoreInStream(reference, distorted, previous_reference);
     all.outputs_per_metric.push_back(scores.size());
-    all.scores.insert(all.scores.end(), std::make_move_iterator(scores.begin()),
-                      std::make_move_iterator(scores.end()));
+    all.scores.insert(all.scores.end(), std::make_move_iterator(scores.begin()), std::make_move_iterator(scores.end()));
   }
   return all;
 }

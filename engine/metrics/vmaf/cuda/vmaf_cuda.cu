@@ -307,73 +307,72 @@ absl::Status VmafCuda::Allocate() {
   return b.Get(&b.sums, 1);
 }
 
-namespace {
-
 // Every launch of one frame, on `stream`, in the order vmaf_cuda_emulation_test follows.
 template <typename Sample>
-absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* prev, const FrameGeometry& g,
-                          double gain_limit, const AdmScaleParams adm_params[4], VmafCuda::Sums* sums,
-                          const uint16_t* log2_table, const int32_t* div_table, uint16_t* const vif_ref[4],
-                          uint16_t* const vif_dis[4], const BandPlanes adm_ref[4], const BandPlanes adm_dis[4],
-                          int32_t* const restored[3], int32_t* const csf_a[3], int32_t* const csf_f[3], U64* row_den,
-                          U64* row_cm, unsigned* row_sad, VmafCudaSums order, cudaStream_t stream) {
-  const bool direct = order == VmafCudaSums::kDirect;
-  const int bpc = g.format.bit_depth;
-  int w = g.width, h = g.height;
-  auto vif_out = [&](int s) { return reinterpret_cast<U64*>(&sums->vif[s]); };
+absl::Status VmafCuda::EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* prev, double gain_limit,
+                                    cudaStream_t stream) {
+  const Buffers& buf = *buffers_;
+  const bool direct = sums_order_ == VmafCudaSums::kDirect;
+  const int bpc = geometry_.format.bit_depth;
+  int w = geometry_.width, h = geometry_.height;
+  auto vif_out = [&](int s) { return reinterpret_cast<U64*>(&buf.sums->vif[s]); };
 
   // VIF, scale by scale.
   VifScaleKernel<0, Sample>
-      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(ref, dis, w, h, bpc, log2_table, gain_limit, vif_out(0));
-  VifSubsampleKernel<1, Sample><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(ref, w, h, bpc, vif_ref[1]);
-  VifSubsampleKernel<1, Sample><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(dis, w, h, bpc, vif_dis[1]);
+      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(ref, dis, w, h, bpc, buf.log2_table, gain_limit, vif_out(0));
+  VifSubsampleKernel<1, Sample><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(ref, w, h, bpc, buf.vif_ref[1]);
+  VifSubsampleKernel<1, Sample><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(dis, w, h, bpc, buf.vif_dis[1]);
   w /= 2;
   h /= 2;
-  VifScaleKernel<1, uint16_t>
-      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[1], vif_dis[1], w, h, bpc, log2_table, gain_limit, vif_out(1));
-  VifSubsampleKernel<2, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_ref[1], w, h, bpc, vif_ref[2]);
-  VifSubsampleKernel<2, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_dis[1], w, h, bpc, vif_dis[2]);
+  VifScaleKernel<1, uint16_t><<<dim3(Blocks(w), h), kTile, 0, stream>>>(buf.vif_ref[1], buf.vif_dis[1], w, h, bpc,
+                                                                        buf.log2_table, gain_limit, vif_out(1));
+  VifSubsampleKernel<2, uint16_t>
+      <<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(buf.vif_ref[1], w, h, bpc, buf.vif_ref[2]);
+  VifSubsampleKernel<2, uint16_t>
+      <<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(buf.vif_dis[1], w, h, bpc, buf.vif_dis[2]);
   w /= 2;
   h /= 2;
-  VifScaleKernel<2, uint16_t>
-      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[2], vif_dis[2], w, h, bpc, log2_table, gain_limit, vif_out(2));
-  VifSubsampleKernel<3, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_ref[2], w, h, bpc, vif_ref[3]);
-  VifSubsampleKernel<3, uint16_t><<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(vif_dis[2], w, h, bpc, vif_dis[3]);
+  VifScaleKernel<2, uint16_t><<<dim3(Blocks(w), h), kTile, 0, stream>>>(buf.vif_ref[2], buf.vif_dis[2], w, h, bpc,
+                                                                        buf.log2_table, gain_limit, vif_out(2));
+  VifSubsampleKernel<3, uint16_t>
+      <<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(buf.vif_ref[2], w, h, bpc, buf.vif_ref[3]);
+  VifSubsampleKernel<3, uint16_t>
+      <<<dim3(Blocks(w / 2), h / 2), kTile, 0, stream>>>(buf.vif_dis[2], w, h, bpc, buf.vif_dis[3]);
   w /= 2;
   h /= 2;
-  VifScaleKernel<3, uint16_t>
-      <<<dim3(Blocks(w), h), kTile, 0, stream>>>(vif_ref[3], vif_dis[3], w, h, bpc, log2_table, gain_limit, vif_out(3));
+  VifScaleKernel<3, uint16_t><<<dim3(Blocks(w), h), kTile, 0, stream>>>(buf.vif_ref[3], buf.vif_dis[3], w, h, bpc,
+                                                                        buf.log2_table, gain_limit, vif_out(3));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
 
   // ADM, scale by scale: the DWT from the previous scale's approximation band.
-  w = g.width;
-  h = g.height;
+  w = geometry_.width;
+  h = geometry_.height;
   for (int s = 0; s < 4; ++s) {
-    const AdmScaleParams& p = adm_params[s];
+    const AdmScaleParams& p = adm_params_[s];
     if (s == 0) {
-      AdmDwtScale0Kernel<Sample><<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(ref, w, h, bpc, p.w, adm_ref[0]);
-      AdmDwtScale0Kernel<Sample><<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(dis, w, h, bpc, p.w, adm_dis[0]);
+      AdmDwtScale0Kernel<Sample><<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(ref, w, h, bpc, p.w, buf.adm_ref[0]);
+      AdmDwtScale0Kernel<Sample><<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(dis, w, h, bpc, p.w, buf.adm_dis[0]);
     } else {
-      const AdmScaleParams& q = adm_params[s - 1];
-      AdmDwtS123Kernel<<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(adm_ref[s - 1].band[0], q.w, q.h, s, p.w,
-                                                                     adm_ref[s]);
-      AdmDwtS123Kernel<<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(adm_dis[s - 1].band[0], q.w, q.h, s, p.w,
-                                                                     adm_dis[s]);
+      const AdmScaleParams& q = adm_params_[s - 1];
+      AdmDwtS123Kernel<<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(buf.adm_ref[s - 1].band[0], q.w, q.h, s, p.w,
+                                                                     buf.adm_ref[s]);
+      AdmDwtS123Kernel<<<dim3(Blocks(p.w), p.h), kTile, 0, stream>>>(buf.adm_dis[s - 1].band[0], q.w, q.h, s, p.w,
+                                                                     buf.adm_dis[s]);
     }
     AdmScalePlanes planes;
     // BandPlanes order a, v, h, d; the detail bands here are h, v, d.
     const int detail[3] = {2, 1, 3};
     for (int b = 0; b < 3; ++b) {
-      planes.ref[b] = adm_ref[s].band[detail[b]];
-      planes.dis[b] = adm_dis[s].band[detail[b]];
-      planes.restored[b] = restored[b];
-      planes.csf_a[b] = csf_a[b];
-      planes.csf_f[b] = csf_f[b];
+      planes.ref[b] = buf.adm_ref[s].band[detail[b]];
+      planes.dis[b] = buf.adm_dis[s].band[detail[b]];
+      planes.restored[b] = buf.restored[b];
+      planes.csf_a[b] = buf.csf_a[b];
+      planes.csf_f[b] = buf.csf_f[b];
     }
     planes.w = p.w;
     planes.h = p.h;
     gpu::AdmPixelParams pixel{
-        div_table, AdmCos1DegSquared(), gain_limit, {p.rfactor32[0], p.rfactor32[1], p.rfactor32[2]}};
+        buf.div_table, AdmCos1DegSquared(), gain_limit, {p.rfactor32[0], p.rfactor32[1], p.rfactor32[2]}};
     const AdmRegion& cr = p.csf_region;
     if (cr.right > cr.left && cr.bottom > cr.top) {
       AdmDecoupleCsfKernel<<<dim3(Blocks(cr.right - cr.left), cr.bottom - cr.top), kTile, 0, stream>>>(planes, cr, s,
@@ -381,38 +380,37 @@ absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* pr
     }
     const AdmRegion& sr = p.score_region;
     const int rows = sr.bottom - sr.top;
-    U64* const den_total = reinterpret_cast<U64*>(sums->adm[s].den);
-    U64* const cm_total = reinterpret_cast<U64*>(sums->adm[s].cm);
+    U64* const den_total = reinterpret_cast<U64*>(buf.sums->adm[s].den);
+    U64* const cm_total = reinterpret_cast<U64*>(buf.sums->adm[s].cm);
     if (rows > 0 && sr.right > sr.left && direct) {
       AdmRowSumsKernel<<<dim3(Blocks(sr.right - sr.left), rows), kTile, 0, stream>>>(planes, sr, s, p.cm, p.den, pixel,
                                                                                      den_total, cm_total, 1, 0);
     } else if (rows > 0 && sr.right > sr.left) {
-      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_den, 0, 3 * sizeof(U64) * rows, stream));
-      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_cm, 0, 3 * sizeof(U64) * rows, stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(buf.row_den, 0, 3 * sizeof(U64) * rows, stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(buf.row_cm, 0, 3 * sizeof(U64) * rows, stream));
       AdmRowSumsKernel<<<dim3(Blocks(sr.right - sr.left), rows), kTile, 0, stream>>>(planes, sr, s, p.cm, p.den, pixel,
-                                                                                     row_den, row_cm, rows, 1);
-      AdmRowTotalsKernel<<<Blocks(rows), kTile, 0, stream>>>(row_den, row_cm, rows, p.cm, p.den, den_total, cm_total);
+                                                                                     buf.row_den, buf.row_cm, rows, 1);
+      AdmRowTotalsKernel<<<Blocks(rows), kTile, 0, stream>>>(buf.row_den, buf.row_cm, rows, p.cm, p.den, den_total,
+                                                             cm_total);
     }
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }
 
   // Motion against the previous reference.
-  U64* const motion_total = reinterpret_cast<U64*>(&sums->motion_sad);
+  U64* const motion_total = reinterpret_cast<U64*>(&buf.sums->motion_sad);
   if (prev != nullptr && direct) {
-    MotionRowKernel<Sample, U64>
-        <<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc, motion_total, 0);
+    MotionRowKernel<Sample, U64><<<dim3(Blocks(geometry_.width), geometry_.height), kTile, 0, stream>>>(
+        prev, ref, geometry_.width, geometry_.height, bpc, motion_total, 0);
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   } else if (prev != nullptr) {
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(row_sad, 0, sizeof(unsigned) * g.height, stream));
-    MotionRowKernel<Sample, unsigned>
-        <<<dim3(Blocks(g.width), g.height), kTile, 0, stream>>>(prev, ref, g.width, g.height, bpc, row_sad, 1);
-    MotionTotalKernel<<<Blocks(g.height), kTile, 0, stream>>>(row_sad, g.height, motion_total);
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(buf.row_sad, 0, sizeof(unsigned) * geometry_.height, stream));
+    MotionRowKernel<Sample, unsigned><<<dim3(Blocks(geometry_.width), geometry_.height), kTile, 0, stream>>>(
+        prev, ref, geometry_.width, geometry_.height, bpc, buf.row_sad, 1);
+    MotionTotalKernel<<<Blocks(geometry_.height), kTile, 0, stream>>>(buf.row_sad, geometry_.height, motion_total);
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGetLastError());
   }
   return absl::OkStatus();
 }
-
-}  // namespace
 
 absl::Status VmafCuda::Enqueue(const DeviceFramePair& pair, cudaStream_t stream) {
   if (!(pair.geometry == geometry_)) return absl::InvalidArgumentError(absl::StrCat(kWho, ": geometry differs"));
@@ -424,16 +422,10 @@ absl::Status VmafCuda::Enqueue(const DeviceFramePair& pair, cudaStream_t stream)
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(b.sums, 0, sizeof(Sums), stream));
     const bool narrow = geometry_.bytes_per_sample() == 1;
     const absl::Status s =
-        narrow
-            ? EnqueueFrame<uint8_t>(pair.reference, pair.distorted, pair.previous_reference, geometry_, gain_limit,
-                                    adm_params_, b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref,
-                                    b.adm_dis, b.restored, b.csf_a, b.csf_f, b.row_den, b.row_cm, b.row_sad,
-                                    sums_order_, stream)
-            : EnqueueFrame<uint16_t>(
-                  reinterpret_cast<const uint16_t*>(pair.reference), reinterpret_cast<const uint16_t*>(pair.distorted),
-                  reinterpret_cast<const uint16_t*>(pair.previous_reference), geometry_, gain_limit, adm_params_,
-                  b.sums, b.log2_table, b.div_table, b.vif_ref, b.vif_dis, b.adm_ref, b.adm_dis, b.restored, b.csf_a,
-                  b.csf_f, b.row_den, b.row_cm, b.row_sad, sums_order_, stream);
+        narrow ? EnqueueFrame<uint8_t>(pair.reference, pair.distorted, pair.previous_reference, gain_limit, stream)
+               : EnqueueFrame<uint16_t>(reinterpret_cast<const uint16_t*>(pair.reference),
+                                        reinterpret_cast<const uint16_t*>(pair.distorted),
+                                        reinterpret_cast<const uint16_t*>(pair.previous_reference), gain_limit, stream);
     if (!s.ok()) return s;
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
                                 cudaMemcpyAsync(host_sums_, b.sums, sizeof(Sums), cudaMemcpyDeviceToHost, stream));

@@ -69,6 +69,10 @@ class VmafCuda {
  private:
   VmafCuda(int device, const FrameGeometry& geometry, VmafModelId model, VmafCudaSums sums_order);
   absl::Status Allocate();
+  // Every launch of one frame on `stream` (vmaf_cuda.cu).
+  template <typename Sample>
+  absl::Status EnqueueFrame(const Sample* ref, const Sample* dis, const Sample* prev, double gain_limit,
+                            cudaStream_t stream);
 
   struct Buffers;
   int device_;
