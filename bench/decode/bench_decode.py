@@ -25,6 +25,8 @@ import sys
 import tempfile
 import time
 
+from repeat_media import repeat_files
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
@@ -42,15 +44,19 @@ RENDITIONS = {
     "hevc": ("dist_hevc.mkv", ["-c:v", "libx265", "-preset", "ultrafast", "-crf", "28", "-x265-params", "log-level=none"]),
     "av1": ("dist_av1.mkv", ["-c:v", "libsvtav1", "-preset", "12", "-crf", "40"]),
 }
+ANNEX_B_HEVC = "dist_hevc.hevc"
 
 
 def make_inputs(work, size, frames):
-    """ref.y4m (testsrc2) and the renditions, made with the ffmpeg CLI."""
+    """ref.y4m (testsrc2) and the renditions, made with the ffmpeg CLI; the HEVC one also
+    as an Annex B elementary stream, which --repeat lengthens (repeat_media.py)."""
     src = ["-f", "lavfi", "-i", f"testsrc2=size={size}:rate=24", "-frames:v", str(frames)]
     ref = os.path.join(work, "ref.y4m")
     run(["ffmpeg", "-nostdin", "-v", "error", "-y", *src, "-pix_fmt", "yuv420p", ref])
     for name, codec in RENDITIONS.values():
         run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, *codec, os.path.join(work, name)])
+    run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", os.path.join(work, RENDITIONS["hevc"][0]), "-c", "copy",
+         "-f", "hevc", os.path.join(work, ANNEX_B_HEVC)])
 
 
 def decoder_rate(bin_dir, path, threads, device="cpu", streams=1):
@@ -100,6 +106,8 @@ def main():
     p.add_argument("--decode", default="cpu", help="comma-separated decode devices to run: cpu, gpu, auto")
     p.add_argument("--codecs", default="hevc,av1", help="the renditions to run (of hevc, av1)")
     p.add_argument("--raw", action="store_true", help="also both sides as raw Y4M uploads (the reference twice)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="play the inputs this many times over (HEVC only, as Annex B; needs --inputs or makes them)")
     args = p.parse_args()
     if args.make_inputs:
         os.makedirs(args.make_inputs, exist_ok=True)
@@ -118,6 +126,13 @@ def main():
             make_inputs(work, args.size, args.frames)
         renditions = {key: os.path.join(data, name) for key, (name, _) in RENDITIONS.items()
                       if key in args.codecs.split(",")}
+        if args.repeat > 1:
+            if set(renditions) - {"hevc"}:
+                sys.exit("--repeat plays HEVC renditions only (--codecs hevc)")
+            longer = os.path.join(work, "repeated")
+            repeat_files(data, longer, ["ref.y4m", ANNEX_B_HEVC], args.repeat)
+            data = longer
+            renditions = {"hevc": os.path.join(data, ANNEX_B_HEVC)}
         w, h = map(int, args.size.split("x"))
         raw_frame = w * h * 3 // 2
         port_file = os.path.join(work, "ports")
@@ -185,7 +200,8 @@ def main():
                           f"  server cpu {1000 * r['server_cpu_seconds_per_frame']:.1f} ms/frame", flush=True)
         server.terminate()
         server.wait(60)
-        result = {"size": args.size, "frames": args.frames, "threads": args.threads, "backend": args.backend,
+        result = {"size": args.size, "frames": args.frames, "repeat": args.repeat, "threads": args.threads,
+                  "backend": args.backend,
                   "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
                   "note": "reference: raw Y4M by server path (decoded by FFmpeg's Y4M demuxer); rendition uploaded"}
         if args.out:

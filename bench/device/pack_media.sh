@@ -3,7 +3,7 @@
 # packs them as .device/media4k.tar.xz for run_server.sh: bench/decode's reference
 # (testsrc2, raw Y4M) with its HEVC and AV1 renditions, and bench/ladder's HEVC renditions
 # of the same reference at 2160p, 1440p, 1080p and 720p (bicubic, as bench_ladder.py
-# makes them).
+# makes them), each HEVC file also as an Annex B stream for the benches' --repeat.
 #
 #   bench/device/pack_media.sh [FRAMES]        # default 48
 set -euo pipefail
@@ -15,6 +15,8 @@ python3 bench/decode/bench_decode.py --make-inputs "$MEDIA" --size 3840x2160 --f
 for size in 3840x2160 2560x1440 1920x1080 1280x720; do
   ffmpeg -nostdin -v error -y -i "$MEDIA/ref.y4m" -vf "scale=${size%x*}:${size#*x}:flags=bicubic" -c:v libx265 \
     -preset ultrafast -x265-params log-level=none -crf 28 "$MEDIA/r${size#*x}p.mkv"
+  # The same bitstream as Annex B, which bench_ladder.py --repeat lengthens by concatenation.
+  ffmpeg -nostdin -v error -y -i "$MEDIA/r${size#*x}p.mkv" -c copy -f hevc "$MEDIA/r${size#*x}p.hevc"
 done
 # engine/decode:gpu_decode_test's inputs (EXACTQ_DECODE_MEDIA=media4k/samples): the codecs
 # and depths the GPU decoder takes, and AV1, which the H200's does not.

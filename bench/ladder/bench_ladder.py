@@ -31,6 +31,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "decode"))
+from repeat_media import repeat_files  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FRACTIONS = ((1, 1), (2, 3), (1, 2), (1, 3))
 
@@ -97,6 +100,9 @@ def main():
     p.add_argument("--reference-codec", choices=("y4m", "hevc"), default="hevc")
     p.add_argument("--bin", default="", help="folder with exactqd, exactq, decode_rate (default: bazel-bin)")
     p.add_argument("--media", default="", help="folder with ref.* and r*p.mkv made earlier (default: make them)")
+    p.add_argument("--repeat", type=int, default=1,
+                   help="play the media this many times over: a Y4M reference and Annex B renditions "
+                        "(r*p.hevc in --media; repeat_media.py)")
     p.add_argument("--out", default="")
     args = p.parse_args()
     binary = {name: os.path.join(args.bin, name) if args.bin else os.path.join(ROOT, "bazel-bin", sub, name)
@@ -107,8 +113,14 @@ def main():
             media = os.path.abspath(args.media)
             names = sorted(os.listdir(media))
             reference = next(n for n in names if n.startswith("ref."))
-            renditions = sorted((n for n in names if n.startswith("r") and n.endswith("p.mkv")),
-                                key=lambda n: -int(n[1:-5]))
+            suffix = "p.hevc" if args.repeat > 1 else "p.mkv"
+            renditions = sorted((n for n in names if n.startswith("r") and n.endswith(suffix)),
+                                key=lambda n: -int(n[1:-len(suffix)]))
+            if args.repeat > 1:
+                if reference != "ref.y4m" or not renditions:
+                    sys.exit("--repeat needs ref.y4m and r*p.hevc renditions in --media")
+                repeat_files(media, os.path.join(work, "repeated"), [reference, *renditions], args.repeat)
+                media = os.path.join(work, "repeated")
         else:
             media = work
             reference, renditions = make_media(work, args.size, args.frames, args.reference_codec)
@@ -192,7 +204,8 @@ def main():
                                   "separate": runs["separate"][0]["reference_decodes"]},
         }
         print(json.dumps(summary, indent=2))
-        result = {"size": args.size, "frames": args.frames, "metrics": args.metrics, "backend": args.backend,
+        result = {"size": args.size, "frames": args.frames, "repeat": args.repeat,
+                  "metrics": args.metrics, "backend": args.backend,
                   "decode": args.decode or "server default", "threads_per_source": args.threads, "frames_in_flight": args.frames_in_flight,
                   "reference": reference, "renditions": renditions, "reps": args.reps,
                   "machine": {"cores": os.cpu_count(), "cpu": platform.processor() or platform.machine(),
