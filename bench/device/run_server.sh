@@ -6,9 +6,11 @@
 #   1. the GPU parity suite through exactqd + exactq, cuda against cpu, bit for bit
 #                                                          -> $OUT/server_parity{,_logs}.txt
 #   0. the GPU's video decoder against the CPU's, byte for byte  -> $OUT/gpu_decode_test.txt
-#   2. encoded sources end to end at 4K (bench/decode), decoded on the CPU and on the
-#      GPU, and raw Y4M uploads                            -> $OUT/decode_h200_4k.{txt,json}
-#   3. the ladder at 4K, one call against separate calls   -> $OUT/ladder_h200_4k.{txt,json}
+#   2. encoded sources end to end at 4K (bench/decode), decoded on the GPU and on the
+#      CPU, and raw Y4M uploads, the 48-frame media played REPEAT (8) times over
+#                                                          -> $OUT/decode_h200_4k.{txt,json}
+#   3. the ladder at 4K, one call against separate calls, decoded on the GPU
+#                                                          -> $OUT/ladder_h200_4k.{txt,json}
 #   4. the raw feed at 4K (bench/feed), ssim on the GPU, 8 streams; against the build
 #      packed as $BASELINE when given                      -> $OUT/feed_h200_4k.{txt,json}
 #   5. with SOAK_SECONDS set: the soak (bench/soak), 64 streams -> $OUT/soak_h200.{txt,json}
@@ -46,11 +48,13 @@ fi
 
 if [ -d media4k ]; then
   timeout "${DECODE_SECONDS:-240}" python3 "$ROOT/bench/decode/bench_decode.py" --bin "$B" --inputs media4k \
-    --size 3840x2160 --frames 48 --threads 4 --streams 8 --metrics "ssim/ssimulacra2/psnr,ssim,ssimulacra2" \
-    --decode "${DECODE_DEVICES:-cpu,gpu}" --raw --backend cuda --out "$OUT/decode_h200_4k.json" > "$OUT/decode_h200_4k.txt" 2>&1
+    --size 3840x2160 --frames 48 --threads 4 --streams 8 --metrics "ssim/ssimulacra2" --codecs hevc \
+    --decode "${DECODE_DEVICES:-gpu,cpu}" --raw --backend cuda --repeat "${REPEAT:-8}" \
+    --out "$OUT/decode_h200_4k.json" > "$OUT/decode_h200_4k.txt" 2>&1
   echo "rc=$?" >> "$OUT/decode_h200_4k.txt"
   timeout "${LADDER_SECONDS:-200}" python3 "$ROOT/bench/ladder/bench_ladder.py" --bin "$B" --media media4k \
-    --size 3840x2160 --frames 48 --threads 4 --metrics ssimulacra2 --backend cuda --reps 2 \
+    --size 3840x2160 --frames 48 --threads 4 --metrics ssimulacra2 --backend cuda --decode "${LADDER_DECODE:-gpu}" \
+    --reps "${LADDER_REPS:-2}" --repeat "${REPEAT:-8}" \
     --out "$OUT/ladder_h200_4k.json" > "$OUT/ladder_h200_4k.txt" 2>&1
   echo "rc=$?" >> "$OUT/ladder_h200_4k.txt"
 fi
