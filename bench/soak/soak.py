@@ -79,8 +79,12 @@ def write_y4m(path, w, h, layout, depth, frames, seed, noise):
             f.write(distinct[n % len(distinct)])
 
 
+# Loopback scrapes never go through a proxy the environment may name (http_proxy).
+LOOPBACK = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def scrape(port):
-    text = urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
+    text = LOOPBACK.open(f"http://127.0.0.1:{port}/metrics", timeout=5).read().decode()
     def total(name):
         return sum(float(m.group(1)) for m in re.finditer(rf"^{name}(?:{{[^}}]*}})? (\S+)$", text, re.M))
     return {"device_memory_bytes": total("exactq_device_memory_used_bytes"),
@@ -136,7 +140,9 @@ def main():
         port_file = os.path.join(work, "ports")
         log = open(os.path.join(work, "server.log"), "w")
         server = subprocess.Popen([exactqd, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
-                                   f"--port-file={port_file}"] + args.server_args.split(),
+                                   f"--port-file={port_file}",
+                                   # every client is 127.0.0.1: room for all the streams at once
+                                   f"--max_streams_per_peer={args.streams}"] + args.server_args.split(),
                                   stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while not os.path.exists(port_file) and time.monotonic() < deadline and server.poll() is None:
