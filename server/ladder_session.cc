@@ -178,6 +178,9 @@ class LadderScoring {
     ladder_options.queue_frames = kDecodeAheadFrames;
     ladder_options.scale = scale;
     ladder_options.frame_memory = any_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();
+    // A resized rendition's scaler gets as many threads as its decoder: with the GPU
+    // decoding, scaling is most of a rendition's CPU work.
+    ladder_options.scale_threads = options.threads;
     absl::StatusOr<std::unique_ptr<LadderSources>> ladder =
         LadderSources::Start(*std::move(reference_decoder), std::move(rendition_decoders), ladder_options);
     if (!ladder.ok()) return ToGrpc(ladder.status());

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/decode/decode_ahead.h"
 #include "engine/decode/source_timing.h"
+#include "engine/platform/worker_pool.h"
 #include "engine/scale/bicubic_scaler.h"
 
 namespace exactq {
@@ -81,10 +82,14 @@ absl::StatusOr<std::unique_ptr<LadderSources>> LadderSources::Start(
     if (!scaler.ok()) {
       return absl::Status(scaler.status().code(), absl::StrCat("rendition ", i, ": ", scaler.status().message()));
     }
-    // The decoding thread is the scaler's only user; its taps are made once, here.
+    // The decoding thread is the scaler's only caller (its pool's threads scale bands of
+    // each picture); its taps are made once, here.
     auto shared = std::make_shared<scale::BicubicScaler>(*std::move(scaler));
-    transforms[i] = DecodeAhead::Transform{
-        ref.geometry, [shared](const Frame& decoded, Frame* out) { return shared->Scale(decoded, out); }};
+    std::shared_ptr<WorkerPool> pool;
+    if (options.scale_threads > 1) pool = std::make_shared<WorkerPool>(options.scale_threads);
+    transforms[i] = DecodeAhead::Transform{ref.geometry, [shared, pool](const Frame& decoded, Frame* out) {
+                                             return shared->Scale(decoded, out, pool.get());
+                                           }};
   }
 
   auto impl = std::make_unique<Impl>();

@@ -57,6 +57,9 @@ class LadderSources {
     ScaleMode scale = ScaleMode::kBicubic;
     // Where the handed-out pictures live (page-locked memory for a GPU stream).
     std::pmr::memory_resource* frame_memory = std::pmr::get_default_resource();
+    // Threads that scale each resized rendition's pictures, in bands of rows (the same
+    // bytes for any count; bicubic_scaler.h). 1: its decoding thread alone.
+    int scale_threads = 1;
   };
 
   // At least one rendition. Errors name the rendition by its index (from 0).

@@ -95,10 +95,14 @@ bool SameBytes(const Frame& a, const Frame& b) {
 
 bool Contains(const absl::Status& s, const std::string& text) { return s.message().find(text) != std::string::npos; }
 
-TEST(LadderSourcesTest, EveryRenditionAtTheReferenceSizeByteForByte) {
+// Scaled by the decoding thread alone, or with a pool of scaling threads: the same bytes.
+void ExpectEveryRenditionAtTheReferenceSize(int scale_threads) {
+  SCOPED_TRACE(scale_threads);
   const std::vector<std::string> renditions = {Reference(), Small(), Medium(), Noisy()};
+  LadderSources::Options options;
+  options.scale_threads = scale_threads;
   absl::StatusOr<std::unique_ptr<LadderSources>> ladder =
-      LadderSources::Start(Open(Reference()), OpenAll(renditions), {});
+      LadderSources::Start(Open(Reference()), OpenAll(renditions), options);
   ASSERT_TRUE(ladder.ok()) << ladder.status();
   LadderSources& l = **ladder;
   ASSERT_EQ(l.rendition_count(), 4u);
@@ -150,6 +154,11 @@ TEST(LadderSourcesTest, EveryRenditionAtTheReferenceSizeByteForByte) {
   absl::StatusOr<bool> after = l.Next(&reference, &pictures, &present);
   ASSERT_TRUE(after.ok());
   EXPECT_FALSE(*after);
+}
+
+TEST(LadderSourcesTest, EveryRenditionAtTheReferenceSizeByteForByte) {
+  ExpectEveryRenditionAtTheReferenceSize(1);
+  ExpectEveryRenditionAtTheReferenceSize(3);
 }
 
 TEST(LadderSourcesTest, ScalingOffRefusesASmallerRenditionNamingItAndBothSizes) {

@@ -100,11 +100,15 @@ EXACTQ_SCALE_INLINE void VerticalRowAny(const Row* const* rows, const int32_t* w
   for (int x = 0; x < width; ++x) out[x] = RoundAndClamp<Sample>(sums[x], max_value);
 }
 
-// One plane. The vertical pass walks the output rows in order; the source rows it reads
-// (first[y] .. first[y] + taps - 1, non-decreasing in y) are scaled horizontally once
-// each into a ring of `v.taps` rows, slot r % v.taps.
+// One band of output rows [y_begin, y_end) of a plane. The vertical pass walks them in
+// order; the source rows it reads (first[y] .. first[y] + taps - 1, non-decreasing in y)
+// are scaled horizontally once each into a ring of `v.taps` rows, slot r % v.taps. A band
+// starts with an empty ring, so bands are independent (rows near a band's start are
+// scaled horizontally by both neighbours: the same sums twice).
 template <class Sample>
 struct PlaneJob {
+  int y_begin;
+  int y_end;
   const Sample* source;  // source_width per row
   int source_width;
   Sample* target;  // h.dst per row
@@ -159,7 +163,7 @@ EXACTQ_SCALE_INLINE void ScalePlaneKernel(const PlaneJob<Sample>& job) {
   const int width = job.h.dst;
   const int taps = job.v.taps;
   for (int s = 0; s < taps; ++s) job.ring_rows[s] = -1;
-  for (int y = 0; y < job.v.dst; ++y) {
+  for (int y = job.y_begin; y < job.y_end; ++y) {
     for (int k = 0; k < taps; ++k) {
       const int r = job.v.first[y] + k;
       const int slot = r % taps;
@@ -374,14 +378,17 @@ void BicubicScaler::Shuffles(const FrameGeometry& source, PlaneTaps* taps) {
 }
 
 template <class Sample>
-void BicubicScaler::ScalePlane(const Frame& source, int plane, Frame* target) {
+void BicubicScaler::ScaleBand(const Frame& source, int plane, int y_begin, int y_end, Scratch* scratch,
+                              Frame* target) const {
   const PlaneTaps& taps = planes_[static_cast<size_t>(plane)];
   const int width = taps.h.dst;
-  ring_.resize(static_cast<size_t>(taps.v.taps) * width);
-  ring_rows_.resize(static_cast<size_t>(taps.v.taps));
-  sums_.resize(static_cast<size_t>(width));
-  std::vector<const Row*> rows(static_cast<size_t>(taps.v.taps));
+  scratch->ring.resize(static_cast<size_t>(taps.v.taps) * width);
+  scratch->ring_rows.resize(static_cast<size_t>(taps.v.taps));
+  scratch->sums.resize(static_cast<size_t>(width));
+  scratch->rows.resize(static_cast<size_t>(taps.v.taps));
   PlaneJob<Sample> job;
+  job.y_begin = y_begin;
+  job.y_end = y_end;
   job.source = reinterpret_cast<const Sample*>(source.plane_bytes(plane));
   job.source_width = taps.h.src;
   job.target = reinterpret_cast<Sample*>(target->mutable_plane_bytes(plane));
@@ -392,10 +399,10 @@ void BicubicScaler::ScalePlane(const Frame& source, int plane, Frame* target) {
   job.h.shuffle_weight = taps.shuffle_weight.data();
   job.v = Axis{taps.v.dst, taps.v.taps, taps.v.first.data(), taps.v.weight.data()};
   job.max_value = source_.max_sample_value();
-  job.ring = ring_.data();
-  job.ring_rows = ring_rows_.data();
-  job.rows = rows.data();
-  job.sums = sums_.data();
+  job.ring = scratch->ring.data();
+  job.ring_rows = scratch->ring_rows.data();
+  job.rows = scratch->rows.data();
+  job.sums = scratch->sums.data();
   if (isa_ == ScalerIsa::kAvx2) {
     ScalePlaneAvx2<Sample>(job);
   } else {
@@ -403,20 +410,39 @@ void BicubicScaler::ScalePlane(const Frame& source, int plane, Frame* target) {
   }
 }
 
-absl::Status BicubicScaler::Scale(const Frame& source, Frame* target) {
+absl::Status BicubicScaler::Scale(const Frame& source, Frame* target, WorkerPool* pool) {
   if (source.geometry() != source_) {
     return absl::InvalidArgumentError(absl::StrCat("scale: the picture is ", GeometryDescription(source.geometry()),
                                                    " but the scaler was made for ", GeometryDescription(source_)));
   }
   // Keeps the buffer when it is large enough (and gives a moved-from frame one).
   if (absl::Status s = target->Reset(target_); !s.ok()) return s;
-  const bool wide_samples = source_.bytes_per_sample() == 2;
+  // Tasks: (plane, band of output rows); one band per plane without a pool.
+  struct Band {
+    int plane, y_begin, y_end;
+  };
+  std::vector<Band> bands;
   for (int p = 0; p < source_.plane_count(); ++p) {
+    const int rows = planes_[static_cast<size_t>(p)].v.dst;
+    const int step = pool != nullptr && pool->num_threads() > 1 ? kBandRows : rows;
+    for (int y = 0; y < rows; y += step) bands.push_back({p, y, std::min(rows, y + step)});
+  }
+  const int workers = pool != nullptr ? pool->num_threads() : 1;
+  if (scratch_.size() < static_cast<size_t>(workers)) scratch_.resize(static_cast<size_t>(workers));
+  const bool wide_samples = source_.bytes_per_sample() == 2;
+  auto run = [&](int task, int worker) {
+    const Band& b = bands[static_cast<size_t>(task)];
+    Scratch* scratch = &scratch_[static_cast<size_t>(worker)];
     if (wide_samples) {
-      ScalePlane<uint16_t>(source, p, target);
+      ScaleBand<uint16_t>(source, b.plane, b.y_begin, b.y_end, scratch, target);
     } else {
-      ScalePlane<uint8_t>(source, p, target);
+      ScaleBand<uint8_t>(source, b.plane, b.y_begin, b.y_end, scratch, target);
     }
+  };
+  if (workers > 1) {
+    pool->Run(static_cast<int>(bands.size()), run);
+  } else {
+    for (size_t t = 0; t < bands.size(); ++t) run(static_cast<int>(t), 0);
   }
   return absl::OkStatus();
 }

@@ -153,6 +153,35 @@ TEST(BicubicScalerParityTest, AScalerKeepsItsTapsAcrossPictures) {
   EXPECT_NE(s.message().find("41x30"), std::string::npos) << s;
 }
 
+// Bands of output rows on a WorkerPool: every thread count gives the plain loop's bytes,
+// with planes tall enough for several bands (the last one short) and every layout, up
+// and down, one scaler switching between thread counts.
+TEST(BicubicScalerParityTest, BandsOnAPoolGiveTheSameBytesForEveryThreadCount) {
+  std::mt19937 rng(20261205);
+  uint32_t seed = 9000;
+  for (int threads : {2, 3, 4, 7}) {
+    WorkerPool pool(threads);
+    for (int k = 0; k < 6; ++k) {
+      const PixelFormat format{kLayouts[rng() % 4], kDepths[rng() % 6]};
+      const FrameGeometry from{static_cast<int>(8 + rng() % 40), static_cast<int>(40 + rng() % 400), format};
+      const FrameGeometry to{static_cast<int>(8 + rng() % 80),
+                             static_cast<int>(2 * BicubicScaler::kBandRows + 1 + rng() % 400), format};
+      const Frame in = RandomFrame(from, ++seed);
+      absl::StatusOr<Frame> want = ScaleBicubicReference(in, to);
+      ASSERT_TRUE(want.ok()) << want.status();
+      absl::StatusOr<BicubicScaler> scaler = BicubicScaler::Create(from, to);
+      ASSERT_TRUE(scaler.ok()) << scaler.status();
+      for (WorkerPool* p : {&pool, static_cast<WorkerPool*>(nullptr), &pool}) {
+        Frame out;
+        ASSERT_TRUE(scaler->Scale(in, &out, p).ok());
+        ASSERT_EQ(out.geometry(), to);
+        ASSERT_EQ(std::memcmp(out.bytes(), want->bytes(), want->size_bytes()), 0)
+            << Case(from, to, seed) << " threads " << (p != nullptr ? threads : 1);
+      }
+    }
+  }
+}
+
 // The scaler keeps horizontal sums in int32: |sum| <= max_value * sum |w| must stay below
 // 2^31 at 16 bits, so sum |w| below 2^15 (folding only merges taps, which cannot raise
 // it). The largest over every pair of sizes up to 128 and the ladder's sizes.
