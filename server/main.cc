@@ -108,9 +108,9 @@ ABSL_FLAG(std::string, spool_dir, "",
 ABSL_FLAG(uint64_t, max_upload_bytes, uint64_t{16} << 30, "largest encoded file one stream side may upload, bytes");
 ABSL_FLAG(uint32_t, decode_threads, 4, "decoder threads per decoded side when the client asks for none");
 ABSL_FLAG(uint32_t, max_decode_threads, 16, "decoder threads per decoded side, whatever the client asks");
-ABSL_FLAG(std::string, decode, "cpu",
-          "where encoded sources are decoded when the client names none: cpu, auto (the GPU's video decoder when "
-          "it takes the stream, else the CPU) or gpu");
+ABSL_FLAG(std::string, decode, "auto",
+          "where encoded sources are decoded when the client names none: auto (the GPU's video decoder when "
+          "it takes the stream, else the CPU, saying why), cpu or gpu");
 ABSL_FLAG(uint32_t, max_decode_threads_total, 0,
           "decoder threads across all decoded streams; a stream gets what is left, at least one per side; "
           "0 = twice the hardware threads");
@@ -256,7 +256,7 @@ ServerConfig ConfigFromFlags() {
   config.decode.max_decode_threads = absl::GetFlag(FLAGS_max_decode_threads);
   config.decode.max_decode_threads_total = absl::GetFlag(FLAGS_max_decode_threads_total);
   // main() refuses a --decode it cannot parse before it gets here.
-  config.decode.device = ParseDecodeDevice(absl::GetFlag(FLAGS_decode)).value_or(DecodeDevice::kCpu);
+  config.decode.device = ParseDecodeDevice(absl::GetFlag(FLAGS_decode)).value_or(DecodeDevice::kAuto);
   // Decoding follows --gpus: none keeps it off the GPUs, a list puts it on the first.
   if (absl::StatusOr<std::optional<std::vector<int>>> gpus = ParseGpuList(absl::GetFlag(FLAGS_gpus)); gpus.ok()) {
     if (gpus->has_value() && (*gpus)->empty()) config.decode.gpus_off = true;

@@ -13,15 +13,15 @@ namespace exactq::server {
 
 // Sources the server decodes (uploads and server paths; proto "SOURCES").
 struct DecodeConfig {
-  SourceRoots source_roots;                  // --source_root; none: every server path is refused
-  std::string spool_dir;                     // uploads are spooled here (unlinked); "" = $TMPDIR or /tmp
-  uint64_t max_upload_bytes = 16ull << 30;   // one spooled upload
-  uint32_t decode_threads = 4;               // per decoded side, when the header asks for 0
-  uint32_t max_decode_threads = 16;          // per decoded side, whatever the header asks
-  uint32_t max_decode_threads_total = 64;    // all decoded streams; beyond, one per side
-  DecodeDevice device = DecodeDevice::kCpu;  // --decode, when the header names none
-  int gpu = 0;                               // the GPU that decodes: the first of --gpus
-  bool gpus_off = false;                     // --gpus=none: no decoding on a GPU either
+  SourceRoots source_roots;                   // --source_root; none: every server path is refused
+  std::string spool_dir;                      // uploads are spooled here (unlinked); "" = $TMPDIR or /tmp
+  uint64_t max_upload_bytes = 16ull << 30;    // one spooled upload
+  uint32_t decode_threads = 4;                // per decoded side, when the header asks for 0
+  uint32_t max_decode_threads = 16;           // per decoded side, whatever the header asks
+  uint32_t max_decode_threads_total = 64;     // all decoded streams; beyond, one per side
+  DecodeDevice device = DecodeDevice::kAuto;  // --decode, when the header names none
+  int gpu = 0;                                // the GPU that decodes: the first of --gpus
+  bool gpus_off = false;                      // --gpus=none: no decoding on a GPU either
 };
 
 struct ServerLimits {

@@ -37,8 +37,7 @@ double Median(std::vector<double> v) {
 }
 
 // Milliseconds per picture.
-double Time(exactq::scale::BicubicScaler& scaler, const Frame& in, Frame* out, exactq::WorkerPool* pool,
-            int pictures) {
+double Time(exactq::scale::BicubicScaler& scaler, const Frame& in, Frame* out, exactq::WorkerPool* pool, int pictures) {
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < pictures; ++i) {
     if (!scaler.Scale(in, out, pool).ok()) std::abort();
@@ -59,13 +58,13 @@ int main(int argc, char** argv) {
   const exactq::PixelFormat format{exactq::ChromaLayout::k420, 8};
   const FrameGeometry target{3840, 2160, format};
   std::printf("exact scaler to 3840x2160 8-bit 4:2:0, %u hardware threads, %s build; ms per picture, medians of %d\n",
-              std::thread::hardware_concurrency(),
-              exactq::scale::ScalerIsaName(exactq::scale::BestScalerIsa()), absl::GetFlag(FLAGS_reps));
+              std::thread::hardware_concurrency(), exactq::scale::ScalerIsaName(exactq::scale::BestScalerIsa()),
+              absl::GetFlag(FLAGS_reps));
   std::printf("%-10s %10s", "rung", "no pool");
   for (int n : thread_counts) std::printf(" %7d thr %6s", n, "ratio");
   std::printf("\n");
-  for (const FrameGeometry& source : {FrameGeometry{2560, 1440, format}, FrameGeometry{1920, 1080, format},
-                                      FrameGeometry{1280, 720, format}}) {
+  for (const FrameGeometry& source :
+       {FrameGeometry{2560, 1440, format}, FrameGeometry{1920, 1080, format}, FrameGeometry{1280, 720, format}}) {
     Frame in = *Frame::Create(source);
     std::mt19937 rng(7);
     for (size_t i = 0; i < in.size_bytes(); ++i) in.mutable_bytes()[i] = static_cast<uint8_t>(rng());

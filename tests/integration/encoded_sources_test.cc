@@ -181,9 +181,9 @@ TEST_F(EncodedSourcesTest, TenBitPipeRecipeScoresAsTheFile) {
 }
 
 // --decode picks where the server decodes and the answer says where it did. This server
-// runs with --gpus=none, which keeps decoding off the GPUs too: cpu and auto decode on
-// the CPU (auto saying why, the same bits), gpu is refused naming the flag, and another
-// word is refused. (engine/decode:gpu_decode_test covers a machine without a GPU decoder
+// runs with --gpus=none, which keeps decoding off the GPUs too: cpu and auto (also the
+// server's default) decode on the CPU (auto saying why, the same bits), gpu is refused
+// naming the flag, and another word is refused. (engine/decode:gpu_decode_test covers a machine without a GPU decoder
 // and, on the GPU machine, the GPU's pictures.)
 TEST_F(EncodedSourcesTest, TheDecodeDeviceIsChosenAndReported) {
   MakeRendition("decode_device.mkv", "-c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=none", false,
@@ -203,6 +203,13 @@ TEST_F(EncodedSourcesTest, TheDecodeDeviceIsChosenAndReported) {
   EXPECT_EQ(automatic["decode"]["distorted"]["cpu_reason"], "the server runs with --gpus=none");
   EXPECT_EQ(automatic["decode"]["reference"]["cpu_reason"], "the server runs with --gpus=none")
       << automatic["decode"].dump();
+
+  // No --decode: the server's default, auto.
+  const nlohmann::json by_default = Score("ref8.y4m decode_device.mkv", &code, &output);
+  ASSERT_EQ(code, 0) << output;
+  ExpectSameScores(cpu, by_default, "the server's default against cpu");
+  EXPECT_EQ(by_default["decode"]["distorted"]["cpu_reason"], "the server runs with --gpus=none")
+      << by_default["decode"].dump();
 
   Score("ref8.y4m decode_device.mkv --decode gpu", &code, &output);
   EXPECT_NE(code, 0);
