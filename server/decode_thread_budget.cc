@@ -16,6 +16,12 @@ DecodeThreadBudget::Grant DecodeThreadBudget::Take(uint32_t per_side, uint32_t s
   return Grant(this, granted, granted * sides);
 }
 
+void DecodeThreadBudget::Grant::KeepOnly(uint32_t threads) {
+  if (owner_ == nullptr || threads >= total_) return;
+  owner_->Give(total_ - threads);
+  total_ = threads;
+}
+
 uint32_t DecodeThreadBudget::in_use() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return in_use_;

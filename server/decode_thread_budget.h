@@ -2,8 +2,8 @@
 //
 // A decoded stream asks for threads for each side; it gets what is left, at least one
 // per side, so a busy server decodes new streams more slowly rather than refusing
-// them (--max_streams bounds the streams). A Grant gives its threads back when
-// destroyed.
+// them (--max_streams bounds the streams). Once its decoders are open it keeps only
+// the threads they use (KeepOnly), and a Grant gives the rest back when destroyed.
 //
 //   DecodeThreadBudget budget(64);
 //   DecodeThreadBudget::Grant grant = budget.Take(/*per_side=*/8, /*sides=*/2);
@@ -26,6 +26,9 @@ class DecodeThreadBudget {
     Grant& operator=(Grant&&) = delete;
     ~Grant();
     uint32_t per_side() const { return per_side_; }
+    // Gives back what the decoders, once open, do not use: keeps `threads` (at most
+    // what was granted). A Y4M side decodes on its reading thread alone.
+    void KeepOnly(uint32_t threads);
 
    private:
     friend class DecodeThreadBudget;

@@ -52,9 +52,7 @@ class DecodedScoring {
         header_.decode_threads() != 0 ? header_.decode_threads() : config_.decode.decode_threads;
     const uint32_t per_side =
         std::clamp<uint32_t>(wanted_threads, 1, std::max<uint32_t>(1, config_.decode.max_decode_threads));
-    std::optional<DecodeThreadBudget::Grant> threads;
-    if (resources_.decode_threads != nullptr) threads.emplace(resources_.decode_threads->Take(per_side, 2));
-    options.threads = static_cast<int>(threads.has_value() ? threads->per_side() : per_side);
+    std::vector<DecodeThreadBudget::Grant> threads;  // one per side, kept while the decoders run
     options.max_width = static_cast<int>(std::min<uint32_t>(config_.limits.max_width, kMaxFrameDimension));
     options.max_height = static_cast<int>(std::min<uint32_t>(config_.limits.max_height, kMaxFrameDimension));
     const DecodeRequest decode = *RequestedDecode(config_.decode, header_.decode(), "header.decode");
@@ -62,12 +60,14 @@ class DecodedScoring {
     std::unique_ptr<VideoDecoder> decoders[2];
     EncodedSource* sides[2] = {reference, distorted};
     for (int i = 0; i < 2; ++i) {
-      absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(std::move(sides[i]->bytes), options);
+      absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder =
+          OpenDecoderWithThreads(std::move(sides[i]->bytes), options, per_side, resources_.decode_threads, &threads);
       if (!decoder.ok()) return ToGrpc(decoder.status());
       decoders[i] = *std::move(decoder);
     }
     const DecodedStreamInfo ref_info = decoders[0]->info();
     const DecodedStreamInfo dist_info = decoders[1]->info();
+    options.threads = std::max(ref_info.threads, dist_info.threads);
 
     // The header as if the client had named the decoded geometry; its own range and
     // matrix (when given) win over the bitstream's.

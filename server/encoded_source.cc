@@ -130,6 +130,20 @@ void ApplyDecodeRequest(const DecodeRequest& request, DecoderOptions* options) {
   options->gpu = request.gpu;
 }
 
+absl::StatusOr<std::unique_ptr<VideoDecoder>> OpenDecoderWithThreads(std::unique_ptr<ByteSource> bytes,
+                                                                     DecoderOptions options, uint32_t threads,
+                                                                     DecodeThreadBudget* budget,
+                                                                     std::vector<DecodeThreadBudget::Grant>* grants) {
+  if (budget != nullptr) {
+    grants->push_back(budget->Take(threads, 1));
+    threads = grants->back().per_side();
+  }
+  options.threads = static_cast<int>(threads);
+  absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(std::move(bytes), options);
+  if (decoder.ok() && budget != nullptr) grants->back().KeepOnly(static_cast<uint32_t>((*decoder)->info().threads));
+  return decoder;
+}
+
 void ToWire(const DecodedStreamInfo& info, const DecodeRequest& request, v1::DecodeInfo* wire) {
   wire->set_device(info.gpu_decoded ? "gpu" : "cpu");
   wire->set_cpu_reason(info.cpu_reason.empty() ? request.cpu_reason : info.cpu_reason);

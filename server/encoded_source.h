@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -14,6 +15,7 @@
 #include "engine/decode/spool_file.h"
 #include "engine/decode/video_decoder.h"
 #include "exactq/v1/exactq.pb.h"
+#include "server/decode_thread_budget.h"
 #include "server/server_config.h"
 
 namespace exactq::server {
@@ -56,6 +58,15 @@ struct DecodeRequest {
 absl::StatusOr<DecodeRequest> RequestedDecode(const DecodeConfig& config, const std::string& asked,
                                               const std::string& field);
 void ApplyDecodeRequest(const DecodeRequest& request, DecoderOptions* options);
+
+// Opens one side's decoder with up to `threads` decoder threads from `budget` (null: no
+// budget, `threads` as asked), then keeps only those it decodes on (a Y4M side: one),
+// so the rest go to other streams. The grant is appended to *grants, which must outlive
+// the decoder.
+absl::StatusOr<std::unique_ptr<VideoDecoder>> OpenDecoderWithThreads(std::unique_ptr<ByteSource> bytes,
+                                                                     DecoderOptions options, uint32_t threads,
+                                                                     DecodeThreadBudget* budget,
+                                                                     std::vector<DecodeThreadBudget::Grant>* grants);
 
 // Where the decoder made its pictures, and why not on the GPU when it was asked for.
 void ToWire(const DecodedStreamInfo& info, const DecodeRequest& request, v1::DecodeInfo* wire);

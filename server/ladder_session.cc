@@ -104,27 +104,26 @@ class LadderScoring {
         header_.decode_threads() != 0 ? header_.decode_threads() : config_.decode.decode_threads;
     const uint32_t per_source =
         std::clamp<uint32_t>(wanted_threads, 1, std::max<uint32_t>(1, config_.decode.max_decode_threads));
-    std::optional<DecodeThreadBudget::Grant> threads;
-    if (resources_.decode_threads != nullptr) {
-      threads.emplace(resources_.decode_threads->Take(per_source, static_cast<uint32_t>(n + 1)));
-    }
-    options.threads = static_cast<int>(threads.has_value() ? threads->per_side() : per_source);
+    std::vector<DecodeThreadBudget::Grant> threads;  // one per source, kept while the decoders run
     options.max_width = static_cast<int>(std::min<uint32_t>(config_.limits.max_width, kMaxFrameDimension));
     options.max_height = static_cast<int>(std::min<uint32_t>(config_.limits.max_height, kMaxFrameDimension));
     const DecodeRequest decode = *RequestedDecode(config_.decode, header_.decode(), "header.decode");
     ApplyDecodeRequest(decode, &options);
     absl::StatusOr<std::unique_ptr<VideoDecoder>> reference_decoder =
-        VideoDecoder::Open(std::move(reference->bytes), options);
+        OpenDecoderWithThreads(std::move(reference->bytes), options, per_source, resources_.decode_threads, &threads);
     if (!reference_decoder.ok()) return ToGrpc(reference_decoder.status());
     std::vector<std::unique_ptr<VideoDecoder>> rendition_decoders;
     uint64_t largest_picture = 0;
     for (Rendition& r : *renditions) {
-      absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(std::move(r.source.bytes), options);
+      absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder =
+          OpenDecoderWithThreads(std::move(r.source.bytes), options, per_source, resources_.decode_threads, &threads);
       if (!decoder.ok()) return ToGrpc(decoder.status());
       largest_picture = std::max<uint64_t>(largest_picture, (*decoder)->info().geometry.frame_bytes());
       rendition_decoders.push_back(*std::move(decoder));
     }
     const DecodedStreamInfo ref_info = (*reference_decoder)->info();
+    options.threads = ref_info.threads;
+    for (const auto& d : rendition_decoders) options.threads = std::max(options.threads, d->info().threads);
 
     // Every rendition is scored at the reference's geometry, as a stream of the
     // reference and that rendition would be.

@@ -1,5 +1,6 @@
 #include "engine/decode/video_decoder.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -264,6 +265,7 @@ absl::Status VideoDecoder::OpenStreams() {
 
   info_.container = av.format->iformat->name;
   info_.codec = codec->name;
+  info_.threads = av.codec->active_thread_type != 0 ? std::max(1, av.codec->thread_count) : 1;
   // Raw elementary streams carry no timestamps: their rate is a guess (25 fps).
   if ((av.format->iformat->flags & AVFMT_NOTIMESTAMPS) == 0) {
     AVRational rate = stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;

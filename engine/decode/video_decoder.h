@@ -79,6 +79,9 @@ struct DecodedStreamInfo {
   std::string codec;         // the decoder, e.g. "h264", "libdav1d"
   bool gpu_decoded = false;  // the GPU's video decoder made the pictures
   std::string cpu_reason;    // asked for kAuto and decoded on the CPU: why
+  // Threads the decoder decodes on: DecoderOptions::threads where FFmpeg threads the
+  // codec, else 1 (the reading thread alone: raw video, Y4M).
+  int threads = 1;
 };
 
 class VideoDecoder {

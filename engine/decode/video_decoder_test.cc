@@ -11,6 +11,7 @@
 #include <iterator>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -294,6 +295,24 @@ TEST(VideoDecoderTimingTest, RatesAndStartsComeFromTheContainer) {
     absl::StatusOr<DecodedStreamInfo> e = InfoOf(Encode(name, "-c:v libx264 -preset veryfast -bf 3 -pix_fmt yuv420p"));
     ASSERT_TRUE(e.ok()) << e.status();
     EXPECT_TRUE(CheckSourcesPair(d->timing, e->timing).ok()) << name << ": " << TimingDescription(e->timing);
+  }
+}
+
+// What a decoder decodes on: the threads asked for where FFmpeg threads the codec
+// (HEVC, FFV1), the reading thread alone where it does not (Y4M), which the server's
+// thread budget then gives back.
+TEST(VideoDecoderTest, ThreadsAreThoseTheCodecUses) {
+  DecoderOptions options;
+  options.threads = 3;
+  for (const auto& [name, args, threads] :
+       {std::tuple<const char*, const char*, int>{"threads.y4m", "-pix_fmt yuv420p", 1},
+        {"threads_hevc.mkv", "-c:v libx265 -preset ultrafast -x265-params log-level=none -pix_fmt yuv420p", 3},
+        {"threads_ffv1.mkv", "-c:v ffv1 -pix_fmt yuv420p", 3}}) {
+    absl::StatusOr<std::unique_ptr<ByteSource>> file = FileByteSource::Open(Encode(name, args));
+    ASSERT_TRUE(file.ok()) << file.status();
+    absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(*std::move(file), options);
+    ASSERT_TRUE(decoder.ok()) << decoder.status();
+    EXPECT_EQ((*decoder)->info().threads, threads) << name;
   }
 }
 
