@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 
@@ -73,32 +74,55 @@ absl::StatusOr<PixelFormat> PixelFormatFromAv(AVPixelFormat format) {
   return result;
 }
 
+namespace {
+
+// An AVFrame's colour field as the number the bitstream gave: FFmpeg stores any value
+// there, also ones outside its enum, and loading such an enum is undefined behaviour.
+template <typename Enum>
+int RawColourValue(const Enum& field) {
+  std::underlying_type_t<Enum> raw;
+  std::memcpy(&raw, &field, sizeof raw);
+  return static_cast<int>(raw);
+}
+
+// FFmpeg's name of a colour value, or the number when FFmpeg's enum has none.
+template <typename Enum>
+std::string ColourName(int raw, int count, const char* (*name)(Enum)) {
+  const char* known = raw >= 0 && raw < count ? name(static_cast<Enum>(raw)) : nullptr;
+  return known != nullptr ? std::string(known) : absl::StrCat("the undefined value ", raw);
+}
+
+}  // namespace
+
 absl::StatusOr<AvColour> ColourFromAv(const AVFrame& picture) {
-  const auto refuse = [](const char* what, const char* name) {
-    return absl::UnimplementedError(absl::StrCat("the bitstream's colour ", what, " is ", name != nullptr ? name : "?",
+  const auto refuse = [](const char* what, const std::string& name) {
+    return absl::UnimplementedError(absl::StrCat("the bitstream's colour ", what, " is ", name,
                                                  ", which the metrics do not define (BT.709 and BT.601 only)"));
   };
-  switch (picture.color_primaries) {
+  const int primaries = RawColourValue(picture.color_primaries);
+  switch (primaries) {
     case AVCOL_PRI_BT2020:
     case AVCOL_PRI_SMPTE428:
     case AVCOL_PRI_SMPTE431:
     case AVCOL_PRI_SMPTE432:
-      return refuse("primaries", av_color_primaries_name(picture.color_primaries));
+      return refuse("primaries", ColourName(primaries, AVCOL_PRI_NB, av_color_primaries_name));
     default:
       break;
   }
-  switch (picture.color_trc) {
+  const int transfer = RawColourValue(picture.color_trc);
+  switch (transfer) {
     case AVCOL_TRC_SMPTE2084:
     case AVCOL_TRC_ARIB_STD_B67:
     case AVCOL_TRC_BT2020_10:
     case AVCOL_TRC_BT2020_12:
     case AVCOL_TRC_SMPTE428:
-      return refuse("transfer", av_color_transfer_name(picture.color_trc));
+      return refuse("transfer", ColourName(transfer, AVCOL_TRC_NB, av_color_transfer_name));
     default:
       break;
   }
   AvColour colour;
-  switch (picture.colorspace) {
+  const int matrix = RawColourValue(picture.colorspace);
+  switch (matrix) {
     case AVCOL_SPC_UNSPECIFIED:
     case AVCOL_SPC_RESERVED:
       break;
@@ -110,11 +134,12 @@ absl::StatusOr<AvColour> ColourFromAv(const AVFrame& picture) {
       colour.matrix = ColorMatrix::kBt601;
       break;
     default:
-      return refuse("matrix", av_color_space_name(picture.colorspace));
+      return refuse("matrix", ColourName(matrix, AVCOL_SPC_NB, av_color_space_name));
   }
-  if (picture.color_range == AVCOL_RANGE_JPEG || IsJpegRangeFormat(static_cast<AVPixelFormat>(picture.format))) {
+  const int range = RawColourValue(picture.color_range);
+  if (range == AVCOL_RANGE_JPEG || IsJpegRangeFormat(static_cast<AVPixelFormat>(picture.format))) {
     colour.range = ColorRange::kFull;
-  } else if (picture.color_range == AVCOL_RANGE_MPEG) {
+  } else if (range == AVCOL_RANGE_MPEG) {
     colour.range = ColorRange::kLimited;
   }
   return colour;

@@ -16,6 +16,8 @@ clang++ "${flags[@]}" -o "$work/decode_fuzzer" tests/fuzz/decode_fuzzer.cc \
   engine/format/frame.cc engine/format/frame_buffer.cc engine/format/frame_geometry.cc engine/format/pixel_format.cc engine/format/color.cc \
   $(pkg-config --libs libavformat libavcodec libavutil absl_status absl_statusor absl_strings absl_str_format)
 tests/fuzz/make_decode_seeds.sh "$work/corpus"
+# Inputs that once failed, replayed first on every run (decode_regressions/README.md).
+cp tests/fuzz/decode_regressions/*.seed "$work/corpus/"
 mkdir -p "$work/tmp"
 echo "fuzz: running decode_fuzzer for ${seconds}s"
 TMPDIR="$work/tmp" "$work/decode_fuzzer" -max_total_time="$seconds" -max_len=16384 -timeout=20 -rss_limit_mb=4096 \
