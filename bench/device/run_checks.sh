@@ -26,6 +26,8 @@ ROUNDS=${ROUNDS:-2}
 OUT=${OUT:-$PWD/device_out}
 mkdir -p "$OUT"
 ROOT=$PWD
+# Everything goes into $OUT/checks.tar.gz at exit (a call returns at most 8 files).
+source "$ROOT/bench/device/bundle_out.sh" checks parity.txt
 W=$(mktemp -d)
 cd "$W" || exit 1
 for f in "$ROOT"/.device/bins_*.tar.xz "$ROOT"/.device/corpus.tar.xz; do

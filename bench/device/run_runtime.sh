@@ -20,6 +20,8 @@ ROUNDS=${ROUNDS:-2}
 OUT=${OUT:-$PWD/device_out}
 mkdir -p "$OUT"
 ROOT=$PWD
+# Everything goes into $OUT/runtime.tar.gz at exit (a call returns at most 8 files).
+source "$ROOT/bench/device/bundle_out.sh" runtime server_parity.txt runtime_request.txt
 W=$(mktemp -d)
 cd "$W" || exit 1
 for f in "$ROOT"/.device/bins_*.tar.xz "$ROOT"/.device/corpus.tar.xz; do

@@ -21,6 +21,8 @@ LABEL=${1:?usage: run_server.sh LABEL}
 OUT=${OUT:-$PWD/device_out}
 mkdir -p "$OUT"
 ROOT=$PWD
+# Everything goes into $OUT/server_runs.tar.gz at exit (a call returns at most 8 files).
+source "$ROOT/bench/device/bundle_out.sh" server_runs server_runs.txt decode_h200_4k.txt ladder_h200_4k.txt soak_h200.txt
 W=$(mktemp -d)
 cd "$W" || exit 1
 for f in "$ROOT/.device/bins_$LABEL.tar.xz" "$ROOT"/.device/corpus*.tar.xz "$ROOT"/.device/media4k.tar.xz; do
