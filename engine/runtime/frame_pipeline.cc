@@ -1,5 +1,6 @@
 #include "engine/runtime/frame_pipeline.h"
 
+#include <iterator>
 #include <utility>
 
 namespace exactq {
@@ -118,7 +119,9 @@ void FramePipeline::Take(Finished finished) {
     held_.push_back(std::move(held));
     return;
   }
-  absl::StatusOr<std::vector<FrameScores>> split = SplitByMetric(*held.result.scored, stages_.size());
+  // The frame's scores are rebuilt from the parts once every stage has answered.
+  absl::StatusOr<std::vector<FrameScores>> split =
+      SplitByMetric(std::move(held.result.scored->scores), held.result.scored->outputs_per_metric, stages_.size());
   if (!split.ok()) {
     held.result.scored = split.status();
     FinishStages();
@@ -169,7 +172,8 @@ void FramePipeline::DeliverFront(std::unique_lock<std::mutex>& lock) {
     scored.scores.clear();
     for (size_t m = 0; m < held.parts.size(); ++m) {
       scored.outputs_per_metric[m] = held.parts[m]->size();
-      scored.scores.insert(scored.scores.end(), held.parts[m]->begin(), held.parts[m]->end());
+      scored.scores.insert(scored.scores.end(), std::make_move_iterator(held.parts[m]->begin()),
+                           std::make_move_iterator(held.parts[m]->end()));
     }
   }
   lock.unlock();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -84,14 +85,16 @@ const char* FallbackReason(const absl::Status& status) {
 
 }  // namespace
 
-absl::StatusOr<std::vector<FrameScores>> SplitByMetric(const ScoredFrame& scored, size_t metrics) {
-  if (!CountsSplit(scored.scores, scored.outputs_per_metric, metrics)) {
+absl::StatusOr<std::vector<FrameScores>> SplitByMetric(FrameScores scores,
+                                                       const std::vector<size_t>& outputs_per_metric, size_t metrics) {
+  if (!CountsSplit(scores, outputs_per_metric, metrics)) {
     return absl::InternalError(
-        absl::StrCat("a frame's ", scored.scores.size(), " outputs are not split among its ", metrics, " metrics"));
+        absl::StrCat("a frame's ", scores.size(), " outputs are not split among its ", metrics, " metrics"));
   }
   std::vector<FrameScores> parts;
-  auto begin = scored.scores.begin();
-  for (size_t count : scored.outputs_per_metric) {
+  parts.reserve(outputs_per_metric.size());
+  auto begin = std::make_move_iterator(scores.begin());
+  for (size_t count : outputs_per_metric) {
     parts.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(count));
     begin += static_cast<std::ptrdiff_t>(count);
   }
@@ -244,7 +247,8 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
   std::vector<std::unique_ptr<SequenceStage>> stages = CreateSequenceStages();
   if (std::all_of(stages.begin(), stages.end(), [](const auto& stage) { return stage == nullptr; })) return scored;
   // A stream of one frame: each stage takes the frame and ends.
-  absl::StatusOr<std::vector<FrameScores>> parts = SplitByMetric(*scored, stages.size());
+  absl::StatusOr<std::vector<FrameScores>> parts =
+      SplitByMetric(std::move(scored->scores), scored->outputs_per_metric, stages.size());
   if (!parts.ok()) return parts.status();
   FrameScores final_scores;
   for (size_t m = 0; m < stages.size(); ++m) {
@@ -260,7 +264,7 @@ absl::StatusOr<ScoredFrame> FrameScorer::Score(const Frame& reference, const Fra
       part = std::move(done[0]);
     }
     scored->outputs_per_metric[m] = part.size();
-    final_scores.insert(final_scores.end(), part.begin(), part.end());
+    final_scores.insert(final_scores.end(), std::make_move_iterator(part.begin()), std::make_move_iterator(part.end()));
   }
   scored->scores = std::move(final_scores);
   return scored;

@@ -65,10 +65,11 @@ struct ScoredFrame {
   std::vector<size_t> outputs_per_metric;
 };
 
-// `scored`'s outputs, one FrameScores per metric in request order; INTERNAL when its
-// outputs_per_metric does not split `scores` among `metrics` metrics (one count each,
-// summing to the number of scores).
-absl::StatusOr<std::vector<FrameScores>> SplitByMetric(const ScoredFrame& scored, size_t metrics);
+// A frame's outputs, moved into one FrameScores per metric in request order; INTERNAL
+// when `outputs_per_metric` does not split `scores` among `metrics` metrics (one count
+// each, summing to the number of scores).
+absl::StatusOr<std::vector<FrameScores>> SplitByMetric(FrameScores scores,
+                                                       const std::vector<size_t>& outputs_per_metric, size_t metrics);
 
 struct MetricIdentity {
   std::string name;

@@ -71,16 +71,17 @@ TEST(SplitByMetricTest, SplitsOnlyWhereTheCountsCoverTheOutputs) {
   ScoredFrame scored;
   scored.scores = {{"a", 1.0}, {"b", 2.0}, {"c", 3.0}};
   scored.outputs_per_metric = {1, 2};
-  absl::StatusOr<std::vector<FrameScores>> parts = SplitByMetric(scored, 2);
+  absl::StatusOr<std::vector<FrameScores>> parts = SplitByMetric(scored.scores, scored.outputs_per_metric, 2);
   ASSERT_TRUE(parts.ok()) << parts.status();
   ASSERT_EQ(parts->size(), 2u);
   EXPECT_EQ((*parts)[0].size(), 1u);
   EXPECT_EQ((*parts)[1][1].name, "c");
-  EXPECT_EQ(SplitByMetric(scored, 3).status().code(), absl::StatusCode::kInternal);  // a count short
-  scored.outputs_per_metric = {1, 3};                                                // past the end
-  EXPECT_EQ(SplitByMetric(scored, 2).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(SplitByMetric(scored.scores, scored.outputs_per_metric, 3).status().code(),
+            absl::StatusCode::kInternal);  // a count short
+  scored.outputs_per_metric = {1, 3};      // past the end
+  EXPECT_EQ(SplitByMetric(scored.scores, scored.outputs_per_metric, 2).status().code(), absl::StatusCode::kInternal);
   scored.outputs_per_metric = {1, 1};  // an output left over
-  EXPECT_EQ(SplitByMetric(scored, 2).status().code(), absl::StatusCode::kInternal);
+  EXPECT_EQ(SplitByMetric(scored.scores, scored.outputs_per_metric, 2).status().code(), absl::StatusCode::kInternal);
 }
 
 }  // namespace
