@@ -92,10 +92,16 @@ class DecodedScoring {
         CreateAdmittedScorer(*wanted, resources_.cpu_streams, context_, &cpu_slot);
     if (!scorer.ok()) return ToGrpc(scorer.status());
     const std::string placement = (*scorer)->placement();
+    // A side decoded on the scorer's GPU stays there; host pictures bound for a GPU are
+    // page-locked, so the upload is one DMA.
+    bool host_pictures_to_gpu = false;
+    for (std::unique_ptr<VideoDecoder>& decoder : decoders) {
+      const bool on_device = KeepPicturesOnScorerGpu((*scorer)->gpu(), options, decoder.get());
+      host_pictures_to_gpu = host_pictures_to_gpu || (placement != FrameScorer::kCpuDevice && !on_device);
+    }
     DecodedPair::Options pair_options;
     pair_options.queue_frames = kDecodeAheadFrames;
-    pair_options.frame_memory =
-        placement == FrameScorer::kCpuDevice ? std::pmr::get_default_resource() : PinnedFrameMemory();
+    pair_options.frame_memory = host_pictures_to_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();
     absl::StatusOr<std::unique_ptr<DecodedPair>> pair =
         DecodedPair::Start(std::move(decoders[0]), std::move(decoders[1]), pair_options);
     if (!pair.ok()) return ToGrpc(pair.status());

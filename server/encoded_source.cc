@@ -144,6 +144,10 @@ absl::StatusOr<std::unique_ptr<VideoDecoder>> OpenDecoderWithThreads(std::unique
   return decoder;
 }
 
+bool KeepPicturesOnScorerGpu(int scorer_gpu, const DecoderOptions& options, VideoDecoder* decoder) {
+  return scorer_gpu >= 0 && scorer_gpu == options.gpu && decoder->KeepPicturesOnDevice();
+}
+
 void ToWire(const DecodedStreamInfo& info, const DecodeRequest& request, v1::DecodeInfo* wire) {
   wire->set_device(info.gpu_decoded ? "gpu" : "cpu");
   wire->set_cpu_reason(info.cpu_reason.empty() ? request.cpu_reason : info.cpu_reason);

@@ -59,6 +59,11 @@ absl::StatusOr<DecodeRequest> RequestedDecode(const DecodeConfig& config, const 
                                               const std::string& field);
 void ApplyDecodeRequest(const DecodeRequest& request, DecoderOptions* options);
 
+// Pictures that `decoder` decodes on the GPU stay there when its frames are scored on
+// that same GPU (`scorer_gpu`, FrameScorer::gpu()): no download and no upload. True
+// when they will (the frames carry device pictures); false: host pictures as before.
+bool KeepPicturesOnScorerGpu(int scorer_gpu, const DecoderOptions& options, VideoDecoder* decoder);
+
 // Opens one side's decoder with up to `threads` decoder threads from `budget` (null: no
 // budget, `threads` as asked), then keeps only those it decodes on (a Y4M side: one),
 // so the rest go to other streams. The grant is appended to *grants, which must outlive

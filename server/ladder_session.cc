@@ -153,12 +153,14 @@ class LadderScoring {
     std::vector<std::string> metric_names;
     for (const MetricSpec& m : wanted->metrics) metric_names.push_back(m.name);
     bool any_gpu = false;
+    std::vector<int> scorer_gpus(n, -1);
     for (size_t i = 0; i < n; ++i) {
       Rendition& r = (*renditions)[i];
       absl::StatusOr<std::unique_ptr<FrameScorer>> scorer =
           CreateAdmittedScorer(*wanted, resources_.cpu_streams, context_, &r.cpu_slot);
       if (!scorer.ok()) return ToGrpc(scorer.status());
       any_gpu = any_gpu || (*scorer)->placement() != FrameScorer::kCpuDevice;
+      scorer_gpus[i] = (*scorer)->gpu();
       const size_t output_count = (*scorer)->output_names().size();
       r.pipeline = std::make_unique<FramePipeline>(std::move(*scorer), FramePipeline::Options{frames_in_flight});
       const uint32_t index = static_cast<uint32_t>(i);
@@ -176,7 +178,22 @@ class LadderScoring {
     LadderSources::Options ladder_options;
     ladder_options.queue_frames = kDecodeAheadFrames;
     ladder_options.scale = scale;
-    ladder_options.frame_memory = any_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();
+    // Pictures decoded on the GPU every scorer uses stay there: the reference when all
+    // renditions score on it, a rendition of the reference's size when its own does (a
+    // scaled one is scaled on the host). Host pictures bound for a GPU are page-locked.
+    bool host_pictures_to_gpu = false;
+    const bool one_gpu =
+        std::all_of(scorer_gpus.begin(), scorer_gpus.end(), [&](int g) { return g == scorer_gpus[0]; });
+    if (!(one_gpu && KeepPicturesOnScorerGpu(scorer_gpus[0], options, reference_decoder->get()))) {
+      host_pictures_to_gpu = any_gpu;
+    }
+    for (size_t i = 0; i < n; ++i) {
+      const bool same_size = rendition_decoders[i]->info().geometry.width == geometry.width &&
+                             rendition_decoders[i]->info().geometry.height == geometry.height;
+      const bool on_device = same_size && KeepPicturesOnScorerGpu(scorer_gpus[i], options, rendition_decoders[i].get());
+      host_pictures_to_gpu = host_pictures_to_gpu || (scorer_gpus[i] >= 0 && !on_device);
+    }
+    ladder_options.frame_memory = host_pictures_to_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();
     // A resized rendition's scaler gets as many threads as its decoder: with the GPU
     // decoding, scaling is most of a rendition's CPU work.
     ladder_options.scale_threads = options.threads;

@@ -59,13 +59,15 @@ def make_inputs(work, size, frames):
          "-f", "hevc", os.path.join(work, ANNEX_B_HEVC)])
 
 
-def decoder_rate(bin_dir, path, threads, device="cpu", streams=1):
+def decoder_rate(bin_dir, path, threads, device="cpu", streams=1, keep=True):
     """engine/decode's VideoDecoder alone (the server's decoder), `streams` copies of the
-    file at once on `device`: their frames per second, best of 3."""
+    file at once on `device`: their frames per second, best of 3. keep: pictures the GPU
+    decodes stay there (the server's path when it scores on that GPU)."""
     rates = []
     for _ in range(3):
         try:
-            out = run([os.path.join(bin_dir, "decode_rate"), path, str(threads), device, str(streams)])
+            out = run([os.path.join(bin_dir, "decode_rate"), path, str(threads), device, str(streams)] +
+                      (["keep"] if keep else []))
         except subprocess.CalledProcessError as e:  # e.g. gpu for a codec the GPU does not decode
             print(f"decode_rate {os.path.basename(path)} on {device}: {e.stderr.strip()}", flush=True)
             return None
@@ -88,6 +90,9 @@ def summary(rows, decoder_rates, args):
         out[f"e2e_fps_{tag}_{metrics}_raw"] = best(metrics, "none", "raw")
     gpu_rates = [v for (name, device, _), v in decoder_rates.items() if name == "hevc" and device == "gpu" and v]
     out[f"nvdec_fps_{tag}_hevc"] = max(gpu_rates) if gpu_rates else None
+    downloaded = [v for (name, device, _), v in decoder_rates.items()
+                  if name == "hevc" and device == "gpu-download" and v]
+    out[f"nvdec_fps_{tag}_hevc_downloaded"] = max(downloaded) if downloaded else None
     return out
 
 
@@ -147,6 +152,7 @@ def main():
         address = f"127.0.0.1:{ports['grpc']}"
         rows = []
         decoder_rates = {}
+        frame_scores = {}  # (rendition, metrics, decode) -> stream 0's frames, to compare decoders
         cases = [(name, path, device) for name, path in renditions.items() for device in args.decode.split(",")]
         if args.raw:
             cases.append(("raw", os.path.join(data, "ref.y4m"), "none"))
@@ -154,6 +160,9 @@ def main():
             if device != "none":
                 for streams in (1, args.streams):
                     decoder_rates[(name, device, streams)] = decoder_rate(bin_dir, path, args.threads, device, streams)
+                if device == "gpu":  # the GPU decoder with its pictures downloaded, for comparison
+                    decoder_rates[(name, "gpu-download", args.streams)] = decoder_rate(
+                        bin_dir, path, args.threads, device, args.streams, keep=False)
                 if decoder_rates[(name, device, 1)] is None:
                     continue  # this decode device cannot take this rendition: said above
             for metrics in args.metrics.split("/"):
@@ -177,6 +186,9 @@ def main():
                     wall = time.monotonic() - start
                     cpu = cpu_seconds(server.pid) - cpu0
                     docs = [json.load(open(out)) for out, _ in procs]
+                    frame_scores.setdefault((name, metrics, device), [
+                        {k: v for k, v in f.items() if k not in ("timing", "backend", "device")}
+                        for f in docs[0]["frames"]])
                     frames = sum(d["totals"]["frames"] for d in docs)
                     received = sum(d["totals"]["bytes_received"] for d in docs)
                     decoded_on = sorted({d.get("decode", {}).get("distorted", {}).get("device", "raw") for d in docs})
@@ -200,9 +212,19 @@ def main():
                           f"  server cpu {1000 * r['server_cpu_seconds_per_frame']:.1f} ms/frame", flush=True)
         server.terminate()
         server.wait(60)
+        # A decoded pixel is a pixel: every frame's scores equal whichever decoder made it.
+        same_scores = {}
+        for (name, metrics, device), frames in frame_scores.items():
+            if device == "cpu" or (name, metrics, "cpu") not in frame_scores:
+                continue
+            cpu_frames = frame_scores[(name, metrics, "cpu")]
+            same_scores[f"{name} {metrics} {device}=cpu"] = frames == cpu_frames
+            print(f"scores {name} {metrics}: {device} decoding against cpu decoding, {len(frames)} frames: "
+                  f"{'identical' if frames == cpu_frames else 'DIFFERENT'}", flush=True)
         result = {"size": args.size, "frames": args.frames, "repeat": args.repeat, "threads": args.threads,
                   "backend": args.backend,
                   "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
+                  "scores_identical_across_decoders": same_scores,
                   "note": "reference: raw Y4M by server path (decoded by FFmpeg's Y4M demuxer); rendition uploaded"}
         if args.out:
             os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)

@@ -2,9 +2,11 @@
 // the server runs, with the same thread count) into Frames and prints frames/s, so an
 // end-to-end rate can be compared with the decoder alone on the same cores.
 // STREAMS copies decode at once (the rate is their frames over the wall time), on the
-// CPU or the GPU's video decoder.
-//   decode_rate FILE [THREADS] [cpu|gpu|auto] [STREAMS]
-//     ->   {"frames": N, "seconds": S, "frames_per_second": F, "streams": K, "decoder": "hevc (gpu)"}
+// CPU or the GPU's video decoder. `keep`: pictures the GPU decodes stay in its memory
+// (the server's path when it scores them on that GPU); else they are downloaded.
+//   decode_rate FILE [THREADS] [cpu|gpu|auto] [STREAMS] [keep]
+//     ->   {"frames": N, "seconds": S, "frames_per_second": F, "streams": K, "decoder": "hevc (gpu)",
+//           "kept_on_device": true}
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -19,7 +21,8 @@
 namespace {
 
 // Decodes the whole file; the frame count, or -1 after printing the error.
-long long DecodeFile(const char* path, const exactq::DecoderOptions& options, std::string* decoder_name) {
+long long DecodeFile(const char* path, const exactq::DecoderOptions& options, bool keep, std::string* decoder_name,
+                     bool* kept) {
   absl::StatusOr<std::unique_ptr<exactq::ByteSource>> file = exactq::FileByteSource::Open(path);
   if (!file.ok()) {
     std::fprintf(stderr, "%s\n", std::string(file.status().message()).c_str());
@@ -31,6 +34,7 @@ long long DecodeFile(const char* path, const exactq::DecoderOptions& options, st
     return -1;
   }
   *decoder_name = (*decoder)->info().codec;
+  *kept = keep && (*decoder)->KeepPicturesOnDevice();
   exactq::Frame frame;
   while (true) {
     absl::StatusOr<bool> more = (*decoder)->ReadFrame(&frame);
@@ -47,7 +51,7 @@ long long DecodeFile(const char* path, const exactq::DecoderOptions& options, st
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: decode_rate FILE [THREADS] [cpu|gpu|auto] [STREAMS]\n");
+    std::fprintf(stderr, "usage: decode_rate FILE [THREADS] [cpu|gpu|auto] [STREAMS] [keep]\n");
     return 2;
   }
   exactq::DecoderOptions options;
@@ -61,12 +65,18 @@ int main(int argc, char** argv) {
     options.device = *device;
   }
   const int streams = argc > 4 ? std::max(1, std::atoi(argv[4])) : 1;
+  const bool keep = argc > 5 && std::string(argv[5]) == "keep";
   const auto start = std::chrono::steady_clock::now();
   std::vector<long long> frames(streams, 0);
   std::vector<std::string> names(streams);
+  std::vector<char> kept(streams, 0);
   std::vector<std::thread> threads;
   for (int i = 0; i < streams; ++i) {
-    threads.emplace_back([&, i] { frames[i] = DecodeFile(argv[1], options, &names[i]); });
+    threads.emplace_back([&, i] {
+      bool k = false;
+      frames[i] = DecodeFile(argv[1], options, keep, &names[i], &k);
+      kept[i] = k;
+    });
   }
   for (std::thread& t : threads) t.join();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -77,7 +87,7 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "{\"frames\": %lld, \"seconds\": %.6f, \"frames_per_second\": %.3f, \"streams\": %d, "
-      "\"decoder\": \"%s\"}\n",
-      total, seconds, total / seconds, streams, names[0].c_str());
+      "\"decoder\": \"%s\", \"kept_on_device\": %s}\n",
+      total, seconds, total / seconds, streams, names[0].c_str(), kept[0] ? "true" : "false");
   return 0;
 }

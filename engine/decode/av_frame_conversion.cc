@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -178,8 +179,7 @@ bool CopyHighBitRow(const uint8_t* src, int step, int width, int shift, uint8_t*
 
 }  // namespace
 
-absl::Status CopyGpuSurface(const AVFrame& surface, const FrameGeometry& geometry, Frame* frame) {
-  const auto format = static_cast<AVPixelFormat>(surface.format);
+absl::StatusOr<std::vector<SurfacePlane>> SurfaceLayout(AVPixelFormat format, const FrameGeometry& geometry) {
   const PixelFormat& want = geometry.format;
   const bool semi_planar_420 = want.layout == ChromaLayout::k420;
   const bool planar_444 = want.layout == ChromaLayout::k444;
@@ -205,36 +205,50 @@ absl::Status CopyGpuSurface(const AVFrame& surface, const FrameGeometry& geometr
     return absl::UnimplementedError(absl::StrCat("the GPU decoder's surface format ", FormatName(format),
                                                  " does not hold ", PixelFormatName(want)));
   }
-  if (absl::Status s = frame->Reset(geometry); !s.ok()) return s;
-  const int shift = 16 - want.bit_depth;
-  const auto bad_bits = [&] {
-    return absl::InternalError(absl::StrCat("the GPU decoder's ", FormatName(format), " surface has bits set below ",
-                                            want.bit_depth, "-bit samples"));
-  };
   const bool semi_planar = format == AV_PIX_FMT_NV12 || format == AV_PIX_FMT_P010LE || format == AV_PIX_FMT_P016LE;
+  std::vector<SurfacePlane> planes;
   for (int p = 0; p < geometry.plane_count(); ++p) {
+    // Semi-planar: U and V interleaved in the surface's second plane.
+    planes.push_back({semi_planar ? std::min(p, 1) : p, semi_planar && p > 0 ? 2 : 1, semi_planar && p == 2 ? 1 : 0,
+                      16 - want.bit_depth});
+  }
+  if (want.bit_depth == 8) {
+    for (SurfacePlane& plane : planes) plane.shift = 0;
+  }
+  return planes;
+}
+
+absl::Status CopyGpuSurface(const AVFrame& surface, const FrameGeometry& geometry, Frame* frame) {
+  const auto format = static_cast<AVPixelFormat>(surface.format);
+  absl::StatusOr<std::vector<SurfacePlane>> layout = SurfaceLayout(format, geometry);
+  if (!layout.ok()) return layout.status();
+  if (absl::Status s = frame->Reset(geometry); !s.ok()) return s;
+  for (int p = 0; p < geometry.plane_count(); ++p) {
+    const SurfacePlane& plane = (*layout)[p];
     const int width = geometry.plane_width(p);
     const size_t row_bytes = static_cast<size_t>(width) * geometry.bytes_per_sample();
     uint8_t* dst = frame->mutable_plane_bytes(p);
-    // Semi-planar: U and V interleaved in the surface's second plane.
-    const int src_plane = semi_planar ? std::min(p, 1) : p;
-    const int interleave = semi_planar && p > 0 ? 2 : 1;
-    const int offset = semi_planar && p == 2 ? 1 : 0;  // in samples
     for (int y = 0; y < geometry.plane_height(p); ++y) {
-      const uint8_t* src = surface.data[src_plane] + static_cast<ptrdiff_t>(y) * surface.linesize[src_plane];
+      const uint8_t* src =
+          surface.data[plane.surface_plane] + static_cast<ptrdiff_t>(y) * surface.linesize[plane.surface_plane];
       uint8_t* row = dst + y * row_bytes;
-      if (want.bit_depth == 8) {
-        if (interleave == 1) {
+      if (geometry.bytes_per_sample() == 1) {
+        if (plane.step == 1) {
           std::memcpy(row, src, row_bytes);
         } else {
-          for (int x = 0; x < width; ++x) row[x] = src[2 * x + offset];
+          for (int x = 0; x < width; ++x) row[x] = src[plane.step * x + plane.offset];
         }
-      } else if (!CopyHighBitRow(src + 2 * offset, interleave, width, shift, row)) {
-        return bad_bits();
+      } else if (!CopyHighBitRow(src + 2 * plane.offset, plane.step, width, plane.shift, row)) {
+        return SurfaceBitsError(format, geometry.format.bit_depth);
       }
     }
   }
   return absl::OkStatus();
+}
+
+absl::Status SurfaceBitsError(AVPixelFormat format, int bit_depth) {
+  return absl::InternalError(absl::StrCat("the GPU decoder's ", FormatName(format), " surface has bits set below ",
+                                          bit_depth, "-bit samples"));
 }
 
 }  // namespace exactq::decode::internal

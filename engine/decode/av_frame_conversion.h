@@ -12,6 +12,7 @@
 #define EXACTQ_ENGINE_DECODE_AV_FRAME_CONVERSION_H_
 
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -51,6 +52,22 @@ absl::Status CopyAvFrame(const AVFrame& picture, const FrameGeometry& geometry, 
 // the surface does not hold what the decoder was asked for: Internal, never rounded
 // away. Other surface formats are Unimplemented by name.
 absl::Status CopyGpuSurface(const AVFrame& surface, const FrameGeometry& geometry, Frame* frame);
+
+// Where plane p of `geometry` lies in a GPU decoder surface of `format` (its software
+// format): plane p's sample x of row y is the `surface_plane`'s sample
+// step * x + offset of row y, shifted right by `shift` (16-bit words with the samples in
+// their top bits; 0 at 8 bits). The one definition CopyGpuSurface and the device's
+// conversion (device_surfaces.h) follow. Unimplemented by name, as CopyGpuSurface.
+struct SurfacePlane {
+  int surface_plane;
+  int step;
+  int offset;
+  int shift;
+};
+absl::StatusOr<std::vector<SurfacePlane>> SurfaceLayout(AVPixelFormat format, const FrameGeometry& geometry);
+
+// Internal naming the surface format: a sample with a bit set below `bit_depth`.
+absl::Status SurfaceBitsError(AVPixelFormat format, int bit_depth);
 
 }  // namespace exactq::decode::internal
 

@@ -67,9 +67,11 @@ std::vector<std::string> Samples() {
 struct Decoded {
   DecodedStreamInfo info;
   std::vector<Frame> frames;
+  bool kept_on_device = false;
 };
 
-absl::StatusOr<Decoded> DecodeAll(const std::string& path, DecodeDevice device) {
+// keep_on_device: frames the GPU decodes stay there (VideoDecoder::KeepPicturesOnDevice).
+absl::StatusOr<Decoded> DecodeAll(const std::string& path, DecodeDevice device, bool keep_on_device = false) {
   absl::StatusOr<std::unique_ptr<ByteSource>> file = FileByteSource::Open(path);
   if (!file.ok()) return file.status();
   DecoderOptions options;
@@ -79,6 +81,7 @@ absl::StatusOr<Decoded> DecodeAll(const std::string& path, DecodeDevice device) 
   if (!decoder.ok()) return decoder.status();
   Decoded out;
   out.info = (*decoder)->info();
+  out.kept_on_device = keep_on_device && (*decoder)->KeepPicturesOnDevice();
   while (true) {
     Frame frame;
     absl::StatusOr<bool> more = (*decoder)->ReadFrame(&frame);
@@ -124,6 +127,45 @@ TEST(GpuDecodeTest, AutoGivesTheCpuDecodersBytes) {
   const char* require = std::getenv("EXACTQ_REQUIRE_GPU_DECODE");
   if (require != nullptr && require[0] == '1') {
     EXPECT_GT(gpu_decoded, 0) << "nothing was decoded on the GPU";
+  }
+}
+
+// The GPU decoder's surfaces turned into planar pictures on the device (the path the
+// server takes when the frames are scored on that GPU) hold the CPU decoder's bytes.
+TEST(GpuDecodeTest, PicturesKeptOnTheGpuAreTheCpuDecodersBytes) {
+  const std::vector<std::string> samples = Samples();
+  if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
+  int kept = 0;
+  for (const std::string& path : samples) {
+    SCOPED_TRACE(path);
+    absl::StatusOr<Decoded> cpu = DecodeAll(path, DecodeDevice::kCpu);
+    ASSERT_TRUE(cpu.ok()) << cpu.status();
+    absl::StatusOr<Decoded> device = DecodeAll(path, DecodeDevice::kAuto, /*keep_on_device=*/true);
+    ASSERT_TRUE(device.ok()) << device.status();
+    if (!device->info.gpu_decoded) {
+      EXPECT_FALSE(device->kept_on_device) << "a CPU-decoded stream cannot keep pictures on a GPU";
+      continue;
+    }
+    if (!device->kept_on_device) continue;  // a build without CUDA: pictures are downloaded
+    ++kept;
+    ASSERT_EQ(device->frames.size(), cpu->frames.size());
+    for (size_t f = 0; f < cpu->frames.size(); ++f) {
+      Frame& d = device->frames[f];
+      const Frame& c = cpu->frames[f];
+      ASSERT_NE(d.device_picture(), nullptr) << "frame " << f;
+      ASSERT_FALSE(d.host_bytes_valid()) << "frame " << f;
+      ASSERT_TRUE(d.CopyDeviceToHost().ok()) << "frame " << f;
+      ASSERT_EQ(d.geometry(), c.geometry()) << "frame " << f;
+      for (int p = 0; p < c.geometry().plane_count(); ++p) {
+        ASSERT_EQ(std::memcmp(d.plane_bytes(p), c.plane_bytes(p), c.geometry().plane_bytes(p)), 0)
+            << "frame " << f << " plane " << p << " differs";
+      }
+    }
+  }
+  std::printf("%d of %zu samples kept on the GPU, byte for byte as on the CPU\n", kept, samples.size());
+  const char* require = std::getenv("EXACTQ_REQUIRE_GPU_DECODE");
+  if (require != nullptr && require[0] == '1') {
+    EXPECT_GT(kept, 0) << "no picture was kept on the GPU";
   }
 }
 

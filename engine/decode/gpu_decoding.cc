@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "engine/decode/cuda_decode_device.h"
 
 extern "C" {
 #include <libavutil/error.h>
@@ -49,25 +50,16 @@ const AVCodec* CudaCapableDecoder(AVCodecID id) {
 }
 
 // One CUDA device context per GPU for every decoder of the process (a context costs
-// hundreds of MB of device memory), made on first use and kept. FFmpeg's own context,
-// not the primary one. Tried and dropped: FFmpeg's primary-context mode
-// (`primary_ctx=1`): inside exactqd on the H200 it failed with ENOTSUP, which FFmpeg
-// returns for a primary context already active with other flags (the metrics' CUDA
-// runtime makes it active with its own).
+// hundreds of MB of device memory), made on first use and kept (cuda_decode_device.h).
 absl::StatusOr<AVBufferRef*> SharedCudaDevice(int gpu) {
   static std::mutex mutex;
   static std::map<int, AVBufferRef*>* devices = new std::map<int, AVBufferRef*>();
   std::lock_guard<std::mutex> lock(mutex);
   if (auto it = devices->find(gpu); it != devices->end()) return it->second;
-  AVBufferRef* device = nullptr;
-  const int e = av_hwdevice_ctx_create(&device, AV_HWDEVICE_TYPE_CUDA, std::to_string(gpu).c_str(), nullptr, 0);
-  if (e < 0) {
-    char text[AV_ERROR_MAX_STRING_SIZE] = {};
-    av_strerror(e, text, sizeof text);
-    return absl::FailedPreconditionError(absl::StrCat("no CUDA device ", gpu, " for the GPU decoder: ", text));
-  }
-  (*devices)[gpu] = device;
-  return device;
+  absl::StatusOr<AVBufferRef*> device = CreateCudaDecodeDevice(gpu);
+  if (!device.ok()) return device.status();
+  (*devices)[gpu] = *device;
+  return *device;
 }
 
 absl::Status AttachCudaDecoding(AVCodecContext* context, AVBufferRef* device) {

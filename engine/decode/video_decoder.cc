@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "engine/decode/av_frame_conversion.h"
+#include "engine/decode/device_surfaces.h"
 #include "engine/decode/gpu_decoding.h"
 
 extern "C" {
@@ -317,13 +318,6 @@ absl::StatusOr<bool> VideoDecoder::DecodeNext() {
   while (true) {
     int e = avcodec_receive_frame(av.codec, av.picture);
     if (e == 0) {
-      if (decode::internal::IsGpuSurface(*av.picture)) {
-        av_frame_unref(av.surface);
-        if (int t = av_hwframe_transfer_data(av.surface, av.picture, 0); t < 0) {
-          return absl::InternalError(absl::StrCat(source_->name(), ": ", frame_name,
-                                                  ": downloading the GPU decoder's picture failed: ", AvErrorText(t)));
-        }
-      }
       if (absl::Status s = CheckPicture(); !s.ok()) return s;
       return true;
     }
@@ -415,6 +409,30 @@ absl::Status VideoDecoder::Fail(absl::Status status) {
   return status;
 }
 
+bool VideoDecoder::KeepPicturesOnDevice() {
+  if (!info_.gpu_decoded || !decode::internal::DeviceSurfaces::Available()) return false;
+  if (device_surfaces_ == nullptr) device_surfaces_ = std::make_unique<decode::internal::DeviceSurfaces>(options_.gpu);
+  return true;
+}
+
+absl::Status VideoDecoder::TakeGpuSurface(Frame* frame) {
+  if (device_surfaces_ != nullptr) {
+    absl::StatusOr<std::shared_ptr<const DevicePicture>> picture =
+        device_surfaces_->Convert(*av_->picture, info_.geometry);
+    if (!picture.ok()) return picture.status();
+    if (absl::Status s = frame->Reset(info_.geometry); !s.ok()) return s;
+    frame->SetDevicePicture(*std::move(picture));
+    return absl::OkStatus();
+  }
+  av_frame_unref(av_->surface);
+  if (int t = av_hwframe_transfer_data(av_->surface, av_->picture, 0); t < 0) {
+    return absl::InternalError(absl::StrCat("downloading the GPU decoder's picture failed: ", AvErrorText(t)));
+  }
+  absl::Status s = decode::internal::CopyGpuSurface(*av_->surface, info_.geometry, frame);
+  av_frame_unref(av_->surface);
+  return s;
+}
+
 absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
   if (!error_.ok()) return error_;
   if (!pending_) {
@@ -452,10 +470,9 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
                         av_q2d(av_->format->streams[av_->stream_index]->time_base);
   }
   if (decode::internal::IsGpuSurface(*av_->picture)) {
-    if (absl::Status s = decode::internal::CopyGpuSurface(*av_->surface, info_.geometry, frame); !s.ok()) {
+    if (absl::Status s = TakeGpuSurface(frame); !s.ok()) {
       return Fail(absl::Status(s.code(), absl::StrCat(source_->name(), ": frame ", frames_read_, ": ", s.message())));
     }
-    av_frame_unref(av_->surface);
   } else if (absl::Status s = decode::internal::CopyAvFrame(*av_->picture, info_.geometry, frame); !s.ok()) {
     return Fail(s);
   }

@@ -45,14 +45,18 @@ struct AVBufferRef;
 struct AVCodec;
 
 namespace exactq {
+namespace decode::internal {
+class DeviceSurfaces;
+}  // namespace decode::internal
 
 // Where pictures are decoded. kGpu: the GPU's video decoder (NVDEC, through FFmpeg's
 // CUDA decoding), or an error naming why not; kAuto: the GPU's decoder when the machine
 // and the stream allow it, else the CPU, saying why (DecodedStreamInfo::cpu_reason).
 // kAuto leaves AV1 to the CPU (dav1d): FFmpeg's AV1 decoder has no software path to fall
 // back to when a GPU lacks AV1. Raw pictures (Y4M) are copied, not decoded, under any
-// device (cpu_reason says so). Pictures decoded on the GPU are downloaded into Frames
-// with the same bytes the CPU's decoder gives (decoding is bit-exact by the standards).
+// device (cpu_reason says so). Pictures decoded on the GPU are downloaded into Frames,
+// or kept there (VideoDecoder::KeepPicturesOnDevice), with the same bytes the CPU's
+// decoder gives (decoding is bit-exact by the standards).
 enum class DecodeDevice { kCpu, kGpu, kAuto };
 
 // "cpu", "gpu", "auto".
@@ -98,6 +102,13 @@ class VideoDecoder {
   // enough). true: a frame; false: the clean end. Errors are sticky.
   absl::StatusOr<bool> ReadFrame(Frame* frame);
 
+  // From the next ReadFrame on, pictures the GPU decodes stay in its memory: the frames
+  // carry them as Frame::device_picture, with no host bytes (a scorer on that GPU reads
+  // them without an upload; the CPU's paths copy them down). False, and pictures come to
+  // the host as before, when the stream is not decoded on the GPU or the build has no
+  // CUDA. For one thread, like ReadFrame.
+  bool KeepPicturesOnDevice();
+
   // Frames returned so far; also the index of the next.
   int64_t frames_read() const { return frames_read_; }
 
@@ -116,6 +127,9 @@ class VideoDecoder {
   // Decodes the next picture into av's frame; false at the end.
   absl::StatusOr<bool> DecodeNext();
   absl::Status CheckPicture();
+  // The GPU's picture into *frame: kept on the device (KeepPicturesOnDevice) or
+  // downloaded and de-interleaved on the host.
+  absl::Status TakeGpuSurface(Frame* frame);
   absl::Status Fail(absl::Status status);
   // Maps an FFmpeg error to a status naming `what`; prefers the byte source's own error.
   absl::Status AvError(int error, const std::string& what);
@@ -123,6 +137,7 @@ class VideoDecoder {
   std::unique_ptr<ByteSource> source_;
   DecoderOptions options_;
   std::unique_ptr<Av> av_;
+  std::unique_ptr<decode::internal::DeviceSurfaces> device_surfaces_;  // set: pictures stay on the GPU
   DecodedStreamInfo info_;
   bool pending_ = false;  // av's frame holds a picture not yet returned
   int64_t frames_read_ = 0;

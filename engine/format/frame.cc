@@ -1,5 +1,7 @@
 #include "engine/format/frame.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 
 namespace exactq {
@@ -15,7 +17,30 @@ absl::Status Frame::Reset(const FrameGeometry& geometry) {
   if (absl::Status status = ValidateGeometry(geometry); !status.ok()) return status;
   geometry_ = geometry;
   words_.resize((geometry.frame_bytes() + 1) / 2);
+  device_picture_.reset();
+  host_bytes_valid_ = true;
   return absl::OkStatus();
+}
+
+void Frame::SetDevicePicture(std::shared_ptr<const DevicePicture> picture) {
+  device_picture_ = std::move(picture);
+  host_bytes_valid_ = device_picture_ == nullptr;
+}
+
+absl::Status Frame::CopyDeviceToHost() {
+  if (host_bytes_valid()) return absl::OkStatus();
+  if (absl::Status s = device_picture_->CopyToHost(mutable_bytes(), size_bytes()); !s.ok()) return s;
+  host_bytes_valid_ = true;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<const Frame*> HostReadable(const Frame& frame, Frame* scratch) {
+  if (frame.host_bytes_valid()) return &frame;
+  if (absl::Status s = scratch->Reset(frame.geometry()); !s.ok()) return s;
+  if (absl::Status s = frame.device_picture()->CopyToHost(scratch->mutable_bytes(), scratch->size_bytes()); !s.ok()) {
+    return s;
+  }
+  return scratch;
 }
 
 uint32_t Frame::sample(int plane, int x, int y) const {

@@ -16,16 +16,23 @@
 // the server can receive pictures straight into page-locked memory that the GPU reads
 // without a staging copy. A moved frame keeps its buffer and resource; a copy's
 // buffer comes from the default resource (pmr semantics); Reset keeps the resource.
+//
+// A picture decoded on a GPU may stay there: the frame then carries a DevicePicture and
+// its host bytes are unspecified (host_bytes_valid() is false) until CopyDeviceToHost.
+// Code that reads pixels on the host checks host_bytes_valid() first; a GPU scorer on
+// the picture's device reads the device bytes instead of uploading.
 
 #ifndef EXACTQ_ENGINE_FORMAT_FRAME_H_
 #define EXACTQ_ENGINE_FORMAT_FRAME_H_
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <memory_resource>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "engine/format/device_picture.h"
 #include "engine/format/frame_buffer.h"
 #include "engine/format/frame_geometry.h"
 
@@ -45,8 +52,20 @@ class Frame {
                                       std::pmr::memory_resource* resource = std::pmr::get_default_resource());
 
   // Gives the frame a new geometry, keeping the allocation when it is large enough.
-  // Sample values are unspecified afterwards: callers overwrite every byte.
+  // Sample values are unspecified afterwards: callers overwrite every byte. Drops the
+  // device picture, if any.
   absl::Status Reset(const FrameGeometry& geometry);
+
+  // The picture's bytes on a GPU, in place of the host bytes (whose values are then
+  // unspecified). The geometry stays; the picture must hold geometry().frame_bytes().
+  void SetDevicePicture(std::shared_ptr<const DevicePicture> picture);
+  // The device picture, or null for a frame whose bytes are on the host only.
+  const DevicePicture* device_picture() const { return device_picture_.get(); }
+  // False while the pixels are only on the device.
+  bool host_bytes_valid() const { return host_bytes_valid_ || device_picture_ == nullptr; }
+  // Copies the device picture into the host bytes (keeping the device picture); nothing
+  // to do when the host bytes are valid.
+  absl::Status CopyDeviceToHost();
 
   const FrameGeometry& geometry() const { return geometry_; }
 
@@ -78,7 +97,14 @@ class Frame {
   // Stored as 16-bit words so plane16() is properly typed and aligned; bytes() views
   // the same storage through unsigned char, which may alias anything.
   FrameBuffer words_;
+  std::shared_ptr<const DevicePicture> device_picture_;
+  bool host_bytes_valid_ = true;
 };
+
+// The frame itself when its host bytes are valid; else its device picture copied into
+// *scratch (given the frame's geometry), which is returned. For code that reads pixels on
+// the host from frames it may not change.
+absl::StatusOr<const Frame*> HostReadable(const Frame& frame, Frame* scratch);
 
 // InvalidArgument naming the plane, row and column of the first sample (in wire
 // order) that exceeds 2^bit_depth - 1. Always OK at 8 and 16 bits.

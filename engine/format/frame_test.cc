@@ -1,8 +1,11 @@
 #include "engine/format/frame.h"
 
 #include <cstring>
+#include <memory>
 #include <memory_resource>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/format/testing/counting_resource.h"
 #include "gtest/gtest.h"
@@ -139,6 +142,66 @@ TEST(FrameTest, MovesKeepTheBufferAndCopiesGoToTheDefaultResource) {
   EXPECT_EQ(other.memory_resource(), &resource);
   EXPECT_EQ(other.sample(0, 1, 2), 77u);
   EXPECT_EQ(resource.live, 2);
+}
+
+// A device picture kept in host memory: Frame's bookkeeping is the same whatever memory
+// holds the picture (the GPU's own is tested in engine/decode:gpu_decode_test).
+class HostHeldPicture final : public DevicePicture {
+ public:
+  explicit HostHeldPicture(std::vector<uint8_t> bytes) : bytes_(std::move(bytes)) {}
+  int device() const override { return 0; }
+  const uint8_t* bytes() const override { return bytes_.data(); }
+  absl::Status CopyToHost(uint8_t* host, size_t size) const override {
+    if (size > bytes_.size()) return absl::OutOfRangeError("larger than the picture");
+    std::memcpy(host, bytes_.data(), size);
+    ++copies;
+    return absl::OkStatus();
+  }
+  mutable int copies = 0;
+
+ private:
+  std::vector<uint8_t> bytes_;
+};
+
+TEST(FrameTest, ADevicePictureStandsForTheHostBytesUntilCopied) {
+  const FrameGeometry g{6, 4, {ChromaLayout::k420, 8}};
+  std::vector<uint8_t> pixels(g.frame_bytes());
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(3 * i + 1);
+  auto picture = std::make_shared<HostHeldPicture>(pixels);
+  Frame frame = *Frame::Create(g);
+  EXPECT_TRUE(frame.host_bytes_valid());
+  EXPECT_EQ(frame.device_picture(), nullptr);
+
+  frame.SetDevicePicture(picture);
+  EXPECT_FALSE(frame.host_bytes_valid());
+  EXPECT_EQ(frame.device_picture(), picture.get());
+
+  // A const reader gets a scratch copy; the frame itself is unchanged.
+  Frame scratch;
+  absl::StatusOr<const Frame*> readable = HostReadable(frame, &scratch);
+  ASSERT_TRUE(readable.ok()) << readable.status();
+  EXPECT_EQ(*readable, &scratch);
+  EXPECT_EQ(std::vector<uint8_t>(scratch.bytes(), scratch.bytes() + scratch.size_bytes()), pixels);
+  EXPECT_FALSE(frame.host_bytes_valid());
+
+  // Copying to the frame's own bytes keeps the device picture.
+  ASSERT_TRUE(frame.CopyDeviceToHost().ok());
+  EXPECT_TRUE(frame.host_bytes_valid());
+  EXPECT_EQ(frame.device_picture(), picture.get());
+  EXPECT_EQ(std::vector<uint8_t>(frame.bytes(), frame.bytes() + frame.size_bytes()), pixels);
+  EXPECT_EQ(*HostReadable(frame, &scratch), &frame);
+  ASSERT_TRUE(frame.CopyDeviceToHost().ok());
+  EXPECT_EQ(picture->copies, 2);  // the scratch copy and the frame's own, not a third
+
+  // Copies share the picture; Reset lets go of it.
+  Frame copy = frame;
+  EXPECT_EQ(copy.device_picture(), picture.get());
+  EXPECT_EQ(picture.use_count(), 3);
+  ASSERT_TRUE(copy.Reset(g).ok());
+  ASSERT_TRUE(frame.Reset(g).ok());
+  EXPECT_EQ(frame.device_picture(), nullptr);
+  EXPECT_TRUE(frame.host_bytes_valid());
+  EXPECT_EQ(picture.use_count(), 1);
 }
 
 }  // namespace

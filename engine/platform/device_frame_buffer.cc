@@ -1,5 +1,7 @@
 #include "engine/platform/device_frame_buffer.h"
 
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "engine/platform/cuda_status.h"
 #include "engine/platform/page_locked.h"
@@ -13,6 +15,13 @@ constexpr char kWho[] = "DeviceFrameBuffer";
 // Bytes of a picture's first `planes` planes (they lead the frame's bytes).
 size_t LeadingPlaneBytes(const FrameGeometry& g, int planes) {
   return planes >= g.plane_count() ? g.frame_bytes() : g.plane_offset(planes);
+}
+
+// The picture's bytes already on `device` (made there: Frame::device_picture), or null
+// when they must be copied.
+const uint8_t* ResidentOn(const Frame& frame, int device) {
+  const DevicePicture* picture = frame.device_picture();
+  return picture != nullptr && picture->device() == device ? picture->bytes() : nullptr;
 }
 
 }  // namespace
@@ -71,26 +80,56 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
     return absl::InvalidArgumentError(absl::StrCat(kWho, ": the previous reference's geometry differs"));
   }
   const size_t bytes = LeadingPlaneBytes(g, planes);
-  const bool direct = IsPageLocked(reference.bytes(), bytes) && IsPageLocked(distorted.bytes(), bytes);
+  const Frame* const frames[2] = {&reference, &distorted};
+  const uint8_t* resident[2] = {ResidentOn(reference, device_), ResidentOn(distorted, device_)};
+  // Host pictures are page-locked (copied by the DMA engine directly) or staged; a
+  // picture made on another GPU is copied from there (no host copy).
+  bool direct = true;
+  bool any_copy = false;
+  for (int i = 0; i < 2; ++i) {
+    if (resident[i] != nullptr) continue;
+    any_copy = true;
+    if (frames[i]->device_picture() == nullptr && !IsPageLocked(frames[i]->bytes(), bytes)) direct = false;
+  }
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(device_));
   // The previous upload's copies may still read the staging buffer.
   if (ready_ != nullptr) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(ready_));
-  if (absl::Status s = Reserve(bytes, !direct); !s.ok()) return s;
+  if (any_copy) {
+    if (absl::Status s = Reserve(bytes, !direct); !s.ok()) return s;
+  } else if (ready_ == nullptr) {
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+  }
   uint8_t* const device[2] = {device_pictures_, device_pictures_ + capacity_};
-  if (direct) {
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
-                                cudaMemcpyAsync(device[0], reference.bytes(), bytes, cudaMemcpyHostToDevice, stream));
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
-                                cudaMemcpyAsync(device[1], distorted.bytes(), bytes, cudaMemcpyHostToDevice, stream));
-  } else {
-    const CopySpan spans[2] = {{reference.bytes(), staging_, bytes},
-                               {distorted.bytes(), staging_ + staging_capacity_, bytes}};
+  uint64_t copied = 0;
+  std::vector<CopySpan> staged;
+  std::vector<int> staged_side;
+  for (int i = 0; i < 2; ++i) {
+    if (resident[i] != nullptr) continue;
+    const char* call = i == 0 ? "cudaMemcpyAsync(reference)" : "cudaMemcpyAsync(distorted)";
+    if (const DevicePicture* elsewhere = frames[i]->device_picture(); elsewhere != nullptr) {
+      EXACTQ_RETURN_IF_CUDA_ERROR(
+          kWho, cudaMemcpyPeerAsync(device[i], device_, elsewhere->bytes(), elsewhere->device(), bytes, stream));
+    } else if (direct) {
+      if (absl::Status s = CudaStatus(
+              cudaMemcpyAsync(device[i], frames[i]->bytes(), bytes, cudaMemcpyHostToDevice, stream), kWho, call);
+          !s.ok()) {
+        return s;
+      }
+    } else {
+      staged.push_back({frames[i]->bytes(), staging_ + static_cast<size_t>(i) * staging_capacity_, bytes});
+      staged_side.push_back(i);
+    }
+    resident[i] = device[i];
+    copied += bytes;
+  }
+  if (!staged.empty()) {
     absl::Status status;
-    StagedCopy(spans, [&](size_t span, size_t begin, size_t end) {
+    StagedCopy(staged, [&](size_t span, size_t begin, size_t end) {
       if (!status.ok()) return;  // the helpers finish staging, but no more copies are queued
-      status.Update(CudaStatus(cudaMemcpyAsync(device[span] + begin, static_cast<uint8_t*>(spans[span].dst) + begin,
+      const int side = staged_side[span];
+      status.Update(CudaStatus(cudaMemcpyAsync(device[side] + begin, static_cast<uint8_t*>(staged[span].dst) + begin,
                                                end - begin, cudaMemcpyHostToDevice, stream),
-                               kWho, span == 0 ? "cudaMemcpyAsync(reference)" : "cudaMemcpyAsync(distorted)"));
+                               kWho, side == 0 ? "cudaMemcpyAsync(reference)" : "cudaMemcpyAsync(distorted)"));
     });
     if (!status.ok()) {
       cudaStreamSynchronize(stream);  // nothing may still read the staging buffer
@@ -99,8 +138,11 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
     ++staged_uploads_;
   }
   // A previous reference's first plane: a plain copy (pageable ones are staged by the
-  // driver). It is read by motion-like terms only, a third of a 4:2:0 pair's bytes.
-  if (previous_reference != nullptr) {
+  // driver), or none when it is on this device already. It is read by motion-like
+  // terms only, a third of a 4:2:0 pair's bytes.
+  const uint8_t* previous = nullptr;
+  if (previous_reference != nullptr) previous = ResidentOn(*previous_reference, device_);
+  if (previous_reference != nullptr && previous == nullptr) {
     const size_t luma = LeadingPlaneBytes(g, 1);
     if (luma > previous_capacity_) {
       cudaFree(device_previous_);
@@ -109,19 +151,25 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
       EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(reinterpret_cast<void**>(&device_previous_), luma));
       previous_capacity_ = luma;
     }
-    EXACTQ_RETURN_IF_CUDA_ERROR(
-        kWho, cudaMemcpyAsync(device_previous_, previous_reference->bytes(), luma, cudaMemcpyHostToDevice, stream));
-    uploaded_bytes_ += luma;
+    if (const DevicePicture* elsewhere = previous_reference->device_picture(); elsewhere != nullptr) {
+      EXACTQ_RETURN_IF_CUDA_ERROR(
+          kWho, cudaMemcpyPeerAsync(device_previous_, device_, elsewhere->bytes(), elsewhere->device(), luma, stream));
+    } else {
+      EXACTQ_RETURN_IF_CUDA_ERROR(
+          kWho, cudaMemcpyAsync(device_previous_, previous_reference->bytes(), luma, cudaMemcpyHostToDevice, stream));
+    }
+    copied += luma;
+    previous = device_previous_;
   }
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(ready_, stream));
-  uploaded_bytes_ += 2 * static_cast<uint64_t>(bytes);
+  uploaded_bytes_ += copied;
   DeviceFramePair pair;
   pair.device = device_;
   pair.geometry = g;
   pair.planes = planes;
-  pair.reference = device[0];
-  pair.distorted = device[1];
-  pair.previous_reference = previous_reference != nullptr ? device_previous_ : nullptr;
+  pair.reference = resident[0];
+  pair.distorted = resident[1];
+  pair.previous_reference = previous;
   pair.ready = ready_;
   return pair;
 }

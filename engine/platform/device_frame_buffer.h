@@ -1,8 +1,11 @@
 // DeviceFrameBuffer: a frame pair's planes on one device, uploaded from host Frames. The
-// one place that chooses how a picture reaches the device: page-locked pictures (the
-// server's frame buffers) are copied by the DMA engine directly; others are copied into
-// pinned staging in chunks on a helper pool (staged_copy.h), each chunk's DMA queued as
-// soon as it is staged. Every metric of a request then reads the same DeviceFramePair.
+// one place that chooses how a picture reaches the device: a picture made on this device
+// (Frame::device_picture, the GPU decoder's) is read where it is, with no copy;
+// page-locked pictures (the server's frame buffers) are copied by the DMA engine
+// directly; others are copied into pinned staging in chunks on a helper pool
+// (staged_copy.h), each chunk's DMA queued as soon as it is staged; a picture made on
+// another GPU is copied from there. Every metric of a request then reads the same
+// DeviceFramePair.
 //
 //   DeviceFrameBuffer frame(device);
 //   absl::StatusOr<DeviceFramePair> pair = frame.Upload(ref, dist, planes, stream);  // async
@@ -35,14 +38,16 @@ class DeviceFrameBuffer {
   // pair's ready event, and returns the pair. Waits first for the previous upload's
   // copies (its staging is reused); the caller must have collected the frames that read
   // the previous pair. The frames must have the same geometry and stay unchanged until
-  // the ready event completes. INVALID_ARGUMENT for mismatched geometries or planes out
-  // of range; CUDA errors as cuda_status.h.
+  // the ready event completes (a device picture on this device: until the frames that
+  // read the pair are collected, for the pair points at it). INVALID_ARGUMENT for
+  // mismatched geometries or planes out of range; CUDA errors as cuda_status.h.
   // With `previous_reference` (the frame before, same geometry), its first plane goes up
   // too, as the pair's previous_reference.
   absl::StatusOr<DeviceFramePair> Upload(const Frame& reference, const Frame& distorted, int planes,
                                          cudaStream_t stream, const Frame* previous_reference = nullptr);
 
-  // Host-to-device bytes enqueued since creation (both pictures, every upload).
+  // Bytes copied to this device since creation (both pictures, every upload; pictures
+  // already on the device count nothing).
   uint64_t uploaded_bytes() const { return uploaded_bytes_; }
   // Uploads that went through pinned staging (the pictures were not page-locked).
   int64_t staged_uploads() const { return staged_uploads_; }

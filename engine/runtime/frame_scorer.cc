@@ -218,8 +218,18 @@ absl::StatusOr<ScoredFrame> FrameScorer::ScoreOnCpu(const Frame& reference, cons
     scored.fallback_detail = fallback_detail_;
   }
   const auto start = std::chrono::steady_clock::now();
+  absl::StatusOr<const Frame*> ref = HostReadable(reference, &host_scratch_[0]);
+  if (!ref.ok()) return ref.status();
+  absl::StatusOr<const Frame*> dist = HostReadable(distorted, &host_scratch_[1]);
+  if (!dist.ok()) return dist.status();
+  const Frame* previous = nullptr;
+  if (previous_reference != nullptr) {
+    absl::StatusOr<const Frame*> host = HostReadable(*previous_reference, &host_scratch_[2]);
+    if (!host.ok()) return host.status();
+    previous = *host;
+  }
   for (const std::unique_ptr<Metric>& metric : metrics_) {
-    absl::StatusOr<FrameScores> scores = metric->ScoreInStream(reference, distorted, previous_reference);
+    absl::StatusOr<FrameScores> scores = metric->ScoreInStream(**ref, **dist, previous);
     if (!scores.ok()) return scores.status();
     scored.outputs_per_metric.push_back(scores->size());
     scored.scores.insert(scored.scores.end(), scores->begin(), scores->end());

@@ -126,6 +126,9 @@ class FrameScorer {
   const std::vector<std::string>& output_names() const { return output_names_; }
   // Where frames go now: "cuda:N (name)" or "cpu".
   const std::string& placement() const { return gpu_ != nullptr ? gpu_device_ : kCpuDevice; }
+  // The CUDA ordinal frames go to now, or -1 on the CPU (a decoder that makes pictures
+  // on this GPU saves their upload: Frame::device_picture).
+  int gpu() const { return gpu_ != nullptr ? gpu_index_ : -1; }
 
   static const std::string kCpuDevice;
 
@@ -143,6 +146,7 @@ class FrameScorer {
   // Auto: drops the GPU after a device problem; the stream may come back to a GPU.
   void LeaveGpu(const absl::Status& why);
   // Scores on the CPU paths, with the fallback reason when auto placement chose them.
+  // Pictures held on a GPU only are copied to the host first.
   absl::StatusOr<ScoredFrame> ScoreOnCpu(const Frame& reference, const Frame& distorted,
                                          const Frame* previous_reference);
 
@@ -161,6 +165,8 @@ class FrameScorer {
   std::string fallback_detail_;
   std::vector<MetricIdentity> identities_;
   std::vector<std::string> output_names_;
+  // Host copies of pictures that live on a GPU, for the CPU's paths.
+  Frame host_scratch_[3];
 };
 
 }  // namespace exactq
