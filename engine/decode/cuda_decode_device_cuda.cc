@@ -38,13 +38,14 @@ absl::StatusOr<AVBufferRef*> CreateCudaDecodeDevice(int gpu) {
   if (absl::Status s = FromCuda(gpu, cudaFree(nullptr), "cudaFree"); !s.ok()) return s;
   void* entry = nullptr;
   cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
-  if (absl::Status s = FromCuda(
-          gpu, cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 4000, cudaEnableDefault, &found),
-          "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
+  if (absl::Status s =
+          FromCuda(gpu, cudaGetDriverEntryPointByVersion("cuCtxGetCurrent", &entry, 4000, cudaEnableDefault, &found),
+                   "cudaGetDriverEntryPointByVersion(cuCtxGetCurrent)");
       !s.ok()) {
     return s;
   }
-  if (found != cudaDriverEntryPointSuccess || entry == nullptr) return NoDevice(gpu, "the driver has no cuCtxGetCurrent");
+  if (found != cudaDriverEntryPointSuccess || entry == nullptr)
+    return NoDevice(gpu, "the driver has no cuCtxGetCurrent");
   CUcontext context = nullptr;
   if (const CUresult r = reinterpret_cast<CUresult (*)(CUcontext*)>(entry)(&context);
       r != CUDA_SUCCESS || context == nullptr) {

@@ -135,8 +135,8 @@ absl::StatusOr<std::shared_ptr<const DevicePicture>> DeviceSurfaces::Convert(con
   // The surface was mapped on `stream`: the copies follow it there. Waiting for them here
   // hands out a complete picture, and the decoder may release the surface.
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemsetAsync(st.dropped, 0, sizeof(unsigned), stream));
-  EXACTQ_RETURN_IF_CUDA_ERROR(
-      kWho, EnqueueSurfacePlanes(copies.data(), static_cast<int>(copies.size()), st.dropped, stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
+                              EnqueueSurfacePlanes(copies.data(), static_cast<int>(copies.size()), st.dropped, stream));
   EXACTQ_RETURN_IF_CUDA_ERROR(
       kWho, cudaMemcpyAsync(st.dropped_host, st.dropped, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.done, stream));

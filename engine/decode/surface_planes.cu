@@ -33,10 +33,9 @@ cudaError_t EnqueueSurfacePlanes(const SurfacePlaneCopy* planes, int count, unsi
     const SurfacePlaneCopy& plane = planes[p];
     const size_t row_bytes = static_cast<size_t>(plane.width) * plane.bytes_per_sample;
     if (plane.step == 1 && plane.shift == 0) {  // a plane as it is: the copy engine's job
-      const cudaError_t e =
-          cudaMemcpy2DAsync(plane.destination, row_bytes, plane.source + static_cast<size_t>(plane.offset) *
-                                                                             plane.bytes_per_sample,
-                            plane.source_pitch, row_bytes, plane.height, cudaMemcpyDeviceToDevice, stream);
+      const cudaError_t e = cudaMemcpy2DAsync(
+          plane.destination, row_bytes, plane.source + static_cast<size_t>(plane.offset) * plane.bytes_per_sample,
+          plane.source_pitch, row_bytes, plane.height, cudaMemcpyDeviceToDevice, stream);
       if (e != cudaSuccess) return e;
       continue;
     }

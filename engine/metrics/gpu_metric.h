@@ -61,6 +61,11 @@ struct GpuMetricFactory {
   // Whether the twin reads the previous frame's reference (DeviceFramePair's
   // previous_reference): the runtime then uploads its first plane with each pair.
   bool reads_previous_reference = false;
+  // Whether the twin wants the pair at the same device addresses every frame (it replays
+  // a CUDA graph captured with them): the runtime then copies pictures made on the
+  // device (a GPU decoder's) into its own device frame, device to device, rather than
+  // handing over their addresses, which change from frame to frame.
+  bool wants_fixed_addresses = false;
 };
 
 }  // namespace exactq

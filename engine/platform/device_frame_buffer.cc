@@ -1,5 +1,6 @@
 #include "engine/platform/device_frame_buffer.h"
 
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -82,6 +83,11 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   const size_t bytes = LeadingPlaneBytes(g, planes);
   const Frame* const frames[2] = {&reference, &distorted};
   const uint8_t* resident[2] = {ResidentOn(reference, device_), ResidentOn(distorted, device_)};
+  // With fixed addresses a picture on this device is copied into the buffer, on the device.
+  const uint8_t* on_device[2] = {nullptr, nullptr};
+  if (fixed_addresses_) {
+    for (int i = 0; i < 2; ++i) std::swap(on_device[i], resident[i]);
+  }
   // Host pictures are page-locked (copied by the DMA engine directly) or staged; a
   // picture made on another GPU is copied from there (no host copy).
   bool direct = true;
@@ -89,7 +95,9 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   for (int i = 0; i < 2; ++i) {
     if (resident[i] != nullptr) continue;
     any_copy = true;
-    if (frames[i]->device_picture() == nullptr && !IsPageLocked(frames[i]->bytes(), bytes)) direct = false;
+    if (on_device[i] == nullptr && frames[i]->device_picture() == nullptr && !IsPageLocked(frames[i]->bytes(), bytes)) {
+      direct = false;
+    }
   }
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(device_));
   // The previous upload's copies may still read the staging buffer.
@@ -106,6 +114,15 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   for (int i = 0; i < 2; ++i) {
     if (resident[i] != nullptr) continue;
     const char* call = i == 0 ? "cudaMemcpyAsync(reference)" : "cudaMemcpyAsync(distorted)";
+    if (on_device[i] != nullptr) {
+      if (absl::Status s =
+              CudaStatus(cudaMemcpyAsync(device[i], on_device[i], bytes, cudaMemcpyDeviceToDevice, stream), kWho, call);
+          !s.ok()) {
+        return s;
+      }
+      resident[i] = device[i];
+      continue;  // not copied to the device: it was there
+    }
     if (const DevicePicture* elsewhere = frames[i]->device_picture(); elsewhere != nullptr) {
       EXACTQ_RETURN_IF_CUDA_ERROR(
           kWho, cudaMemcpyPeerAsync(device[i], device_, elsewhere->bytes(), elsewhere->device(), bytes, stream));

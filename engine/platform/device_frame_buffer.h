@@ -46,6 +46,11 @@ class DeviceFrameBuffer {
   absl::StatusOr<DeviceFramePair> Upload(const Frame& reference, const Frame& distorted, int planes,
                                          cudaStream_t stream, const Frame* previous_reference = nullptr);
 
+  // Pictures made on this device are copied into the buffer's own memory (device to
+  // device) instead of read in place, so the pair's addresses are the same every frame
+  // (for twins that replay a CUDA graph captured with them).
+  void set_fixed_addresses(bool fixed) { fixed_addresses_ = fixed; }
+
   // Bytes copied to this device since creation (both pictures, every upload; pictures
   // already on the device count nothing).
   uint64_t uploaded_bytes() const { return uploaded_bytes_; }
@@ -67,6 +72,7 @@ class DeviceFrameBuffer {
   uint8_t* staging_ = nullptr;  // pinned: the same layout, staging_capacity_ bytes each
   size_t staging_capacity_ = 0;
   cudaEvent_t ready_ = nullptr;
+  bool fixed_addresses_ = false;
   uint64_t uploaded_bytes_ = 0;
   int64_t staged_uploads_ = 0;
 };

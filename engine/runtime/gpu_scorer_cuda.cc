@@ -114,13 +114,16 @@ class DeviceAdmission {
 // frame, then every metric enqueued on it before any is collected.
 class CudaGpuScorer final : public GpuScorer {
  public:
-  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes, int planes, bool reads_previous)
+  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes, int planes, bool reads_previous,
+                bool fixed_addresses)
       : device_(device),
         stream_(stream),
         admitted_bytes_(admitted_bytes),
         planes_(planes),
         reads_previous_(reads_previous),
-        frame_(device) {}
+        frame_(device) {
+    frame_.set_fixed_addresses(fixed_addresses);
+  }
   ~CudaGpuScorer() override {
     metrics_.clear();  // the twins free their buffers before the stream goes
     cudaSetDevice(device_);
@@ -225,6 +228,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
   std::vector<const GpuMetricFactory*> factories;
   int planes = 1;
   bool reads_previous = false;
+  bool fixed_addresses = false;
   uint64_t admitted = 0;
   for (const GpuMetricRequest& m : metrics) {
     const GpuMetricFactory* factory = FindGpuMetricFactory(m.name);
@@ -234,6 +238,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     factories.push_back(factory);
     planes = std::max(planes, factory->planes_read(geometry, m.options));
     reads_previous = reads_previous || factory->reads_previous_reference;
+    fixed_addresses = fixed_addresses || factory->wants_fixed_addresses;
     admitted += factory->device_bytes(geometry, m.options);
   }
   admitted += DeviceFrameBuffer::DeviceBytes(geometry, planes, reads_previous);
@@ -251,7 +256,7 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
     DeviceAdmission::Get().Release(device, admitted);
     return s;
   }
-  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted, planes, reads_previous);
+  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted, planes, reads_previous, fixed_addresses);
   if (absl::Status s = scorer->Init(); !s.ok()) return s;
   for (size_t i = 0; i < metrics.size(); ++i) {
     absl::StatusOr<std::unique_ptr<GpuMetric>> twin = factories[i]->create(device, geometry, metrics[i].options);

@@ -60,9 +60,13 @@ gpu::SumPath PathOf(Ssimulacra2SumMode mode) {
 
 }  // namespace
 
+// Captures that may fail in a row before a twin stops capturing (LaunchFrame).
+constexpr int kGraphCaptureAttempts = 16;
+
 // Device and pinned memory, the streams, events and the captured graph. Buffers are sized
 // for `geometry`; a new geometry frees and reallocates them (and drops the graph, whose
 // nodes hold their addresses and sizes).
+
 struct Ssimulacra2Cuda::State {
   cudaStream_t stream = nullptr;  // the main stream (pipeline.main)
   gpu::PipelineStreams pipeline;  // the six sum streams and the fork/join events
@@ -72,8 +76,9 @@ struct Ssimulacra2Cuda::State {
   FrameGeometry geometry;       // of the scratch below; width 0 before the first frame
   // Sums' uploads (created with the first such call); EnqueueDevice reads the caller's.
   std::unique_ptr<DeviceFrameBuffer> own_frames;
-  DeviceFramePair frame;                   // the pair the launches read (its pointers are in the graphs)
-  const uint8_t* graph_pictures[2] = {};   // the pair the graphs were captured with
+  DeviceFramePair frame;                  // the pair the launches read (its pointers are in the graphs)
+  const uint8_t* graph_pictures[2] = {};  // the pair the graphs were captured with
+  int capture_failures_in_a_row = 0;
   std::optional<FrameInFlight> in_flight;  // from EnqueueDevice to the collect
   bool slabs = false;                      // the frame in flight runs in slabs
   bool enqueued = false;                   // a frame waits to be collected
@@ -298,18 +303,33 @@ bool Ssimulacra2Cuda::SlabsPossible() const {
 // possible, so that a change of load never costs a capture in mid-stream.
 absl::Status Ssimulacra2Cuda::LaunchFrame(Ssimulacra2SumMode mode, bool graph, bool slabs) {
   State& st = *state_;
-  if (graph) {
+  // A capture can fail for what other threads do meanwhile (a video decoder created or
+  // destroyed in the same context synchronizes it): the frame then runs as direct
+  // launches, the same kernels and bits, and the next frame captures again, up to
+  // kGraphCaptureAttempts failures in a row; then this twin launches directly.
+  if (graph && st.capture_failures_in_a_row < kGraphCaptureAttempts) {
     if (st.graph_pictures[0] != st.frame.reference || st.graph_pictures[1] != st.frame.distorted) st.DropGraphs();
+    bool captured = true;
     for (bool form : {false, true}) {
       if (st.graph_exec[form] != nullptr || (form != slabs && !SlabsPossible())) continue;
       if (absl::Status s = BuildGraph(form); !s.ok()) {
         st.DropGraphs();
         DrainStreams();
-        return s;
+        cudaGetLastError();  // a sticky error shows again in the launches below
+        ++stats_.graph_captures_failed;
+        ++st.capture_failures_in_a_row;
+        captured = false;
+        break;
       }
     }
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGraphLaunch(st.graph_exec[slabs], st.stream));
-  } else if (absl::Status s = Enqueue(mode, slabs); !s.ok()) {
+    if (captured) {
+      st.capture_failures_in_a_row = 0;
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaGraphLaunch(st.graph_exec[slabs], st.stream));
+      EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.done, st.stream));
+      return absl::OkStatus();
+    }
+  }
+  if (absl::Status s = Enqueue(mode, slabs); !s.ok()) {
     DrainStreams();
     return s;
   }

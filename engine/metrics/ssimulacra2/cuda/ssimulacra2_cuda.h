@@ -131,6 +131,7 @@ struct Ssimulacra2CudaStats {
   int64_t frames_staged = 0;             // frames copied into pinned staging (not page-locked)
   int64_t chunks_in_tile = 0;            // kExactSegments: chunks through the tile path (not strided)
   int64_t frames_in_slabs = 0;           // kExactSegments: frames run in slabs (sum_slab_chunks)
+  int64_t graph_captures_failed = 0;     // captures that failed; the frame ran as direct launches
 };
 
 class Ssimulacra2Cuda {

@@ -39,7 +39,8 @@ absl::StatusOr<std::unique_ptr<GpuMetric>> Create(int device, const FrameGeometr
 }  // namespace
 
 const GpuMetricFactory& Ssimulacra2GpuMetricFactory() {
-  static const GpuMetricFactory factory{&PlanesRead, &DeviceBytes, &Create};
+  static const GpuMetricFactory factory{&PlanesRead, &DeviceBytes, &Create, /*reads_previous_reference=*/false,
+                                        /*wants_fixed_addresses=*/true};
   return factory;
 }
 
