@@ -179,8 +179,8 @@ class LadderScoring {
     ladder_options.queue_frames = kDecodeAheadFrames;
     ladder_options.scale = scale;
     // Pictures decoded on the GPU every scorer uses stay there: the reference when all
-    // renditions score on it, a rendition of the reference's size when its own does (a
-    // scaled one is scaled on the host). Host pictures bound for a GPU are page-locked.
+    // renditions score on it, a rendition when its own scorer does (a scaled one is
+    // scaled there too). Host pictures bound for a GPU are page-locked.
     bool host_pictures_to_gpu = false;
     const bool one_gpu =
         std::all_of(scorer_gpus.begin(), scorer_gpus.end(), [&](int g) { return g == scorer_gpus[0]; });
@@ -188,9 +188,7 @@ class LadderScoring {
       host_pictures_to_gpu = any_gpu;
     }
     for (size_t i = 0; i < n; ++i) {
-      const bool same_size = rendition_decoders[i]->info().geometry.width == geometry.width &&
-                             rendition_decoders[i]->info().geometry.height == geometry.height;
-      const bool on_device = same_size && KeepPicturesOnScorerGpu(scorer_gpus[i], options, rendition_decoders[i].get());
+      const bool on_device = KeepPicturesOnScorerGpu(scorer_gpus[i], options, rendition_decoders[i].get());
       host_pictures_to_gpu = host_pictures_to_gpu || (scorer_gpus[i] >= 0 && !on_device);
     }
     ladder_options.frame_memory = host_pictures_to_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();

@@ -103,6 +103,9 @@ def main():
     p.add_argument("--repeat", type=int, default=1,
                    help="play the media this many times over: a Y4M reference and Annex B renditions "
                         "(r*p.hevc in --media; repeat_media.py)")
+    p.add_argument("--check-decode", default="",
+                   help="after the runs, the ladder once more with this --decode (cpu): every frame's scores must "
+                        "be the same")
     p.add_argument("--out", default="")
     args = p.parse_args()
     binary = {name: os.path.join(args.bin, name) if args.bin else os.path.join(ROOT, "bazel-bin", sub, name)
@@ -140,11 +143,17 @@ def main():
         ports = dict(line.split("=") for line in open(port_file).read().split())
         address = f"127.0.0.1:{ports['grpc']}"
 
-        def ladder_call(rendition_names, out):
+        def ladder_call(rendition_names, out, decode=args.decode):
             return subprocess.Popen(
                 [binary["exactq"], "ladder", reference, *rendition_names, "--server-paths", "--server", address,
                  "--metrics", args.metrics, "--backend", args.backend, "--decode-threads", str(args.threads),
-                 *(["--decode", args.decode] if args.decode else []), "--quiet", "--json", out], cwd=media, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                 *(["--decode", decode] if decode else []), "--quiet", "--json", out],
+                cwd=media, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+        def scores(path):
+            """Each rendition's frames without their timing: what must not depend on the decoder."""
+            return [[{k: v for k, v in f.items() if k not in ("timing", "backend", "device")} for f in r["frames"]]
+                    for r in json.load(open(path))["renditions"]]
 
         def starts():
             return open(log_path).read().count("ladder start")
@@ -187,6 +196,17 @@ def main():
             runs["decoders_alone"].append(frames[0] * len(renditions) / wall)
             print(f"rep {rep} decoders alone (all {1 + len(renditions)} files at once) "
                   f"{runs['decoders_alone'][-1]:8.1f} rendition-frames/s", flush=True)
+        same_scores = None
+        if args.check_decode:
+            # The same ladder decoded (and scaled) elsewhere must give every frame's bits.
+            check = os.path.join(work, "check.json")
+            proc = ladder_call(renditions, check, decode=args.check_decode)
+            text, _ = proc.communicate()
+            if proc.returncode != 0:
+                sys.exit(f"exactq ladder --decode {args.check_decode} failed: {text}")
+            same_scores = scores(check) == scores(os.path.join(work, "ladder.json"))
+            print(f"scores: the ladder decoded with --decode {args.check_decode} against "
+                  f"{args.decode or 'the default'}: {'identical' if same_scores else 'DIFFERENT'}", flush=True)
         server.terminate()
         server.wait(60)
 
@@ -202,6 +222,7 @@ def main():
             "ladder_over_decoders_alone": ladder / alone,
             "reference_decodes": {"ladder": runs["ladder"][0]["reference_decodes"],
                                   "separate": runs["separate"][0]["reference_decodes"]},
+            "scores_identical_to_check_decode": same_scores,
         }
         print(json.dumps(summary, indent=2))
         result = {"size": args.size, "frames": args.frames, "repeat": args.repeat,

@@ -55,11 +55,6 @@ bool DecodeAhead::DecodeOne(Frame* out, absl::Status* status) {
     if (!more.ok()) *status = more.status();
     return false;
   }
-  // The transform reads host pixels: a picture kept on the GPU comes down first.
-  if (absl::Status s = scratch_.CopyDeviceToHost(); !s.ok()) {
-    *status = s;
-    return false;
-  }
   if (absl::Status s = out->Reset(options_.transform->geometry); !s.ok()) {
     *status = s;
     return false;

@@ -41,8 +41,9 @@ namespace exactq {
 class DecodeAhead {
  public:
   // Runs on the decoding thread after each picture: writes the picture to hand out into
-  // *out (already at `geometry`, from frame_memory) from the decoded one. An error ends
-  // the source as a decoder error would.
+  // *out (already at `geometry`, from frame_memory) from the decoded one, which may hold
+  // its pixels on a GPU only (Frame::device_picture; *out may then get a device picture
+  // too). An error ends the source as a decoder error would.
   struct Transform {
     FrameGeometry geometry;  // of the pictures handed out
     std::function<absl::Status(const Frame& decoded, Frame* out)> apply;

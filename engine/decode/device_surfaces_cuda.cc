@@ -1,8 +1,7 @@
 // DeviceSurfaces with CUDA: the surface converted by surface_planes.cu on the stream the
-// decoder maps its surfaces on, into pooled device buffers.
+// decoder maps its surfaces on, into a DevicePicturePool's pictures.
 #include <cuda_runtime_api.h>
 
-#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "engine/decode/device_surfaces.h"
 #include "engine/decode/surface_planes.h"
 #include "engine/platform/cuda_status.h"
+#include "engine/platform/device_picture_pool.h"
 
 extern "C" {
 #include <libavutil/hwcontext.h>
@@ -22,67 +22,13 @@ namespace {
 
 constexpr char kWho[] = "DeviceSurfaces";
 
-// Device buffers of one size on one GPU, handed out and taken back; freed when the last
-// picture and the decoder have let go.
-class BufferPool {
- public:
-  BufferPool(int gpu, size_t bytes) : gpu_(gpu), bytes_(bytes) {}
-  ~BufferPool() {
-    cudaSetDevice(gpu_);
-    for (uint8_t* buffer : free_) cudaFree(buffer);
-  }
-  absl::StatusOr<uint8_t*> Take() {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (!free_.empty()) {
-        uint8_t* buffer = free_.back();
-        free_.pop_back();
-        return buffer;
-      }
-    }
-    void* buffer = nullptr;
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&buffer, bytes_));
-    return static_cast<uint8_t*>(buffer);
-  }
-  void Give(uint8_t* buffer) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(buffer);
-  }
-  int gpu() const { return gpu_; }
-  size_t bytes() const { return bytes_; }
-
- private:
-  const int gpu_;
-  const size_t bytes_;
-  std::mutex mutex_;
-  std::vector<uint8_t*> free_;
-};
-
-class PooledPicture final : public DevicePicture {
- public:
-  PooledPicture(std::shared_ptr<BufferPool> pool, uint8_t* buffer) : pool_(std::move(pool)), buffer_(buffer) {}
-  ~PooledPicture() override { pool_->Give(buffer_); }
-  int device() const override { return pool_->gpu(); }
-  const uint8_t* bytes() const override { return buffer_; }
-  absl::Status CopyToHost(uint8_t* host, size_t size) const override {
-    if (size > pool_->bytes()) return absl::OutOfRangeError(absl::StrCat(kWho, ": more bytes than the picture holds"));
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(pool_->gpu()));
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpy(host, buffer_, size, cudaMemcpyDeviceToHost));
-    return absl::OkStatus();
-  }
-
- private:
-  std::shared_ptr<BufferPool> pool_;
-  uint8_t* buffer_;
-};
-
 }  // namespace
 
 struct DeviceSurfaces::State {
   int gpu = 0;
-  std::shared_ptr<BufferPool> pool;  // for the current geometry
-  unsigned* dropped = nullptr;       // device: the bits the shifts dropped
-  unsigned* dropped_host = nullptr;  // pinned
+  std::shared_ptr<DevicePicturePool> pool;  // for the current geometry
+  unsigned* dropped = nullptr;              // device: the bits the shifts dropped
+  unsigned* dropped_host = nullptr;         // pinned
   cudaEvent_t done = nullptr;
 };
 
@@ -119,18 +65,18 @@ absl::StatusOr<std::shared_ptr<const DevicePicture>> DeviceSurfaces::Convert(con
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(reinterpret_cast<void**>(&st.dropped_host), sizeof(unsigned)));
   }
   if (st.pool == nullptr || st.pool->bytes() != geometry.frame_bytes()) {
-    st.pool = std::make_shared<BufferPool>(st.gpu, geometry.frame_bytes());
+    st.pool = DevicePicturePool::Create(st.gpu, geometry.frame_bytes());
   }
-  absl::StatusOr<uint8_t*> buffer = st.pool->Take();
-  if (!buffer.ok()) return buffer.status();
-  auto picture = std::make_shared<PooledPicture>(st.pool, *buffer);
+  absl::StatusOr<std::shared_ptr<DevicePicturePool::Picture>> picture = st.pool->Take();
+  if (!picture.ok()) return picture.status();
+  uint8_t* const buffer = (*picture)->mutable_bytes();
 
   std::vector<SurfacePlaneCopy> copies;
   for (int p = 0; p < geometry.plane_count(); ++p) {
     const SurfacePlane& plane = (*layout)[p];
     copies.push_back({surface.data[plane.surface_plane], static_cast<size_t>(surface.linesize[plane.surface_plane]),
-                      plane.step, plane.offset, plane.shift, *buffer + geometry.plane_offset(p),
-                      geometry.plane_width(p), geometry.plane_height(p), geometry.bytes_per_sample()});
+                      plane.step, plane.offset, plane.shift, buffer + geometry.plane_offset(p), geometry.plane_width(p),
+                      geometry.plane_height(p), geometry.bytes_per_sample()});
   }
   // The surface was mapped on `stream`: the copies follow it there. Waiting for them here
   // hands out a complete picture, and the decoder may release the surface.
@@ -142,7 +88,7 @@ absl::StatusOr<std::shared_ptr<const DevicePicture>> DeviceSurfaces::Convert(con
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.done, stream));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(st.done));
   if (*st.dropped_host != 0) return SurfaceBitsError(frames->sw_format, geometry.format.bit_depth);
-  return std::shared_ptr<const DevicePicture>(std::move(picture));
+  return std::shared_ptr<const DevicePicture>(*std::move(picture));
 }
 
 }  // namespace exactq::decode::internal

@@ -1,5 +1,6 @@
 #include "engine/ladder/ladder_sources.h"
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -9,6 +10,7 @@
 #include "engine/decode/source_timing.h"
 #include "engine/platform/worker_pool.h"
 #include "engine/scale/bicubic_scaler.h"
+#include "engine/scale/device_scaler.h"
 
 namespace exactq {
 namespace {
@@ -35,6 +37,40 @@ absl::Status CheckRendition(size_t i, const DecodedStreamInfo& reference, const 
   }
   return absl::OkStatus();
 }
+
+// A rendition's scaling on its decoding thread: a picture the GPU decoded and kept there
+// is scaled there (the scaler's CUDA twin, made with the first such picture), any other
+// on the host. Both give the definition's samples.
+class Scaling {
+ public:
+  Scaling(scale::BicubicScaler host, int threads) : host_(std::move(host)) {
+    if (threads > 1) pool_ = std::make_unique<WorkerPool>(threads);
+  }
+  absl::Status Scale(const Frame& decoded, Frame* out) {
+    if (const DevicePicture* picture = decoded.device_picture();
+        picture != nullptr && scale::DeviceScaler::Available()) {
+      if (device_ == nullptr || device_->device() != picture->device()) {
+        absl::StatusOr<std::unique_ptr<scale::DeviceScaler>> made =
+            scale::DeviceScaler::Create(picture->device(), decoded.geometry(), out->geometry());
+        if (!made.ok()) return made.status();
+        device_ = *std::move(made);
+      }
+      absl::StatusOr<std::shared_ptr<const DevicePicture>> scaled = device_->Scale(*picture);
+      if (!scaled.ok()) return scaled.status();
+      out->SetDevicePicture(*std::move(scaled));
+      return absl::OkStatus();
+    }
+    absl::StatusOr<const Frame*> host = HostReadable(decoded, &host_copy_);
+    if (!host.ok()) return host.status();
+    return host_.Scale(**host, out, pool_.get());
+  }
+
+ private:
+  scale::BicubicScaler host_;
+  std::unique_ptr<WorkerPool> pool_;
+  std::unique_ptr<scale::DeviceScaler> device_;
+  Frame host_copy_;  // a device picture copied down where no device scaler runs
+};
 
 }  // namespace
 
@@ -82,14 +118,11 @@ absl::StatusOr<std::unique_ptr<LadderSources>> LadderSources::Start(
     if (!scaler.ok()) {
       return absl::Status(scaler.status().code(), absl::StrCat("rendition ", i, ": ", scaler.status().message()));
     }
-    // The decoding thread is the scaler's only caller (its pool's threads scale bands of
-    // each picture); its taps are made once, here.
-    auto shared = std::make_shared<scale::BicubicScaler>(*std::move(scaler));
-    std::shared_ptr<WorkerPool> pool;
-    if (options.scale_threads > 1) pool = std::make_shared<WorkerPool>(options.scale_threads);
-    transforms[i] = DecodeAhead::Transform{ref.geometry, [shared, pool](const Frame& decoded, Frame* out) {
-                                             return shared->Scale(decoded, out, pool.get());
-                                           }};
+    // The decoding thread is the scalers' only caller (the host scaler's pool's threads
+    // scale bands of each picture); the host scaler's taps are made once, here.
+    auto scaling = std::make_shared<Scaling>(*std::move(scaler), options.scale_threads);
+    transforms[i] = DecodeAhead::Transform{
+        ref.geometry, [scaling](const Frame& decoded, Frame* out) { return scaling->Scale(decoded, out); }};
   }
 
   auto impl = std::make_unique<Impl>();

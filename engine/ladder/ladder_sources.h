@@ -5,7 +5,9 @@
 // The reference is decoded once however many renditions there are. A rendition whose
 // size differs from the reference's is scaled to it on its own decoding thread by the
 // exact scaler (engine/scale, ScaleMode::kBicubic; one BicubicScaler per rendition, its
-// taps made once), so renditions decode and scale in parallel; each source is a
+// taps made once; a picture the GPU decoder kept on the device is scaled there by the
+// scaler's CUDA twin, scale::DeviceScaler, to the same samples), so renditions decode and
+// scale in parallel; each source is a
 // DecodeAhead (engine/decode/decode_ahead.h). ScaleMode::kNone refuses it instead
 // (Start fails with InvalidArgument naming the rendition and both sizes). Start also
 // refuses a rendition whose pixel format (chroma layout, bit depth) differs from the
