@@ -179,12 +179,15 @@ class LadderScoring {
     ladder_options.queue_frames = kDecodeAheadFrames;
     ladder_options.scale = scale;
     // Pictures decoded on the GPU every scorer uses stay there: the reference when all
-    // renditions score on it, a rendition when its own scorer does (a scaled one is
-    // scaled there too). Host pictures bound for a GPU are page-locked.
+    // renditions score on it (else, when they all score on one GPU, it is uploaded there
+    // once for all of them), a rendition when its own scorer does (a scaled one is scaled
+    // there too). Other host pictures bound for a GPU are page-locked.
     bool host_pictures_to_gpu = false;
-    const bool one_gpu =
-        std::all_of(scorer_gpus.begin(), scorer_gpus.end(), [&](int g) { return g == scorer_gpus[0]; });
-    if (!(one_gpu && KeepPicturesOnScorerGpu(scorer_gpus[0], options, reference_decoder->get()))) {
+    const bool one_gpu = scorer_gpus[0] >= 0 && std::all_of(scorer_gpus.begin(), scorer_gpus.end(),
+                                                            [&](int g) { return g == scorer_gpus[0]; });
+    if (one_gpu && !KeepPicturesOnScorerGpu(scorer_gpus[0], options, reference_decoder->get())) {
+      ladder_options.reference_gpu = scorer_gpus[0];
+    } else if (!one_gpu) {
       host_pictures_to_gpu = any_gpu;
     }
     for (size_t i = 0; i < n; ++i) {

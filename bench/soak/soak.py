@@ -207,7 +207,8 @@ def main():
         for t in threads:
             t.join()
 
-        # The sampled answers against the CPU backend, bit for bit (each case once, 8 at a time).
+        # The sampled answers against the CPU backend, bit for bit (each case once, up to 8
+        # at a time, within the per-peer limit the server was given).
         def cpu_answer(c):
             case = cases[c]
             out = os.path.join(work, f"cpu_{c}.json")
@@ -223,7 +224,7 @@ def main():
             raise RuntimeError(f"the CPU answer of case {c} failed: {r.stderr.strip()[-300:]}")
 
         wanted = sorted({c for c, _ in kept})
-        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        with concurrent.futures.ThreadPoolExecutor(min(8, args.streams)) as pool:
             cpu_answers = dict(zip(wanted, pool.map(cpu_answer, wanted)))
         mismatches = 0
         for c, path in kept:

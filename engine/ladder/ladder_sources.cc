@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/decode/decode_ahead.h"
 #include "engine/decode/source_timing.h"
+#include "engine/platform/picture_uploader.h"
 #include "engine/platform/worker_pool.h"
 #include "engine/scale/bicubic_scaler.h"
 #include "engine/scale/device_scaler.h"
@@ -129,7 +130,28 @@ absl::StatusOr<std::unique_ptr<LadderSources>> LadderSources::Start(
   DecodeAhead::Options ahead;
   ahead.queue_frames = options.queue_frames;
   ahead.frame_memory = options.frame_memory;
-  impl->reference = std::make_unique<DecodeAhead>(std::move(reference), ahead);
+  DecodeAhead::Options reference_ahead = ahead;
+  if (options.reference_gpu >= 0 && PictureUploader::Available()) {
+    absl::StatusOr<std::unique_ptr<PictureUploader>> made =
+        PictureUploader::Create(options.reference_gpu, ref.geometry.frame_bytes());
+    if (!made.ok()) return made.status();
+    std::shared_ptr<PictureUploader> uploader = *std::move(made);
+    const int gpu = options.reference_gpu;
+    reference_ahead.transform = DecodeAhead::Transform{
+        ref.geometry, [uploader, gpu](const Frame& decoded, Frame* out) -> absl::Status {
+          if (const DevicePicture* picture = decoded.device_picture(); picture != nullptr && picture->device() == gpu) {
+            return absl::FailedPreconditionError("the reference is on the GPU already: keep it there, not upload it");
+          }
+          if (!decoded.host_bytes_valid()) {
+            return absl::FailedPreconditionError("the reference is on another GPU than its renditions' scorers");
+          }
+          absl::StatusOr<std::shared_ptr<const DevicePicture>> uploaded = uploader->Upload(decoded.bytes());
+          if (!uploaded.ok()) return uploaded.status();
+          out->SetDevicePicture(*std::move(uploaded));
+          return absl::OkStatus();
+        }};
+  }
+  impl->reference = std::make_unique<DecodeAhead>(std::move(reference), std::move(reference_ahead));
   for (size_t i = 0; i < renditions.size(); ++i) {
     DecodeAhead::Options rendition_ahead = ahead;
     rendition_ahead.transform = std::move(transforms[i]);

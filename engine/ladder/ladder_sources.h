@@ -62,6 +62,11 @@ class LadderSources {
     // Threads that scale each resized rendition's pictures, in bands of rows (the same
     // bytes for any count; bicubic_scaler.h). 1: its decoding thread alone.
     int scale_threads = 1;
+    // A GPU on which every rendition is scored: a reference picture that arrives on the
+    // host is copied there once, on the reference's decoding thread, and handed out as a
+    // device picture (Frame::device_picture) that every rendition's scorer reads in
+    // place, instead of each uploading it. -1 (or a build without CUDA): host pictures.
+    int reference_gpu = -1;
   };
 
   // At least one rendition. Errors name the rendition by its index (from 0).

@@ -35,7 +35,7 @@ struct DeviceScaler::State {
 bool DeviceScaler::Available() { return true; }
 
 absl::StatusOr<std::unique_ptr<DeviceScaler>> DeviceScaler::Create(int device, const FrameGeometry& source,
-                                                                    const FrameGeometry& target) {
+                                                                   const FrameGeometry& target) {
   auto state = std::make_unique<State>();
   state->device = device;
   absl::StatusOr<std::unique_ptr<BicubicScalerCuda>> twin = BicubicScalerCuda::Create(device, source, target);
