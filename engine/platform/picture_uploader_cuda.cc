@@ -49,8 +49,8 @@ absl::StatusOr<std::shared_ptr<const DevicePicture>> PictureUploader::Upload(con
   absl::StatusOr<std::shared_ptr<DevicePicturePool::Picture>> picture = st.pool->Take();
   if (!picture.ok()) return picture.status();
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(st.device));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMemcpyAsync((*picture)->mutable_bytes(), host, st.pool->bytes(),
-                                                    cudaMemcpyHostToDevice, st.stream));
+  EXACTQ_RETURN_IF_CUDA_ERROR(
+      kWho, cudaMemcpyAsync((*picture)->mutable_bytes(), host, st.pool->bytes(), cudaMemcpyHostToDevice, st.stream));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.done, st.stream));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(st.done));
   return std::shared_ptr<const DevicePicture>(*std::move(picture));
