@@ -13,6 +13,7 @@ flags=(-std=c++17 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 clang++ "${flags[@]}" -o "$work/decode_fuzzer" tests/fuzz/decode_fuzzer.cc \
   engine/decode/spool_file.cc engine/decode/byte_source.cc engine/decode/video_decoder.cc \
   engine/decode/av_frame_conversion.cc engine/decode/gpu_decoding.cc engine/decode/source_timing.cc \
+  engine/decode/cuda_decode_device_none.cc engine/decode/device_surfaces_none.cc \
   engine/format/frame.cc engine/format/frame_buffer.cc engine/format/frame_geometry.cc engine/format/pixel_format.cc engine/format/color.cc \
   $(pkg-config --libs libavformat libavcodec libavutil absl_status absl_statusor absl_strings absl_str_format)
 tests/fuzz/make_decode_seeds.sh "$work/corpus"
