@@ -206,14 +206,12 @@ absl::StatusOr<std::vector<SurfacePlane>> SurfaceLayout(AVPixelFormat format, co
                                                  " does not hold ", PixelFormatName(want)));
   }
   const bool semi_planar = format == AV_PIX_FMT_NV12 || format == AV_PIX_FMT_P010LE || format == AV_PIX_FMT_P016LE;
+  const int shift = want.bit_depth == 8 ? 0 : 16 - want.bit_depth;  // samples in the words' top bits
   std::vector<SurfacePlane> planes;
   for (int p = 0; p < geometry.plane_count(); ++p) {
     // Semi-planar: U and V interleaved in the surface's second plane.
-    planes.push_back({semi_planar ? std::min(p, 1) : p, semi_planar && p > 0 ? 2 : 1, semi_planar && p == 2 ? 1 : 0,
-                      16 - want.bit_depth});
-  }
-  if (want.bit_depth == 8) {
-    for (SurfacePlane& plane : planes) plane.shift = 0;
+    planes.push_back(
+        {semi_planar ? std::min(p, 1) : p, semi_planar && p > 0 ? 2 : 1, semi_planar && p == 2 ? 1 : 0, shift});
   }
   return planes;
 }

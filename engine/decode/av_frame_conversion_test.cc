@@ -4,8 +4,10 @@
 // passed by value.
 #include "engine/decode/av_frame_conversion.h"
 
+#include <array>
 #include <cstring>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -57,6 +59,37 @@ TEST_F(ColourFromAvTest, DefinedValuesKeepTheirMeaningAndNames) {
   colour = ColourFromAv(*picture_);
   EXPECT_EQ(colour.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_NE(std::string(colour.status().message()).find("primaries is bt2020"), std::string::npos) << colour.status();
+}
+
+// Each plane as {surface plane, step, offset, shift}.
+std::vector<std::array<int, 4>> Fields(const std::vector<SurfacePlane>& layout) {
+  std::vector<std::array<int, 4>> out;
+  for (const SurfacePlane& p : layout) out.push_back({p.surface_plane, p.step, p.offset, p.shift});
+  return out;
+}
+
+// Where the planar planes lie in the GPU decoder's surfaces, by the formats' definitions:
+// NV12/P010/P016 hold Y, then U and V interleaved (U first); P010 and YUV444P16 keep a
+// sample in the top bits of its 16-bit word.
+TEST(SurfaceLayoutTest, NamesEachPlanesSourceStepOffsetAndShift) {
+  const FrameGeometry nv12{64, 32, {ChromaLayout::k420, 8}};
+  absl::StatusOr<std::vector<SurfacePlane>> layout = SurfaceLayout(AV_PIX_FMT_NV12, nv12);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(Fields(*layout), (std::vector<std::array<int, 4>>{{0, 1, 0, 0}, {1, 2, 0, 0}, {1, 2, 1, 0}}));
+
+  const FrameGeometry p010{64, 32, {ChromaLayout::k420, 10}};
+  layout = SurfaceLayout(AV_PIX_FMT_P010LE, p010);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(Fields(*layout), (std::vector<std::array<int, 4>>{{0, 1, 0, 6}, {1, 2, 0, 6}, {1, 2, 1, 6}}));
+
+  const FrameGeometry yuv444_12{64, 32, {ChromaLayout::k444, 12}};
+  layout = SurfaceLayout(AV_PIX_FMT_YUV444P16LE, yuv444_12);
+  ASSERT_TRUE(layout.ok()) << layout.status();
+  EXPECT_EQ(Fields(*layout), (std::vector<std::array<int, 4>>{{0, 1, 0, 4}, {1, 1, 0, 4}, {2, 1, 0, 4}}));
+
+  // A surface that cannot hold the geometry is refused by name.
+  EXPECT_EQ(SurfaceLayout(AV_PIX_FMT_NV12, p010).status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(SurfaceLayout(AV_PIX_FMT_YUV444P, nv12).status().code(), absl::StatusCode::kUnimplemented);
 }
 
 }  // namespace
