@@ -91,6 +91,15 @@ absl::StatusOr<Decoded> DecodeAll(const std::string& path, DecodeDevice device, 
   }
 }
 
+// Frame f decoded two ways: the same geometry and every plane's bytes.
+void ExpectSamePlanes(const Frame& got, const Frame& cpu, size_t f) {
+  ASSERT_EQ(got.geometry(), cpu.geometry()) << "frame " << f;
+  for (int p = 0; p < cpu.geometry().plane_count(); ++p) {
+    ASSERT_EQ(std::memcmp(got.plane_bytes(p), cpu.plane_bytes(p), cpu.geometry().plane_bytes(p)), 0)
+        << "frame " << f << " plane " << p << " differs";
+  }
+}
+
 TEST(GpuDecodeTest, AutoGivesTheCpuDecodersBytes) {
   const std::vector<std::string> samples = Samples();
   if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
@@ -116,11 +125,7 @@ TEST(GpuDecodeTest, AutoGivesTheCpuDecodersBytes) {
     for (size_t f = 0; f < cpu->frames.size(); ++f) {
       const Frame& a = automatic->frames[f];
       const Frame& c = cpu->frames[f];
-      ASSERT_EQ(a.geometry(), c.geometry()) << "frame " << f;
-      for (int p = 0; p < c.geometry().plane_count(); ++p) {
-        ASSERT_EQ(std::memcmp(a.plane_bytes(p), c.plane_bytes(p), c.geometry().plane_bytes(p)), 0)
-            << "frame " << f << " plane " << p << " differs";
-      }
+      ASSERT_NO_FATAL_FAILURE(ExpectSamePlanes(a, c, f));
     }
   }
   std::printf("%d of %zu samples decoded on the GPU, byte for byte as on the CPU\n", gpu_decoded, samples.size());
@@ -155,11 +160,7 @@ TEST(GpuDecodeTest, PicturesKeptOnTheGpuAreTheCpuDecodersBytes) {
       ASSERT_NE(d.device_picture(), nullptr) << "frame " << f;
       ASSERT_FALSE(d.host_bytes_valid()) << "frame " << f;
       ASSERT_TRUE(d.CopyDeviceToHost().ok()) << "frame " << f;
-      ASSERT_EQ(d.geometry(), c.geometry()) << "frame " << f;
-      for (int p = 0; p < c.geometry().plane_count(); ++p) {
-        ASSERT_EQ(std::memcmp(d.plane_bytes(p), c.plane_bytes(p), c.geometry().plane_bytes(p)), 0)
-            << "frame " << f << " plane " << p << " differs";
-      }
+      ASSERT_NO_FATAL_FAILURE(ExpectSamePlanes(d, c, f));
     }
   }
   std::printf("%d of %zu samples kept on the GPU, byte for byte as on the CPU\n", kept, samples.size());
