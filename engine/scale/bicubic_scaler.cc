@@ -417,17 +417,17 @@ absl::Status BicubicScaler::Scale(const Frame& source, Frame* target, WorkerPool
   }
   // Keeps the buffer when it is large enough (and gives a moved-from frame one).
   if (absl::Status s = target->Reset(target_); !s.ok()) return s;
-  // Tasks: (plane, band of output rows); one band per plane without a pool.
-  struct Band {
-    int plane, y_begin, y_end;
-  };
-  std::vector<Band> bands;
-  for (int p = 0; p < source_.plane_count(); ++p) {
-    const int rows = planes_[static_cast<size_t>(p)].v.dst;
-    const int step = pool != nullptr && pool->num_threads() > 1 ? kBandRows : rows;
-    for (int y = 0; y < rows; y += step) bands.push_back({p, y, std::min(rows, y + step)});
-  }
+  // Tasks: (plane, band of output rows); one band per plane without a pool. The list
+  // depends only on the geometry and whether a pool splits: made once for each.
   const int workers = pool != nullptr ? pool->num_threads() : 1;
+  std::vector<Band>& bands = bands_[workers > 1 ? 1 : 0];
+  if (bands.empty()) {
+    for (int p = 0; p < source_.plane_count(); ++p) {
+      const int rows = planes_[static_cast<size_t>(p)].v.dst;
+      const int step = workers > 1 ? kBandRows : rows;
+      for (int y = 0; y < rows; y += step) bands.push_back({p, y, std::min(rows, y + step)});
+    }
+  }
   if (scratch_.size() < static_cast<size_t>(workers)) scratch_.resize(static_cast<size_t>(workers));
   const bool wide_samples = source_.bytes_per_sample() == 2;
   auto run = [&](int task, int worker) {

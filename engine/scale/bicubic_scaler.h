@@ -155,6 +155,11 @@ class BicubicScaler {
   ScalerIsa isa_ = ScalerIsa::kBaseline;
   std::vector<PlaneTaps> planes_;
   std::vector<Scratch> scratch_;  // one per worker
+  // Scale's tasks: a plane's band of output rows; [0] whole planes, [1] kBandRows bands.
+  struct Band {
+    int plane, y_begin, y_end;
+  };
+  std::vector<Band> bands_[2];
 };
 
 }  // namespace scale
