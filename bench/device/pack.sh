@@ -19,7 +19,8 @@ TARGETS=(//engine/metrics/ssimulacra2/cuda:ssimulacra2_cuda_test //bench/ssimula
          //engine/metrics/psnr/cuda:psnr_cuda_test //bench/runtime:runtime_bench //server:exactqd //client:exactq
          //engine/scale/cuda:bicubic_scaler_cuda_test //bench/decode:decode_rate //engine/decode:gpu_decode_test
          //engine/metrics/vmaf/cuda:vmaf_cuda_test //bench/vmaf:vmaf_cuda_bench
-         //engine/runtime:device_picture_scoring_test //engine/scale/cuda:device_scaler_test)
+         //engine/runtime:device_picture_scoring_test //engine/scale/cuda:device_scaler_test
+         //engine/platform:device_frame_buffer_cuda_test)
 FFMPEG_PREFIX=/tmp/exactq-ffmpeg-device  # the prefix --config=device names (.bazelrc)
 [ -f "$FFMPEG_PREFIX/lib/libavcodec.a" ] || bench/device/build_ffmpeg.sh "$FFMPEG_PREFIX"
 BAZEL=(bazel --output_base="$OUTPUT_BASE")
@@ -36,7 +37,8 @@ cp "$BIN/engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_test" "$BIN/bench/ssim
    "$BIN/server/exactqd" "$BIN/client/exactq" "$BIN/engine/scale/cuda/bicubic_scaler_cuda_test" \
    "$BIN/bench/decode/decode_rate" "$BIN/engine/decode/gpu_decode_test" "$STAGE/exact/ordered_sum_cuda_test" \
    "$BIN/engine/metrics/vmaf/cuda/vmaf_cuda_test" "$BIN/bench/vmaf/vmaf_cuda_bench" \
-   "$BIN/engine/runtime/device_picture_scoring_test" "$BIN/engine/scale/cuda/device_scaler_test" "$STAGE/$LABEL/"
+   "$BIN/engine/runtime/device_picture_scoring_test" "$BIN/engine/scale/cuda/device_scaler_test" \
+   "$BIN/engine/platform/device_frame_buffer_cuda_test" "$STAGE/$LABEL/"
 # The probe of the GPU's video decoder; its headers come with build_ffmpeg.sh's packages.
 g++ -O2 -std=c++17 -Wall -Werror -static-libstdc++ -static-libgcc -o "$STAGE/$LABEL/nvdec_probe" \
   bench/device/nvdec_probe.cc -ldl

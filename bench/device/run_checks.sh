@@ -4,7 +4,8 @@
 # them), then for the build LABEL, in this order (the most needed first, in case the
 # device time runs out):
 #   1. the GPU parity suites: ordered sum, ssimulacra2 (every corpus frame == the CPU),
-#      SSIM, PSNR, vmaf, the scaler, frame pipeline                -> $OUT/parity.txt
+#      SSIM, PSNR, vmaf, the scaler, frame pipeline, the device frame buffer, device
+#      pictures and the device scaler                            -> $OUT/parity.txt
 #   2. the ssimulacra2 bench's rates with 16 in flight at 270p, 1080p and 4K, LABEL and
 #      each BASELINE label alternating in the same run, ROUNDS rounds -> $OUT/ab.txt
 #      (and a summary table                                        -> $OUT/ab_table.txt)
@@ -46,7 +47,8 @@ mkdir -p "$OUT/logs"
 
 # 1. Parity.
 [ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test psnr_cuda_test vmaf_cuda_test \
-                                          bicubic_scaler_cuda_test frame_pipeline_test; do
+                                          bicubic_scaler_cuda_test frame_pipeline_test device_frame_buffer_cuda_test \
+                                          device_picture_scoring_test device_scaler_test; do
   start=$(date +%s)
   timeout 300 "$B/$t" > "$W/$t.log" 2>&1
   rc=$?

@@ -18,6 +18,15 @@ size_t LeadingPlaneBytes(const FrameGeometry& g, int planes) {
   return planes >= g.plane_count() ? g.frame_bytes() : g.plane_offset(planes);
 }
 
+// Bytes kept for each picture of the pair: its size rounded up to the alignment
+// cudaMalloc gives, so that the distorted picture, which follows the reference, starts as
+// aligned as the reference does. (An odd-sized 8-bit picture followed by a 16-bit one that
+// fits in its room would otherwise put the 16-bit samples at odd addresses.)
+constexpr size_t kPictureAlignment = 256;
+size_t SlotBytes(size_t picture_bytes) {
+  return (picture_bytes + kPictureAlignment - 1) / kPictureAlignment * kPictureAlignment;
+}
+
 // The picture's bytes already on `device` (made there: Frame::device_picture), or null
 // when they must be copied.
 const uint8_t* ResidentOn(const Frame& frame, int device) {
@@ -40,11 +49,12 @@ DeviceFrameBuffer::~DeviceFrameBuffer() {
 }
 
 uint64_t DeviceFrameBuffer::DeviceBytes(const FrameGeometry& geometry, int planes, bool previous_reference) {
-  return 2 * static_cast<uint64_t>(LeadingPlaneBytes(geometry, planes)) +
+  return 2 * static_cast<uint64_t>(SlotBytes(LeadingPlaneBytes(geometry, planes))) +
          (previous_reference ? static_cast<uint64_t>(LeadingPlaneBytes(geometry, 1)) : 0);
 }
 
-absl::Status DeviceFrameBuffer::Reserve(size_t picture_bytes, bool staging) {
+absl::Status DeviceFrameBuffer::Reserve(size_t bytes, bool staging) {
+  const size_t picture_bytes = SlotBytes(bytes);
   if (ready_ == nullptr) {
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
   }

@@ -62,7 +62,8 @@ class DeviceFrameBuffer {
   static uint64_t DeviceBytes(const FrameGeometry& geometry, int planes, bool previous_reference = false);
 
  private:
-  absl::Status Reserve(size_t picture_bytes, bool staging);
+  // Room for two pictures of `bytes` each (and their staging), grown as needed.
+  absl::Status Reserve(size_t bytes, bool staging);
 
   int device_;
   uint8_t* device_pictures_ = nullptr;  // reference, then distorted, capacity_ bytes each
