@@ -181,8 +181,10 @@ def main():
     parser.add_argument("--concurrent", type=int, default=4, help="then every pair this many times at once on cuda")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
-    # All clients come from 127.0.0.1: room for the concurrent streams.
-    server, ports = start_server(args.bin, args.out, "main", ["--max_streams_per_peer=64"])
+    # All clients come from 127.0.0.1: room for the concurrent streams (every corpus pair
+    # times --concurrent, more than the server's defaults admit).
+    limit = f"{max(64, 64 * args.concurrent)}"
+    server, ports = start_server(args.bin, args.out, "main", ["--max_streams=" + limit, "--max_streams_per_peer=" + limit])
     try:
         address = "127.0.0.1:" + ports["grpc"]
         START_ADDRESS[0] = address
