@@ -89,6 +89,10 @@ ABSL_FLAG(uint64_t, max_device_bytes, 0,
 ABSL_FLAG(uint64_t, pinned_frame_bytes, uint64_t{2} << 30,
           "page-locked host memory for the pictures of GPU streams, kept for reuse, so the GPU copies "
           "them without a second host copy; beyond it pictures use ordinary memory; 0 = off");
+ABSL_FLAG(std::string, gpu_wait, "block",
+          "how threads wait for GPU work: block (sleep until the device signals), yield, or spin (a "
+          "core polls per waiting thread: least latency, but many streams' waits take the cores "
+          "decoding and reading need)");
 ABSL_FLAG(std::string, gpus, "all", "GPUs to use, by index after CUDA_VISIBLE_DEVICES: all, none, or e.g. 0,2");
 ABSL_FLAG(int, gpu_retry_seconds, 30,
           "a GPU that failed (launch or copy error) takes no new streams for this long, doubled for each "
@@ -154,6 +158,7 @@ void ApplyEnvironmentDefaults() {
                                       absl::FindCommandLineFlag("tls_key_file"),
                                       absl::FindCommandLineFlag("tls_client_ca_file"),
                                       absl::FindCommandLineFlag("gpus"),
+                                      absl::FindCommandLineFlag("gpu_wait"),
                                       absl::FindCommandLineFlag("fault_injection"),
                                       absl::FindCommandLineFlag("max_device_bytes"),
                                       absl::FindCommandLineFlag("max_cpu_streams"),
@@ -294,11 +299,14 @@ absl::Status ConfigureRuntime() {
   runtime.max_device_bytes = absl::GetFlag(FLAGS_max_device_bytes);
   runtime.gpu_retry_seconds = absl::GetFlag(FLAGS_gpu_retry_seconds);
   runtime.pinned_frame_bytes = absl::GetFlag(FLAGS_pinned_frame_bytes);
+  absl::StatusOr<GpuWait> wait = ParseGpuWait(absl::GetFlag(FLAGS_gpu_wait));
+  if (!wait.ok()) return wait.status();
   if (runtime.gpu_retry_seconds < 0) return absl::InvalidArgumentError("--gpu_retry_seconds must be >= 0");
   if (const uint32_t k = absl::GetFlag(FLAGS_frames_in_flight); k < 1 || k > 64) {
     return absl::InvalidArgumentError(absl::StrCat("--frames_in_flight must be 1 to 64, got ", k));
   }
   SetRuntimeConfig(runtime);
+  if (absl::Status s = ApplyGpuWait(*wait); !s.ok()) return s;
   // The pool is built now, from this configuration, before any stream asks for a GPU.
   const DevicePool& pool = GlobalDevicePool();
   for (const DeviceHealth& d : pool.Snapshot()) {

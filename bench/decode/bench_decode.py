@@ -113,6 +113,7 @@ def main():
     p.add_argument("--raw", action="store_true", help="also both sides as raw Y4M uploads (the reference twice)")
     p.add_argument("--repeat", type=int, default=1,
                    help="play the inputs this many times over (HEVC only, as Annex B; needs --inputs or makes them)")
+    p.add_argument("--server-flags", default="", help="more exactqd flags, space-separated (e.g. --gpu_wait=spin)")
     args = p.parse_args()
     if args.make_inputs:
         os.makedirs(args.make_inputs, exist_ok=True)
@@ -144,7 +145,8 @@ def main():
         log = open(os.path.join(work, "server.log"), "w")
         server = subprocess.Popen([exactqd, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
                                    f"--port-file={port_file}", f"--source-root={data}", f"--spool-dir={work}",
-                                   f"--max-decode-threads={args.threads}", "--frames-in-flight=2"],
+                                   f"--max-decode-threads={args.threads}", "--frames-in-flight=2",
+                                   *args.server_flags.split()],
                                   stdout=log, stderr=subprocess.STDOUT)
         while not os.path.exists(port_file):
             time.sleep(0.05)
@@ -222,7 +224,7 @@ def main():
             print(f"scores {name} {metrics}: {device} decoding against cpu decoding, {len(frames)} frames: "
                   f"{'identical' if frames == cpu_frames else 'DIFFERENT'}", flush=True)
         result = {"size": args.size, "frames": args.frames, "repeat": args.repeat, "threads": args.threads,
-                  "backend": args.backend,
+                  "backend": args.backend, "server_flags": args.server_flags,
                   "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
                   "scores_identical_across_decoders": same_scores,
                   "note": "reference: raw Y4M by server path (decoded by FFmpeg's Y4M demuxer); rendition uploaded"}

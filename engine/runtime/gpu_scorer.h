@@ -16,12 +16,18 @@
 #include "engine/format/frame.h"
 #include "engine/metrics/metric.h"
 #include "engine/runtime/gpu_device.h"
+#include "engine/runtime/runtime_config.h"
 
 namespace exactq {
 
 // The GPUs this process may use (CUDA_VISIBLE_DEVICES applies), or an error saying why
 // none can be used (no driver, no device, built without CUDA).
 absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices();
+
+// Sets how host threads wait for every GPU's work (GpuWait), for the whole process, the
+// GPU decoders' waits included (they share the devices' primary contexts). OK and
+// nothing done without CUDA.
+absl::Status ApplyGpuWait(GpuWait wait);
 
 // Device memory in use on one GPU (total minus free, all processes), for /metrics.
 absl::StatusOr<uint64_t> GpuMemoryInUse(int device);

@@ -211,6 +211,24 @@ absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices() {
   return devices;
 }
 
+absl::Status ApplyGpuWait(GpuWait wait) {
+  unsigned int flags = cudaDeviceScheduleSpin;
+  if (wait == GpuWait::kYield) flags = cudaDeviceScheduleYield;
+  if (wait == GpuWait::kBlock) flags = cudaDeviceScheduleBlockingSync;
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();
+    return absl::OkStatus();  // no usable GPU: nothing waits for one
+  }
+  int current = 0;
+  if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;
+  for (int i = 0; i < count; ++i) {
+    if (absl::Status s = FromCuda(cudaSetDevice(i), "cudaSetDevice"); !s.ok()) return s;
+    if (absl::Status s = FromCuda(cudaSetDeviceFlags(flags), "cudaSetDeviceFlags"); !s.ok()) return s;
+  }
+  return FromCuda(cudaSetDevice(current), "cudaSetDevice");
+}
+
 absl::StatusOr<uint64_t> GpuMemoryInUse(int device) {
   int current = 0;
   if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;

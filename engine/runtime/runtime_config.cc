@@ -30,6 +30,25 @@ absl::StatusOr<std::optional<std::vector<int>>> ParseGpuList(const std::string& 
   return std::optional<std::vector<int>>(gpus);
 }
 
+absl::StatusOr<GpuWait> ParseGpuWait(const std::string& text) {
+  for (GpuWait wait : {GpuWait::kSpin, GpuWait::kYield, GpuWait::kBlock}) {
+    if (text == GpuWaitName(wait)) return wait;
+  }
+  return absl::InvalidArgumentError(absl::StrCat("--gpu_wait: '", text, "' is not spin, yield or block"));
+}
+
+const char* GpuWaitName(GpuWait wait) {
+  switch (wait) {
+    case GpuWait::kSpin:
+      return "spin";
+    case GpuWait::kYield:
+      return "yield";
+    case GpuWait::kBlock:
+      return "block";
+  }
+  return "?";
+}
+
 absl::StatusOr<FaultInjection> ParseFaultInjection(const std::string& text) {
   FaultInjection faults;
   for (absl::string_view item : absl::StrSplit(text, ',', absl::SkipEmpty())) {

@@ -24,6 +24,14 @@ struct FaultInjection {
   int lose_gpu_after_frames = -1;
 };
 
+// How a host thread waits for its GPU work (a frame's results, a decoder's picture):
+// kSpin polls on a core until the work is done (CUDA's choice for a process with fewer
+// contexts than cores: the lowest latency, a busy core per waiting thread); kYield polls
+// but yields the core; kBlock sleeps until the device signals. A server with many
+// streams has many threads waiting at once: spinning ones take the cores its decoders
+// and readers need. Set for the process by ApplyGpuWait (gpu_scorer.h).
+enum class GpuWait { kSpin, kYield, kBlock };
+
 struct RuntimeConfig {
   // Device indices (after CUDA_VISIBLE_DEVICES) the engine may use; nullopt: all.
   std::optional<std::vector<int>> gpus;
@@ -46,6 +54,10 @@ const RuntimeConfig& GetRuntimeConfig();
 
 // "0,2" -> {0, 2}; "" or "all" -> nullopt; "none" -> {} (CPU only).
 absl::StatusOr<std::optional<std::vector<int>>> ParseGpuList(const std::string& text);
+// "spin", "yield", "block"; InvalidArgument naming them otherwise.
+absl::StatusOr<GpuWait> ParseGpuWait(const std::string& text);
+const char* GpuWaitName(GpuWait wait);
+
 // "" (off), or a comma-separated list of "gpu_fail_after=N", "gpu_lost_after=N",
 // "gpu_alloc_fail".
 absl::StatusOr<FaultInjection> ParseFaultInjection(const std::string& text);

@@ -27,5 +27,15 @@ TEST(RuntimeConfigTest, ParsesFaults) {
   EXPECT_FALSE(ParseFaultInjection("melt").ok());
 }
 
+TEST(RuntimeConfigTest, GpuWaitNamesRoundTrip) {
+  for (GpuWait wait : {GpuWait::kSpin, GpuWait::kYield, GpuWait::kBlock}) {
+    absl::StatusOr<GpuWait> parsed = ParseGpuWait(GpuWaitName(wait));
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_EQ(*parsed, wait);
+  }
+  EXPECT_EQ(ParseGpuWait("busy").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseGpuWait("").status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace exactq
