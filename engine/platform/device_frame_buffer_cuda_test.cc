@@ -45,9 +45,8 @@ std::vector<uint8_t> Download(const uint8_t* device, size_t bytes) {
 // start at an odd address (16-bit loads there fault).
 TEST_F(DeviceFrameBufferCudaTest, EveryPairStartsAlignedAndHoldsTheHostBytes) {
   const FrameGeometry geometries[] = {
-      {33, 31, {ChromaLayout::k420, 8}}, {8, 8, {ChromaLayout::k420, 16}},
-      {9, 7, {ChromaLayout::k444, 8}},   {5, 3, {ChromaLayout::k422, 10}},
-      {577, 323, {ChromaLayout::k444, 8}}, {33, 31, {ChromaLayout::k420, 10}},
+      {33, 31, {ChromaLayout::k420, 8}}, {8, 8, {ChromaLayout::k420, 16}},    {9, 7, {ChromaLayout::k444, 8}},
+      {5, 3, {ChromaLayout::k422, 10}},  {577, 323, {ChromaLayout::k444, 8}}, {33, 31, {ChromaLayout::k420, 10}},
   };
   ASSERT_EQ(FrameGeometry(geometries[0]).frame_bytes() % 2, 1u);
   DeviceFrameBuffer buffer(0);
