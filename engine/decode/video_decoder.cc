@@ -73,6 +73,9 @@ struct VideoDecoder::Av {
   int stream_index = -1;
   bool flushing = false;  // the demuxer ended; the decoder is draining
   bool drained = false;
+  // The first video packet: where its bytes end in the source, and its size.
+  int64_t first_packet_end = -1;
+  int64_t first_packet_size = -1;
 
   ~Av() {
     av_frame_free(&surface);
@@ -160,6 +163,7 @@ absl::StatusOr<std::unique_ptr<VideoDecoder>> VideoDecoder::Open(std::unique_ptr
     return absl::InvalidArgumentError(absl::StrCat(decoder->source_->name(), ": no picture could be decoded"));
   }
   decoder->pending_ = true;
+  decoder->StartRawY4mReads();
   if (decoder->av_->gpu) {
     decoder->info_.gpu_decoded = decode::internal::IsGpuSurface(*decoder->av_->picture);
     if (!decoder->info_.gpu_decoded) {
@@ -338,7 +342,10 @@ absl::StatusOr<bool> VideoDecoder::DecodeNext() {
         av_packet_unref(av.packet);
         continue;
       }
-      ++packets_read_;
+      if (++packets_read_ == 1 && av.packet->pos >= 0) {
+        av.first_packet_end = av.packet->pos + av.packet->size;
+        av.first_packet_size = av.packet->size;
+      }
       // The demuxer marks a packet cut short by the end of the input, or one with a
       // continuity error (MPEG-TS), as corrupt; decoding it would score a guess.
       if ((av.packet->flags & AV_PKT_FLAG_CORRUPT) != 0) {
@@ -435,6 +442,12 @@ absl::Status VideoDecoder::TakeGpuSurface(Frame* frame) {
 
 absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
   if (!error_.ok()) return error_;
+  if (raw_y4m_offset_ >= 0 && !pending_) {
+    absl::StatusOr<bool> more = ReadRawY4mPicture(frame);
+    if (!more.ok()) return Fail(more.status());
+    if (*more) ++frames_read_;
+    return *more;
+  }
   if (!pending_) {
     absl::StatusOr<bool> more = DecodeNext();
     if (!more.ok()) return Fail(more.status());
@@ -478,6 +491,68 @@ absl::StatusOr<bool> VideoDecoder::ReadFrame(Frame* frame) {
   }
   av_frame_unref(av_->picture);
   ++frames_read_;
+  return true;
+}
+
+void VideoDecoder::StartRawY4mReads() {
+  const Av& av = *av_;
+  if (av.gpu || std::strcmp(av.format->iformat->name, "yuv4mpegpipe") != 0 ||
+      av.codec->codec_id != AV_CODEC_ID_RAWVIDEO || packets_read_ != 1 || av.first_packet_end < 0 ||
+      av.first_packet_size != static_cast<int64_t>(info_.geometry.frame_bytes())) {
+    return;
+  }
+  raw_y4m_offset_ = av.first_packet_end;
+}
+
+absl::Status VideoDecoder::ReadRawY4mBytes(uint8_t* buffer, size_t size, size_t* got) {
+  *got = 0;
+  while (*got < size) {
+    absl::StatusOr<size_t> n = source_->Read(buffer + *got, size - *got);
+    if (!n.ok()) return n.status();
+    if (*n == 0) break;
+    *got += *n;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<bool> VideoDecoder::ReadRawY4mPicture(Frame* frame) {
+  if (!raw_y4m_positioned_) {
+    // FFmpeg's reads ran ahead of the first picture; go back to the end of it.
+    if (absl::Status s = source_->Seek(static_cast<uint64_t>(raw_y4m_offset_)); !s.ok()) return s;
+    raw_y4m_positioned_ = true;
+  }
+  const std::string where = absl::StrCat(source_->name(), ": frame ", frames_read_);
+  // "FRAME", then optional parameters (ignored, as FFmpeg ignores them), then '\n'.
+  constexpr size_t kFrameTag = 6;        // "FRAME\n" or "FRAME "
+  constexpr size_t kMaxFrameLine = 256;  // FFmpeg's own bound on the line is lower
+  char line[kMaxFrameLine];
+  size_t got = 0;
+  if (absl::Status s = ReadRawY4mBytes(reinterpret_cast<uint8_t*>(line), kFrameTag, &got); !s.ok()) return s;
+  if (got == 0) return false;  // the clean end
+  if (got < kFrameTag) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": the input ends inside its FRAME line (truncated)"));
+  }
+  if (std::memcmp(line, "FRAME", 5) != 0 || (line[5] != '\n' && line[5] != ' ')) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": no FRAME line where the picture should start"));
+  }
+  for (size_t n = kFrameTag; line[n - 1] != '\n'; ++n) {
+    if (n == kMaxFrameLine) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": its FRAME line is longer than ", kMaxFrameLine, " bytes"));
+    }
+    if (absl::Status s = ReadRawY4mBytes(reinterpret_cast<uint8_t*>(line + n), 1, &got); !s.ok()) return s;
+    if (got == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(where, ": the input ends inside its FRAME line (truncated)"));
+    }
+  }
+  // The picture's bytes are the frame's wire layout: read straight into it.
+  if (absl::Status s = frame->Reset(info_.geometry); !s.ok()) return s;
+  const size_t bytes = info_.geometry.frame_bytes();
+  if (absl::Status s = ReadRawY4mBytes(frame->mutable_bytes(), bytes, &got); !s.ok()) return s;
+  if (got < bytes) {
+    return absl::InvalidArgumentError(absl::StrCat(where, ": the input ends inside the picture, after ", got,
+                                                   " of its ", bytes, " bytes (truncated)"));
+  }
   return true;
 }
 

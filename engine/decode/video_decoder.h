@@ -131,6 +131,14 @@ class VideoDecoder {
   // downloaded and de-interleaved on the host.
   absl::Status TakeGpuSurface(Frame* frame);
   absl::Status Fail(absl::Status status);
+  // Y4M: after the first picture (FFmpeg's, which checked the header and the format),
+  // pictures are read from the source straight into the Frame, one copy instead of the
+  // demuxer's packet and the decoder's copy of it (a 4K reference is 12 MB a picture).
+  // Sets raw_y4m_offset_ when the stream is Y4M and its packets are whole pictures.
+  void StartRawY4mReads();
+  absl::StatusOr<bool> ReadRawY4mPicture(Frame* frame);
+  // Up to `size` bytes into buffer; *got < size only at the end of the source.
+  absl::Status ReadRawY4mBytes(uint8_t* buffer, size_t size, size_t* got);
   // Maps an FFmpeg error to a status naming `what`; prefers the byte source's own error.
   absl::Status AvError(int error, const std::string& what);
 
@@ -143,7 +151,9 @@ class VideoDecoder {
   int64_t frames_read_ = 0;
   int64_t packets_read_ = 0;      // of the video stream, discarded ones included
   double last_pts_seconds_ = -1;  // the last picture returned
-  absl::Status io_error_;         // the byte source's error, seen by the AVIOContext callbacks
+  int64_t raw_y4m_offset_ = -1;   // >= 0: Y4M read directly (StartRawY4mReads), from here
+  bool raw_y4m_positioned_ = false;
+  absl::Status io_error_;  // the byte source's error, seen by the AVIOContext callbacks
   std::pair<ByteSource*, absl::Status*> io_opaque_{nullptr, nullptr};
   absl::Status error_;  // sticky
 };
