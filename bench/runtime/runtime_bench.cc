@@ -31,13 +31,14 @@
 //   runtime_bench [--gpu=1] [--cpu=1] [--metrics=psnr,ssim,ssimulacra2] [--sizes=1080p,4k]
 //                 [--streams=1,4,16] [--cpu_sizes=1080p] [--cpu_streams=1,4] [--seconds=0.5]
 //                 [--cpu_seconds=2] [--reps=3] [--frames_in_flight=2] [--json=FILE]
-//                 [--resident=BOOL] [--commit=SHA] [--dirty=BOOL]
+//                 [--resident=BOOL] [--gpu_wait=spin|yield|block] [--commit=SHA] [--dirty=BOOL]
 //
 // --metrics entries may join several metrics with '+' (psnr+ssim+ssimulacra2: one
 // request, one device frame). Each GPU row also prints the host-to-device bytes per
 // frame, counted by the device frame where it copies. --resident=1 adds, per row, each
 // metric of the request alone on a pair already on the device (streams x K twins at
-// once) and the engine's time per frame against the sum of theirs.
+// once) and the engine's time per frame against the sum of theirs. --gpu_wait sets how
+// threads wait for the device (engine/runtime/runtime_config.h; CUDA's default: spin).
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -171,6 +172,7 @@ struct Options {
   int reps = 3;
   int frames_in_flight = 2;  // K of the engine's pipeline per stream
   bool resident = false;     // also each metric alone on frames already on the device
+  GpuWait gpu_wait = GpuWait::kSpin;
   std::string json, commit;
   int dirty = -1;
 };
@@ -226,7 +228,11 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       good = absl::SimpleAtoi(v, &o->frames_in_flight) && o->frames_in_flight > 0;
     else if (bench::Flag(argv[i], "--resident", &v))
       o->resident = bench::ParseBool(v) == 1;
-    else if (bench::Flag(argv[i], "--json", &v))
+    else if (bench::Flag(argv[i], "--gpu_wait", &v)) {
+      absl::StatusOr<GpuWait> wait = ParseGpuWait(v);
+      good = wait.ok();
+      if (good) o->gpu_wait = *wait;
+    } else if (bench::Flag(argv[i], "--json", &v))
       o->json = v;
     else if (bench::Flag(argv[i], "--commit", &v))
       o->commit = v;
@@ -254,6 +260,10 @@ class Bench {
   explicit Bench(Options o) : o_(std::move(o)) {}
 
   int Run() {
+    if (absl::Status s = ApplyGpuWait(o_.gpu_wait); !s.ok()) {
+      std::fprintf(stderr, "runtime_bench: %s\n", std::string(s.message()).c_str());
+      return 1;
+    }
     absl::StatusOr<std::vector<GpuDevice>> devices = ListGpuDevices();
     std::string device = bench::CpuDescription();
     if (o_.gpu && devices.ok()) {
@@ -261,8 +271,9 @@ class Bench {
                             (*devices)[0].compute_capability, "); host ", device);
       std::printf(
           "GPU: engine (FramePipeline, %d frames in flight per stream, auto; pageable frames, and "
-          "engine_pinned: frames from PinnedFrameMemory) vs kernels (direct twins, pinned frames)\n",
-          o_.frames_in_flight);
+          "engine_pinned: frames from PinnedFrameMemory) vs kernels (direct twins, pinned frames); "
+          "threads wait for the GPU: %s\n",
+          o_.frames_in_flight, GpuWaitName(o_.gpu_wait));
       std::printf("%-12s %-6s %7s %12s %17s %12s %7s %7s %12s %9s %9s %9s\n", "metric", "size", "streams", "engine_fps",
                   "engine_pinned_fps", "kernel_fps", "ratio", "p_ratio", "direct_fps", "auto_cost", "gpu_idle",
                   "p_idle");
@@ -547,7 +558,8 @@ class Bench {
     std::fprintf(f, "{\n  \"benchmark\": \"runtime\",\n  \"device\": %s,\n  \"commit\": %s,\n  \"dirty\": %s,\n",
                  bench::JsonString(device).c_str(), bench::JsonString(commit.sha).c_str(),
                  commit.dirty ? "true" : "false");
-    std::fprintf(f, "  \"frames_in_flight\": %d,\n", o_.frames_in_flight);
+    std::fprintf(f, "  \"frames_in_flight\": %d,\n  \"gpu_wait\": \"%s\",\n", o_.frames_in_flight,
+                 GpuWaitName(o_.gpu_wait));
     std::fprintf(
         f, "  \"input\": %s,\n  \"results\": [\n",
         bench::JsonString(absl::StrCat("synthetic textured pair with noise, 8-bit 4:2:0; engine: ", o_.frames_in_flight,
