@@ -24,9 +24,9 @@ namespace exactq {
 // none can be used (no driver, no device, built without CUDA).
 absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices();
 
-// Sets how host threads wait for every GPU's work (GpuWait), for the whole process, the
-// GPU decoders' waits included (they share the devices' primary contexts). OK and
-// nothing done without CUDA.
+// Sets how host threads wait for the work of the GPUs the runtime may use
+// (RuntimeConfig::gpus; set it first), for the whole process, the GPU decoders' waits
+// included (they share the devices' primary contexts). OK and nothing done without CUDA.
 absl::Status ApplyGpuWait(GpuWait wait);
 
 // Device memory in use on one GPU (total minus free, all processes), for /metrics.

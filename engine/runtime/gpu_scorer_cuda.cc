@@ -6,6 +6,8 @@
 #include <chrono>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/gpu_metric.h"
@@ -220,9 +222,18 @@ absl::Status ApplyGpuWait(GpuWait wait) {
     cudaGetLastError();
     return absl::OkStatus();  // no usable GPU: nothing waits for one
   }
+  // Only the GPUs the runtime may use: setting a device starts its context.
+  std::vector<int> devices;
+  const std::optional<std::vector<int>>& configured = GetRuntimeConfig().gpus;
+  for (int i = 0; i < count; ++i) {
+    if (!configured.has_value() || std::find(configured->begin(), configured->end(), i) != configured->end()) {
+      devices.push_back(i);
+    }
+  }
+  if (devices.empty()) return absl::OkStatus();
   int current = 0;
   if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;
-  for (int i = 0; i < count; ++i) {
+  for (int i : devices) {
     if (absl::Status s = FromCuda(cudaSetDevice(i), "cudaSetDevice"); !s.ok()) return s;
     if (absl::Status s = FromCuda(cudaSetDeviceFlags(flags), "cudaSetDeviceFlags"); !s.ok()) return s;
   }
