@@ -11,8 +11,9 @@ every bit). Prints a table and a summary; --out writes both as JSON.
 What it checks, and exits 1 when one fails:
   - frames answered == frames sent, for every call;
   - every sampled answer has the CPU backend's bits;
-  - RSS and device memory after the warm-up (--warmup seconds) stay within
-    --flat-tolerance of their first post-warm-up sample (a leak grows past it).
+  - RSS and device memory after the warm-up (--warmup seconds) stay flat: the median of
+    the last third of the samples within --flat-tolerance of the first third's (a leak
+    moves the whole last third; pictures in flight move single samples).
 
   bench/soak/soak.py --streams 64 --seconds 480 --bin DIR      # the issue's run, on a GPU host
   bench/soak/soak.py --streams 4 --seconds 60 --scale small   # a quick one on a laptop
@@ -24,6 +25,7 @@ import json
 import os
 import random
 import re
+import statistics
 import shutil
 import subprocess
 import sys
@@ -103,6 +105,13 @@ def rss_bytes(pid):
 def frame_values(doc):
     """Every per-frame metric value of a libvmaf-shaped JSON answer, in order."""
     return [(frame["frameNum"], sorted(frame["metrics"].items())) for frame in doc["frames"]]
+
+
+def slope(xs, ys):
+    """Least-squares slope of ys over xs (0 when xs do not vary)."""
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    var = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / var if var > 0 else 0.0
 
 
 def main():
@@ -234,18 +243,26 @@ def main():
         server.terminate()
         server.wait(60)
 
-        after = [s for s in samples if s["t"] >= args.warmup]
+        # Flat: the median of the last third of the samples after the warm-up (to the end
+        # of the run) within --flat-tolerance of the first third's. Pictures in flight come
+        # and go from one sample to the next; a leak moves the whole last third.
+        after = [s for s in samples if args.warmup <= s["t"] <= args.seconds]
         flat = {}
         for key in ("rss_bytes", "device_memory_bytes"):
-            if len(after) >= 2:
-                first, most = after[0][key], max(s[key] for s in after)
-                growth = (most - first) / first if first > 0 else 0.0
-                flat[key] = {"first_after_warmup": first, "max_after_warmup": most, "growth": growth}
+            if len(after) >= 3:
+                third = len(after) // 3
+                first = statistics.median(s[key] for s in after[:third])
+                last = statistics.median(s[key] for s in after[-third:])
+                growth = (last - first) / first if first > 0 else 0.0
+                flat[key] = {"median_first_third": first, "median_last_third": last, "growth": growth,
+                             "min_after_warmup": min(s[key] for s in after),
+                             "max_after_warmup": max(s[key] for s in after),
+                             "slope_bytes_per_minute": 60 * slope([s["t"] for s in after], [s[key] for s in after])}
                 if growth > args.flat_tolerance:
-                    failures.append(f"{key} grew {100 * growth:.1f}% after the warm-up "
-                                    f"({first / 2**20:.1f} -> {most / 2**20:.1f} MB)")
+                    failures.append(f"{key} grew {100 * growth:.1f}% after the warm-up (median of the first third "
+                                    f"{first / 2**20:.1f} MB, of the last {last / 2**20:.1f} MB)")
             else:
-                failures.append(f"{key}: fewer than 2 samples after the warm-up; run longer")
+                failures.append(f"{key}: fewer than 3 samples after the warm-up; run longer")
         summary = dict(calls, answers_checked=len(kept), mismatches=mismatches, flat=flat,
                        seconds=args.seconds, streams=args.streams, backend=args.backend, scale=args.scale,
                        cores=os.cpu_count(), cases=len(cases))
