@@ -306,7 +306,10 @@ absl::Status ConfigureRuntime() {
     return absl::InvalidArgumentError(absl::StrCat("--frames_in_flight must be 1 to 64, got ", k));
   }
   SetRuntimeConfig(runtime);
-  if (absl::Status s = ApplyGpuWait(*wait); !s.ok()) return s;
+  if (absl::Status s = ApplyGpuWait(*wait); !s.ok()) {
+    // How threads wait changes their cost, never a score: serve anyway.
+    spdlog::warn("--gpu_wait={}: {}; threads wait as CUDA chooses", GpuWaitName(*wait), std::string(s.message()));
+  }
   // The pool is built now, from this configuration, before any stream asks for a GPU.
   const DevicePool& pool = GlobalDevicePool();
   for (const DeviceHealth& d : pool.Snapshot()) {
