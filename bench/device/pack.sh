@@ -1,9 +1,10 @@
 #!/bin/bash
 # Builds the GPU parity tests, the benches, the server and the client here (Debian, no GPU
 # needed) for sm_90 and packs them for the lent H200, which has no Bazel and no FFmpeg:
-# .device/bins_LABEL.tar.xz (static binaries, stripped, with the commit they were built
-# from; FFmpeg linked in from bench/device/build_ffmpeg.sh's decode-only build, made here
-# on first use; prometheus-cpp's and civetweb's shared libraries in lib/), and the corpus
+# .device/bins_LABEL.tar.xz (stripped binaries with our code and FFmpeg linked in, from
+# bench/device/build_ffmpeg.sh's decode-only build, made here on first use; libstdc++,
+# prometheus-cpp and civetweb shared, their Debian copies in lib/; with the commit they
+# were built from), and the corpus
 # once as .device/corpus.tar.xz. .device/ is git-ignored; carry it in the device call and run
 # bench/device/run_checks.sh there (bench/device/README.md).
 #
@@ -47,9 +48,9 @@ cp "$STAGE/exact/ordered_sum_cuda_mutants_test" "$STAGE/$LABEL/"
 chmod u+w "$STAGE/$LABEL"/*
 strip "$STAGE/$LABEL"/*
 # Debian ships prometheus-cpp and civetweb shared only; exactqd finds them with
-# LD_LIBRARY_PATH=LABEL/lib (run_runtime.sh sets it). They bring in libstdc++.so: Debian's
-# goes with them, the same version as the static copy inside the binaries (the device's
-# newer one beside a GCC 12 static copy breaks the iostreams' locale facets).
+# LD_LIBRARY_PATH=LABEL/lib (run_runtime.sh sets it), and Debian's libstdc++ beside them,
+# which exactqd then shares with them (one copy: two served a truncated /metrics page).
+# Without LD_LIBRARY_PATH the binaries take the device's own, newer libstdc++.
 mkdir "$STAGE/$LABEL/lib"
 for lib in libprometheus-cpp-pull.so.1.0 libprometheus-cpp-core.so.1.0 libcivetweb-cpp.so.1 libcivetweb.so.1 libz.so.1 libatomic.so.1 libstdc++.so.6; do
   cp -L "/lib/x86_64-linux-gnu/$lib" "$STAGE/$LABEL/lib/"
