@@ -1,6 +1,6 @@
 // DeviceFrameBuffer on a GPU: both pictures of every pair start aligned, whatever the
-// pairs before them left the buffer sized for, and hold the host frames' bytes. Skips
-// without a GPU.
+// pairs before them left the buffer sized for, and hold the host frames' bytes (skips
+// without a GPU); admission counts those aligned rooms.
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -64,7 +64,17 @@ TEST_F(DeviceFrameBufferCudaTest, EveryPairStartsAlignedAndHoldsTheHostBytes) {
     EXPECT_EQ(Download(pair->distorted, g.frame_bytes()),
               std::vector<uint8_t>(dis.bytes(), dis.bytes() + g.frame_bytes()));
   }
-  EXPECT_GE(DeviceFrameBuffer::DeviceBytes(geometries[0], 3), 2 * 256u);
+}
+
+// Admission counts the rooms the buffer keeps: each picture rounded up to 256 bytes
+// (plain arithmetic: runs without a GPU).
+TEST(DeviceFrameBufferBytesTest, AdmissionCountsTheAlignedRooms) {
+  const FrameGeometry odd{33, 31, {ChromaLayout::k420, 8}};  // 1,567 bytes a picture
+  EXPECT_EQ(DeviceFrameBuffer::DeviceBytes(odd, 3), 2u * 1792);
+  EXPECT_EQ(DeviceFrameBuffer::DeviceBytes(odd, 1), 2u * 1024);               // luma alone: 1,023
+  EXPECT_EQ(DeviceFrameBuffer::DeviceBytes(odd, 1, true), 2u * 1024 + 1023);  // and the previous luma
+  const FrameGeometry even{64, 64, {ChromaLayout::k420, 8}};                  // 6,144 bytes
+  EXPECT_EQ(DeviceFrameBuffer::DeviceBytes(even, 3), 2u * 6144);
 }
 
 }  // namespace
