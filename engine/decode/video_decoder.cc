@@ -521,7 +521,8 @@ absl::StatusOr<bool> VideoDecoder::ReadRawY4mPicture(Frame* frame) {
     if (absl::Status s = source_->Seek(static_cast<uint64_t>(raw_y4m_offset_)); !s.ok()) return s;
     raw_y4m_positioned_ = true;
   }
-  const std::string where = absl::StrCat(source_->name(), ": frame ", frames_read_);
+  // Named in errors only: no string is built for a picture that reads.
+  const auto where = [this] { return absl::StrCat(source_->name(), ": frame ", frames_read_); };
   // "FRAME", then optional parameters (ignored, as FFmpeg ignores them), then '\n'.
   constexpr size_t kFrameTag = 6;        // "FRAME\n" or "FRAME "
   constexpr size_t kMaxFrameLine = 256;  // FFmpeg's own bound on the line is lower
@@ -530,19 +531,19 @@ absl::StatusOr<bool> VideoDecoder::ReadRawY4mPicture(Frame* frame) {
   if (absl::Status s = ReadRawY4mBytes(reinterpret_cast<uint8_t*>(line), kFrameTag, &got); !s.ok()) return s;
   if (got == 0) return false;  // the clean end
   if (got < kFrameTag) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": the input ends inside its FRAME line (truncated)"));
+    return absl::InvalidArgumentError(absl::StrCat(where(), ": the input ends inside its FRAME line (truncated)"));
   }
   if (std::memcmp(line, "FRAME", 5) != 0 || (line[5] != '\n' && line[5] != ' ')) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": no FRAME line where the picture should start"));
+    return absl::InvalidArgumentError(absl::StrCat(where(), ": no FRAME line where the picture should start"));
   }
   for (size_t n = kFrameTag; line[n - 1] != '\n'; ++n) {
     if (n == kMaxFrameLine) {
       return absl::InvalidArgumentError(
-          absl::StrCat(where, ": its FRAME line is longer than ", kMaxFrameLine, " bytes"));
+          absl::StrCat(where(), ": its FRAME line is longer than ", kMaxFrameLine, " bytes"));
     }
     if (absl::Status s = ReadRawY4mBytes(reinterpret_cast<uint8_t*>(line + n), 1, &got); !s.ok()) return s;
     if (got == 0) {
-      return absl::InvalidArgumentError(absl::StrCat(where, ": the input ends inside its FRAME line (truncated)"));
+      return absl::InvalidArgumentError(absl::StrCat(where(), ": the input ends inside its FRAME line (truncated)"));
     }
   }
   // The picture's bytes are the frame's wire layout: read straight into it.
@@ -550,7 +551,7 @@ absl::StatusOr<bool> VideoDecoder::ReadRawY4mPicture(Frame* frame) {
   const size_t bytes = info_.geometry.frame_bytes();
   if (absl::Status s = ReadRawY4mBytes(frame->mutable_bytes(), bytes, &got); !s.ok()) return s;
   if (got < bytes) {
-    return absl::InvalidArgumentError(absl::StrCat(where, ": the input ends inside the picture, after ", got,
+    return absl::InvalidArgumentError(absl::StrCat(where(), ": the input ends inside the picture, after ", got,
                                                    " of its ", bytes, " bytes (truncated)"));
   }
   return true;
