@@ -1,5 +1,8 @@
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "bench/runtime/resident_twin.h"
 #include "engine/metrics/gpu_metric.h"
@@ -14,16 +17,28 @@ class CudaResidentTwin final : public ResidentTwin {
  public:
   CudaResidentTwin(int device, cudaStream_t stream) : stream_(stream), frame_(device) {}
   ~CudaResidentTwin() override {
-    twin_.reset();
+    twins_.clear();
     cudaStreamSynchronize(stream_);
     cudaStreamDestroy(stream_);
   }
   absl::StatusOr<FrameScores> Score() override {
-    if (absl::Status s = twin_->Enqueue(pair_, stream_); !s.ok()) return s;
-    return twin_->Collect();
+    size_t enqueued = 0;
+    absl::Status failure;
+    for (; enqueued < twins_.size() && failure.ok(); ++enqueued) failure = twins_[enqueued]->Enqueue(pair_, stream_);
+    FrameScores all;
+    for (size_t i = 0; i < enqueued; ++i) {
+      absl::StatusOr<FrameScores> scores = twins_[i]->Collect();  // also after a failure: the pair is read
+      if (!scores.ok()) {
+        if (failure.ok()) failure = scores.status();
+        continue;
+      }
+      all.insert(all.end(), scores->begin(), scores->end());
+    }
+    if (!failure.ok()) return failure;
+    return all;
   }
 
-  std::unique_ptr<GpuMetric> twin_;
+  std::vector<std::unique_ptr<GpuMetric>> twins_;
   cudaStream_t stream_;
   DeviceFrameBuffer frame_;
   DeviceFramePair pair_;
@@ -31,28 +46,37 @@ class CudaResidentTwin final : public ResidentTwin {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int device, const std::string& metric,
-                                                                 const MetricOptions& options, const Frame& reference,
-                                                                 const Frame& distorted) {
-  const GpuMetricFactory* factory = FindGpuMetricFactory(metric);
-  if (factory == nullptr) return absl::UnimplementedError(absl::StrCat(metric, " has no CUDA twin"));
+absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int device, const std::vector<ResidentMetric>& metrics,
+                                                                 const Frame& reference, const Frame& distorted) {
+  std::vector<const GpuMetricFactory*> factories;
+  int planes = 1;
+  bool reads_previous_reference = false;
+  for (const ResidentMetric& metric : metrics) {
+    const GpuMetricFactory* factory = FindGpuMetricFactory(metric.name);
+    if (factory == nullptr) return absl::UnimplementedError(absl::StrCat(metric.name, " has no CUDA twin"));
+    factories.push_back(factory);
+    planes = std::max(planes, factory->planes_read(reference.geometry(), metric.options));
+    reads_previous_reference = reads_previous_reference || factory->reads_previous_reference;
+  }
   if (cudaSetDevice(device) != cudaSuccess) return absl::UnavailableError("cudaSetDevice failed");
   cudaStream_t stream = nullptr;
   if (cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking) != cudaSuccess) {
     return absl::UnavailableError("cudaStreamCreate failed");
   }
   auto resident = std::make_unique<CudaResidentTwin>(device, stream);
-  absl::StatusOr<DeviceFramePair> pair =
-      resident->frame_.Upload(reference, distorted, factory->planes_read(reference.geometry(), options), stream);
+  absl::StatusOr<DeviceFramePair> pair = resident->frame_.Upload(reference, distorted, planes, stream);
   if (!pair.ok()) return pair.status();
   if (cudaStreamSynchronize(stream) != cudaSuccess) return absl::InternalError("upload failed");
   resident->pair_ = *pair;
   // A twin that reads the previous reference (vmaf's motion) gets the distorted luma in
   // its place: the same work as a stream's later frames, on resident pictures.
-  if (factory->reads_previous_reference) resident->pair_.previous_reference = pair->distorted;
-  absl::StatusOr<std::unique_ptr<GpuMetric>> twin = factory->create(device, reference.geometry(), options);
-  if (!twin.ok()) return twin.status();
-  resident->twin_ = std::move(*twin);
+  if (reads_previous_reference) resident->pair_.previous_reference = pair->distorted;
+  for (size_t i = 0; i < metrics.size(); ++i) {
+    absl::StatusOr<std::unique_ptr<GpuMetric>> twin =
+        factories[i]->create(device, reference.geometry(), metrics[i].options);
+    if (!twin.ok()) return twin.status();
+    resident->twins_.push_back(std::move(*twin));
+  }
   return std::unique_ptr<ResidentTwin>(std::move(resident));
 }
 

@@ -3,8 +3,8 @@
 namespace exactq {
 namespace bench {
 
-absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int, const std::string&, const MetricOptions&,
-                                                                 const Frame&, const Frame&) {
+absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int, const std::vector<ResidentMetric>&, const Frame&,
+                                                                 const Frame&) {
   return absl::UnavailableError("this build has no CUDA support");
 }
 

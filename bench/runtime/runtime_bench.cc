@@ -37,7 +37,8 @@
 // request, one device frame). Each GPU row also prints the host-to-device bytes per
 // frame, counted by the device frame where it copies. --resident=1 adds, per row, each
 // metric of the request alone on a pair already on the device (streams x K twins at
-// once) and the engine's time per frame against the sum of theirs. --gpu_wait sets how
+// once) and the engine's time per frame against the sum of theirs, then the request's
+// metrics together on resident pairs (no uploads). --gpu_wait sets how
 // threads wait for the device (engine/runtime/runtime_config.h; CUDA's default: spin).
 #include <atomic>
 #include <chrono>
@@ -382,33 +383,15 @@ class Bench {
 
   // Each metric of the request alone on frames already on the device, with as many
   // frames in flight as the engine had (streams x K): the sum of their times per frame
-  // against the engine's time per frame for the whole request (page-locked frames).
+  // against the engine's time per frame for the whole request (page-locked frames). Then
+  // the whole request on resident frames, as the runtime enqueues it: what the request
+  // costs beyond the sum without its uploads.
   void Resident(const std::string& metrics, const Size& size, int streams, double engine_fps, const std::string& key) {
-    const int twins = streams * o_.frames_in_flight;
     double sum_ms = 0;
     std::string parts;
     for (const MetricSpec& spec : Specs(metrics)) {
-      Inputs in = MakeInputs(spec.name, size);
-      std::vector<std::unique_ptr<bench::ResidentTwin>> resident;
-      std::vector<Worker> workers;
-      for (int t = 0; t < twins; ++t) {
-        absl::StatusOr<std::unique_ptr<bench::ResidentTwin>> twin =
-            bench::CreateResidentTwin(0, spec.name, spec.options, in.ref, in.dis);
-        if (!twin.ok()) {
-          Fail(spec.name, size, absl::StrCat("resident: ", twin.status().ToString()));
-          return;
-        }
-        bench::ResidentTwin* p = twin->get();
-        resident.push_back(std::move(*twin));
-        workers.push_back([p, &in] {
-          absl::StatusOr<FrameScores> f = p->Score();
-          return f.ok() && SameBits(*f, in.expected);
-        });
-      }
-      if (!Warm(workers, spec.name, size, "resident")) return;
-      bool ok = true;
-      const double fps = Throughput(workers, o_.seconds, o_.reps, &ok);
-      all_ok_ = all_ok_ && ok;
+      const double fps = ResidentFps({{spec.name, spec.options}}, spec.name, size, streams);
+      if (fps <= 0) return;
       sum_ms += 1000.0 / fps;
       parts += absl::StrCat(parts.empty() ? "" : " + ", spec.name, " ", static_cast<int>(1e5 / fps) / 100.0, " ms");
       Add(absl::StrCat(key, "resident_", spec.name, "_fps"), fps, "frames/s");
@@ -418,7 +401,48 @@ class Bench {
     Add(key + "engine_pinned_ms_per_frame", engine_ms, "ms");
     Add(key + "engine_pinned_vs_resident_sum", engine_ms / sum_ms, "ratio");
     std::printf("%-12s %-6s %7d resident, %d in flight: %s = %.3f ms per frame; engine_pinned %.3f ms: %.3fx\n", "",
-                size.name.c_str(), streams, twins, parts.c_str(), sum_ms, engine_ms, engine_ms / sum_ms);
+                size.name.c_str(), streams, streams * o_.frames_in_flight, parts.c_str(), sum_ms, engine_ms,
+                engine_ms / sum_ms);
+    if (Specs(metrics).size() < 2) return;
+    std::vector<bench::ResidentMetric> request;
+    for (const MetricSpec& spec : Specs(metrics)) request.push_back({spec.name, spec.options});
+    const double request_fps = ResidentFps(request, metrics, size, streams);
+    if (request_fps <= 0) return;
+    const double request_ms = 1000.0 / request_fps;
+    Add(key + "resident_request_ms_per_frame", request_ms, "ms");
+    Add(key + "resident_request_vs_resident_sum", request_ms / sum_ms, "ratio");
+    std::printf(
+        "%-12s %-6s %7d resident request (no uploads): %.3f ms per frame: %.3fx the sum; engine_pinned %.3fx it\n", "",
+        size.name.c_str(), streams, request_ms, request_ms / sum_ms, engine_ms / request_ms);
+  }
+
+  // Frames per second of streams x K resident twins of `metrics` scoring at once, every
+  // frame checked against the CPU's bits; -1 after a failure that Fail reported.
+  double ResidentFps(const std::vector<bench::ResidentMetric>& metrics, const std::string& label, const Size& size,
+                     int streams) {
+    std::string names;
+    for (const bench::ResidentMetric& m : metrics) names += absl::StrCat(names.empty() ? "" : "+", m.name);
+    Inputs in = MakeInputs(names, size);
+    std::vector<std::unique_ptr<bench::ResidentTwin>> resident;
+    std::vector<Worker> workers;
+    for (int t = 0; t < streams * o_.frames_in_flight; ++t) {
+      absl::StatusOr<std::unique_ptr<bench::ResidentTwin>> twin = bench::CreateResidentTwin(0, metrics, in.ref, in.dis);
+      if (!twin.ok()) {
+        Fail(label, size, absl::StrCat("resident: ", twin.status().ToString()));
+        return -1;
+      }
+      bench::ResidentTwin* p = twin->get();
+      resident.push_back(std::move(*twin));
+      workers.push_back([p, &in] {
+        absl::StatusOr<FrameScores> f = p->Score();
+        return f.ok() && SameBits(*f, in.expected);
+      });
+    }
+    if (!Warm(workers, label, size, "resident")) return -1;
+    bool ok = true;
+    const double fps = Throughput(workers, o_.seconds, o_.reps, &ok);
+    all_ok_ = all_ok_ && ok;
+    return fps;
   }
 
   // The engine's throughput on `ref`/`dis` (pageable or page-locked), or -1 after a
