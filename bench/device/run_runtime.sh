@@ -8,11 +8,13 @@
 #      cpu, bit for bit, psnr,ssim,ssimulacra2                   -> $OUT/server_parity.txt
 #   3. the three-metric request at 4K with 16 frames in flight (8 streams x 2): bytes per
 #      frame and the engine's time per frame against each metric alone on resident
-#      frames                                                    -> $OUT/runtime_request.{txt,json}
+#      frames, then the request on resident frames; once per GPU_WAITS (default: block,
+#      the server's, then spin, CUDA's)                          -> $OUT/runtime_request_WAIT.{txt,json}
 #   4. with BASELINE: each metric alone at 4K, 16 frames in flight, LABEL and BASELINE
 #      alternating, ROUNDS rounds                                -> $OUT/runtime_ab.txt
 #
 #   bash bench/device/run_runtime.sh LABEL [BASELINE]
+#   RUNTIME_TESTS= leaves step 1 out (after run_checks.sh, which runs those tests too)
 set -u
 LABEL=${1:?usage: run_runtime.sh LABEL [BASELINE]}
 BASELINE=${2:-}
@@ -21,7 +23,7 @@ OUT=${OUT:-$PWD/device_out}
 mkdir -p "$OUT"
 ROOT=$PWD
 # Everything goes into $OUT/runtime.tar.gz at exit (a call returns at most 8 files).
-source "$ROOT/bench/device/bundle_out.sh" runtime server_parity.txt runtime_request.txt
+source "$ROOT/bench/device/bundle_out.sh" runtime server_parity.txt runtime_request_block.txt runtime_request_spin.txt
 W=$(mktemp -d)
 cd "$W" || exit 1
 for f in "$ROOT"/.device/bins_*.tar.xz "$ROOT"/.device/corpus.tar.xz; do
@@ -32,7 +34,7 @@ B=$W/$LABEL
 read -r COMMIT DIRTY < "$B/COMMIT"
 echo "build $LABEL: commit $COMMIT (dirty: $DIRTY); baseline: ${BASELINE:-none} $(cat "$W/$BASELINE/COMMIT" 2>/dev/null)" \
   > "$OUT/runtime_parity.txt"
-for t in psnr_cuda_test frame_pipeline_test bicubic_scaler_cuda_test; do
+for t in ${RUNTIME_TESTS-psnr_cuda_test frame_pipeline_test bicubic_scaler_cuda_test}; do
   [ -x "$B/$t" ] || continue
   timeout 300 "$B/$t" > "$OUT/$t.log" 2>&1
   echo "$t rc=$? $(grep -E '^\[  (PASSED|FAILED)  \]|^\[  SKIPPED \]' "$OUT/$t.log" | tr '\n' ' ')" >> "$OUT/runtime_parity.txt"
@@ -54,10 +56,13 @@ elif [ -d corpus ]; then
   done > "$OUT/server_parity_logs.txt"
 fi
 
-timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --reps=5 --seconds=1 \
-  --metrics=psnr+ssim+ssimulacra2 --json="$OUT/runtime_request.json" --commit="$COMMIT" --dirty="$DIRTY" \
-  > "$OUT/runtime_request.txt" 2>&1
-echo "rc=$?" >> "$OUT/runtime_request.txt"
+# Once per way of waiting for the GPU (GPU_WAITS), the server's (block) first.
+for wait in ${GPU_WAITS:-block spin}; do
+  timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --reps=5 --seconds=1 \
+    --metrics=psnr+ssim+ssimulacra2 --gpu_wait="$wait" --json="$OUT/runtime_request_$wait.json" --commit="$COMMIT" \
+    --dirty="$DIRTY" > "$OUT/runtime_request_$wait.txt" 2>&1
+  echo "rc=$?" >> "$OUT/runtime_request_$wait.txt"
+done
 
 if [ -n "$BASELINE" ]; then
   for round in $(seq "$ROUNDS"); do

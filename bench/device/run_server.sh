@@ -13,7 +13,7 @@
 #      compared with the same ladder decoded (and scaled) on the CPU (LADDER_CHECK=cpu;
 #      empty: no comparison)                               -> $OUT/ladder_h200_4k.{txt,json}
 #   4. the raw feed at 4K (bench/feed), ssim on the GPU, 8 streams; against the build
-#      packed as $BASELINE when given                      -> $OUT/feed_h200_4k.{txt,json}
+#      packed as $BASELINE when given (FEED_SECONDS=0: not run) -> $OUT/feed_h200_4k.{txt,json}
 #   5. with SOAK_SECONDS set: the soak (bench/soak), 64 streams -> $OUT/soak_h200.{txt,json}
 #
 #   bash bench/device/run_server.sh LABEL
@@ -73,10 +73,12 @@ if [ -n "${BASELINE:-}" ] && [ -f "$ROOT/.device/bins_$BASELINE.tar.xz" ]; then
   layout "$BASELINE"
 fi
 layout "$LABEL"
-timeout "${FEED_SECONDS:-240}" python3 "$ROOT/bench/feed/feed_bench.py" --bin "$W/layout_$LABEL" \
-  ${BASELINE:+--baseline "$W/layout_$BASELINE"} --size 3840x2160 --frames 48 --reps 3 --streams 8 \
-  --metrics ssim --backend cuda --out "$OUT/feed_h200_4k.json" > "$OUT/feed_h200_4k.txt" 2>&1
-echo "rc=$?" >> "$OUT/feed_h200_4k.txt"
+if [ "${FEED_SECONDS:-240}" != 0 ]; then
+  timeout "${FEED_SECONDS:-240}" python3 "$ROOT/bench/feed/feed_bench.py" --bin "$W/layout_$LABEL" \
+    ${BASELINE:+--baseline "$W/layout_$BASELINE"} --size 3840x2160 --frames 48 --reps 3 --streams 8 \
+    --metrics ssim --backend cuda --out "$OUT/feed_h200_4k.json" > "$OUT/feed_h200_4k.txt" 2>&1
+  echo "rc=$?" >> "$OUT/feed_h200_4k.txt"
+fi
 if [ -n "${SOAK_SECONDS:-}" ]; then
   timeout $((SOAK_SECONDS + 120)) python3 "$ROOT/bench/soak/soak.py" --bin "$B" --streams 64 \
     --seconds "$SOAK_SECONDS" --out "$OUT/soak_h200.json" > "$OUT/soak_h200.txt" 2>&1
