@@ -1,12 +1,9 @@
-// DeviceScaler with CUDA: BicubicScalerCuda on a stream of its own, into a
-// DevicePicturePool's pictures.
-#include <cuda_runtime_api.h>
-
+// DeviceScaler with CUDA: BicubicScalerCuda on the maker's stream, into its pool's
+// pictures.
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "engine/platform/cuda_status.h"
-#include "engine/platform/device_picture_pool.h"
+#include "engine/platform/device_picture_maker.h"
 #include "engine/scale/cuda/bicubic_scaler_cuda.h"
 #include "engine/scale/device_scaler.h"
 
@@ -18,18 +15,8 @@ constexpr char kWho[] = "DeviceScaler";
 }  // namespace
 
 struct DeviceScaler::State {
-  int device = 0;
   std::unique_ptr<BicubicScalerCuda> twin;
-  std::shared_ptr<DevicePicturePool> pool;
-  cudaStream_t stream = nullptr;
-  cudaEvent_t done = nullptr;
-
-  ~State() {
-    cudaSetDevice(device);
-    if (stream != nullptr) cudaStreamSynchronize(stream);
-    if (done != nullptr) cudaEventDestroy(done);
-    if (stream != nullptr) cudaStreamDestroy(stream);
-  }
+  std::unique_ptr<DevicePictureMaker> maker;
 };
 
 bool DeviceScaler::Available() { return true; }
@@ -37,34 +24,28 @@ bool DeviceScaler::Available() { return true; }
 absl::StatusOr<std::unique_ptr<DeviceScaler>> DeviceScaler::Create(int device, const FrameGeometry& source,
                                                                    const FrameGeometry& target) {
   auto state = std::make_unique<State>();
-  state->device = device;
   absl::StatusOr<std::unique_ptr<BicubicScalerCuda>> twin = BicubicScalerCuda::Create(device, source, target);
   if (!twin.ok()) return twin.status();
   state->twin = *std::move(twin);
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(device));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamCreateWithFlags(&state->stream, cudaStreamNonBlocking));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&state->done, cudaEventDisableTiming));
-  state->pool = DevicePicturePool::Create(device, target.frame_bytes());
+  absl::StatusOr<std::unique_ptr<DevicePictureMaker>> maker =
+      DevicePictureMaker::Create(device, target.frame_bytes(), kWho);
+  if (!maker.ok()) return maker.status();
+  state->maker = *std::move(maker);
   return std::unique_ptr<DeviceScaler>(new DeviceScaler(std::move(state)));
 }
 
 DeviceScaler::DeviceScaler(std::unique_ptr<State> state) : state_(std::move(state)) {}
 DeviceScaler::~DeviceScaler() = default;
-int DeviceScaler::device() const { return state_->device; }
+int DeviceScaler::device() const { return state_->maker->device(); }
 
 absl::StatusOr<std::shared_ptr<const DevicePicture>> DeviceScaler::Scale(const DevicePicture& source) {
   State& st = *state_;
-  if (source.device() != st.device) {
+  if (source.device() != st.maker->device()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(kWho, ": a picture on cuda:", source.device(), " for a scaler on cuda:", st.device));
+        absl::StrCat(kWho, ": a picture on cuda:", source.device(), " for a scaler on cuda:", st.maker->device()));
   }
-  absl::StatusOr<std::shared_ptr<DevicePicturePool::Picture>> picture = st.pool->Take();
-  if (!picture.ok()) return picture.status();
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(st.device));
-  if (absl::Status s = st.twin->Enqueue(source.bytes(), (*picture)->mutable_bytes(), st.stream); !s.ok()) return s;
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventRecord(st.done, st.stream));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventSynchronize(st.done));
-  return std::shared_ptr<const DevicePicture>(*std::move(picture));
+  return st.maker->Make(
+      [&](uint8_t* picture, GpuStreamHandle stream) { return st.twin->Enqueue(source.bytes(), picture, stream); });
 }
 
 }  // namespace exactq::scale
