@@ -9,6 +9,7 @@
 
 #include "engine/format/frame.h"
 #include "engine/platform/device_frame_buffer.h"
+#include "engine/platform/testing/cuda_device.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -16,16 +17,7 @@ namespace {
 
 class DeviceFrameBufferCudaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      const char* why = error != cudaSuccess ? cudaGetErrorName(error) : "0 devices";
-      std::printf("skipped: no CUDA device (%s)\n", why);
-      GTEST_SKIP() << "no CUDA device: " << why;
-    }
-  }
+  void SetUp() override { EXACTQ_SKIP_WITHOUT_CUDA_DEVICE(); }
 };
 
 Frame Filled(const FrameGeometry& g, uint8_t seed) {

@@ -11,7 +11,8 @@ namespace exactq {
 absl::StatusOr<std::unique_ptr<DevicePictureMaker>> DevicePictureMaker::Create(int device, size_t picture_bytes,
                                                                                const char* who) {
   EXACTQ_RETURN_IF_CUDA_ERROR(who, cudaSetDevice(device));
-  std::unique_ptr<DevicePictureMaker> maker(new DevicePictureMaker(DevicePicturePool::Create(device, picture_bytes), who));
+  std::unique_ptr<DevicePictureMaker> maker(
+      new DevicePictureMaker(DevicePicturePool::Create(device, picture_bytes), who));
   cudaStream_t stream = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(who, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   maker->stream_ = stream;

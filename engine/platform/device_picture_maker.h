@@ -25,8 +25,7 @@ namespace exactq {
 class DevicePictureMaker {
  public:
   // Pictures of `picture_bytes` bytes on GPU `device`; errors name `who` and the CUDA call.
-  static absl::StatusOr<std::unique_ptr<DevicePictureMaker>> Create(int device, size_t picture_bytes,
-                                                                   const char* who);
+  static absl::StatusOr<std::unique_ptr<DevicePictureMaker>> Create(int device, size_t picture_bytes, const char* who);
   ~DevicePictureMaker();
   DevicePictureMaker(const DevicePictureMaker&) = delete;
   DevicePictureMaker& operator=(const DevicePictureMaker&) = delete;

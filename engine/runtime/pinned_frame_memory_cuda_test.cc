@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "engine/format/frame.h"
+#include "engine/platform/testing/cuda_device.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
 #include "engine/runtime/runtime_config.h"
@@ -25,16 +26,7 @@ bool PageLocked(const void* p) {
 
 class PinnedFrameMemoryCudaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error != cudaSuccess || count == 0) {
-      cudaGetLastError();
-      const char* why = error != cudaSuccess ? cudaGetErrorName(error) : "0 devices";
-      std::printf("skipped: no CUDA device (%s)\n", why);
-      GTEST_SKIP() << "no CUDA device: " << why;
-    }
-  }
+  void SetUp() override { EXACTQ_SKIP_WITHOUT_CUDA_DEVICE(); }
 };
 
 TEST_F(PinnedFrameMemoryCudaTest, FramesArePageLockedAndReused) {

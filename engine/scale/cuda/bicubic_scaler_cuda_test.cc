@@ -3,6 +3,7 @@
 // random pictures, and every corpus picture scaled to the ladder's sizes. Skips with
 // the reason where no GPU is usable.
 #include "engine/scale/cuda/bicubic_scaler_cuda.h"
+#include "engine/platform/testing/cuda_device.h"
 
 #include <cuda_runtime.h>
 
@@ -61,13 +62,7 @@ std::string Difference(const Frame& source, const FrameGeometry& target) {
 
 class BicubicScalerCudaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: " << (error != cudaSuccess ? cudaGetErrorName(error) : "0 devices");
-    }
-  }
+  void SetUp() override { EXACTQ_SKIP_WITHOUT_CUDA_DEVICE(); }
 };
 
 TEST_F(BicubicScalerCudaTest, RandomSizesLayoutsAndDepths) {

@@ -2,6 +2,7 @@
 // in every layout at 8 and 10 bits, down and up, put on the GPU as a decoder leaves them.
 // Skips without a GPU.
 #include "engine/scale/device_scaler.h"
+#include "engine/platform/testing/cuda_device.h"
 
 #include <cuda_runtime_api.h>
 
@@ -29,8 +30,7 @@ Frame Noise(const FrameGeometry& g, std::mt19937* rng) {
 }
 
 TEST(DeviceScalerTest, GivesTheHostScalersSamples) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) GTEST_SKIP() << "no GPU";
+  EXACTQ_SKIP_WITHOUT_CUDA_DEVICE();
   ASSERT_TRUE(DeviceScaler::Available());
   std::mt19937 rng(7);
   const struct {

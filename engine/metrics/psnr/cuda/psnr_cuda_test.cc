@@ -15,6 +15,7 @@
 #include "engine/io/testing/corpus.h"
 #include "engine/io/testing/corpus_pairs.h"
 #include "engine/metrics/psnr/psnr.h"
+#include "engine/platform/testing/cuda_device.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -28,13 +29,7 @@ uint64_t Bits(double v) {
 
 class PsnrCudaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: " << (error != cudaSuccess ? cudaGetErrorName(error) : "0 devices");
-    }
-  }
+  void SetUp() override { EXACTQ_SKIP_WITHOUT_CUDA_DEVICE(); }
 
   void ExpectSameBits(const Frame& ref, const Frame& dist, const PsnrOptions& options, const std::string& label) {
     PsnrCuda gpu(options);

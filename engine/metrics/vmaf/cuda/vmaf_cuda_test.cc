@@ -21,6 +21,7 @@
 #include "engine/metrics/vmaf/vmaf_features.h"
 #include "engine/metrics/vmaf/vmaf_test_frames.h"
 #include "engine/platform/device_frame_buffer.h"
+#include "engine/platform/testing/cuda_device.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
@@ -38,13 +39,7 @@ uint64_t Bits(double value) {
 
 class VmafCudaTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    int count = 0;
-    const cudaError_t error = cudaGetDeviceCount(&count);
-    if (error != cudaSuccess || count == 0) {
-      GTEST_SKIP() << "no CUDA device: " << (error != cudaSuccess ? cudaGetErrorName(error) : "0 devices");
-    }
-  }
+  void SetUp() override { EXACTQ_SKIP_WITHOUT_CUDA_DEVICE(); }
 
   // One frame through a twin (uploaded as the runtime uploads it) against the CPU.
   static void ExpectCpuBits(VmafCuda& twin, DeviceFrameBuffer& buffer, const Frame& ref, const Frame& dis,
