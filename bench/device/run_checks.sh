@@ -16,7 +16,7 @@
 #                                                   -> $OUT/ncu_*.csv.xz
 #
 #   bash bench/device/run_checks.sh LABEL [BASELINE...]
-# Environment: ROUNDS (default 2), SKIP_JSON=1, SKIP_SANITIZERS=1, NCU=1, SKIP_PARITY=1;
+# Environment: ROUNDS (default 2), SKIP_JSON=1, SKIP_SANITIZERS=1, SANITIZE_ONLY=REGEX, NCU=1, SKIP_PARITY=1;
 # AB_FLAGS="--a=1;--a=0" runs the rates of step 2 once per ;-separated set of bench flags
 # (with or without baselines); AB_MODES (default exact_segments) the bench's --modes there.
 set -u
@@ -91,7 +91,8 @@ fi
 # 4. Sanitizers on small cases (racecheck is slow).
 if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   CS=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  sanitize() {  # tool test filter
+  sanitize() {  # tool test filter; SANITIZE_ONLY: a regex on "tool test" picks some
+    [[ "$1 $2" =~ ${SANITIZE_ONLY:-.} ]] || return 0
     timeout 200 "$CS" --tool "$1" --print-limit 30 "$B/$2" --gtest_filter="$3" > "$W/sanitize.log" 2>&1
     echo "$1 $2 $(grep -E '^\[  (PASSED|FAILED)|ERROR SUMMARY|RACECHECK SUMMARY' "$W/sanitize.log" | tr '\n' ' ')" \
       >> "$OUT/sanitizers.txt"
@@ -102,6 +103,8 @@ if [ "${SKIP_SANITIZERS:-0}" != 1 ]; then
   sanitize racecheck ordered_sum_cuda_test '*OnSmallPlanes*'
   sanitize racecheck ssimulacra2_cuda_test '*LowerThird*'
   sanitize memcheck vmaf_cuda_test '*EveryDepthAndSize*:*NegModel*'
+  sanitize memcheck device_frame_buffer_cuda_test '*'
+  sanitize memcheck device_scaler_test '*'
   sanitize racecheck vmaf_cuda_test '*NegModel*'
 fi
 
