@@ -16,13 +16,12 @@ std::string NoCudaDeviceReason();
 
 }  // namespace exactq::testing
 
-#define EXACTQ_SKIP_WITHOUT_CUDA_DEVICE()                                               \
-  do {                                                                                  \
-    if (const std::string exactq_why_ = ::exactq::testing::NoCudaDeviceReason();        \
-        !exactq_why_.empty()) {                                                         \
-      std::printf("skipped: no CUDA device (%s)\n", exactq_why_.c_str());               \
-      GTEST_SKIP() << "no CUDA device: " << exactq_why_;                                \
-    }                                                                                   \
+#define EXACTQ_SKIP_WITHOUT_CUDA_DEVICE()                                                                \
+  do {                                                                                                   \
+    if (const std::string exactq_why_ = ::exactq::testing::NoCudaDeviceReason(); !exactq_why_.empty()) { \
+      std::printf("skipped: no CUDA device (%s)\n", exactq_why_.c_str());                                \
+      GTEST_SKIP() << "no CUDA device: " << exactq_why_;                                                 \
+    }                                                                                                    \
   } while (0)
 
 #endif  // EXACTQ_ENGINE_PLATFORM_TESTING_CUDA_DEVICE_H_
