@@ -31,14 +31,17 @@
 //   runtime_bench [--gpu=1] [--cpu=1] [--metrics=psnr,ssim,ssimulacra2] [--sizes=1080p,4k]
 //                 [--streams=1,4,16] [--cpu_sizes=1080p] [--cpu_streams=1,4] [--seconds=0.5]
 //                 [--cpu_seconds=2] [--reps=3] [--frames_in_flight=2] [--json=FILE]
-//                 [--resident=BOOL] [--gpu_wait=spin|yield|block] [--commit=SHA] [--dirty=BOOL]
+//                 [--resident=BOOL] [--upload_traffic=BOOL] [--gpu_wait=spin|yield|block]
+//                 [--commit=SHA] [--dirty=BOOL]
 //
 // --metrics entries may join several metrics with '+' (psnr+ssim+ssimulacra2: one
 // request, one device frame). Each GPU row also prints the host-to-device bytes per
 // frame, counted by the device frame where it copies. --resident=1 adds, per row, each
 // metric of the request alone on a pair already on the device (streams x K twins at
 // once) and the engine's time per frame against the sum of theirs, then the request's
-// metrics together on resident pairs (no uploads). --gpu_wait sets how
+// metrics together on resident pairs (no uploads); --upload_traffic=1 then times those
+// again beside the engine's upload traffic alone (one pair's bytes copied as often as
+// the engine scored a frame, no kernels reading them). --gpu_wait sets how
 // threads wait for the device (engine/runtime/runtime_config.h; CUDA's default: spin).
 #include <atomic>
 #include <chrono>
@@ -57,6 +60,7 @@
 #include "bench/common/gpu_utilization.h"
 #include "bench/runtime/host_pinning.h"
 #include "bench/runtime/resident_twin.h"
+#include "bench/runtime/upload_traffic.h"
 #include "engine/format/frame.h"
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
@@ -171,8 +175,9 @@ struct Options {
   std::vector<int> cpu_streams = {1, 4};
   double seconds = 0.5, cpu_seconds = 2.0;
   int reps = 3;
-  int frames_in_flight = 2;  // K of the engine's pipeline per stream
-  bool resident = false;     // also each metric alone on frames already on the device
+  int frames_in_flight = 2;     // K of the engine's pipeline per stream
+  bool resident = false;        // also each metric alone on frames already on the device
+  bool upload_traffic = false;  // and again beside the engine's upload traffic
   GpuWait gpu_wait = GpuWait::kSpin;
   std::string json, commit;
   int dirty = -1;
@@ -229,6 +234,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       good = absl::SimpleAtoi(v, &o->frames_in_flight) && o->frames_in_flight > 0;
     else if (bench::Flag(argv[i], "--resident", &v))
       o->resident = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--upload_traffic", &v))
+      o->upload_traffic = bench::ParseBool(v) == 1;
     else if (bench::Flag(argv[i], "--gpu_wait", &v)) {
       absl::StatusOr<GpuWait> wait = ParseGpuWait(v);
       good = wait.ok();
@@ -414,6 +421,43 @@ class Bench {
     std::printf(
         "%-12s %-6s %7d resident request (no uploads): %.3f ms per frame: %.3fx the sum; engine_pinned %.3fx it\n", "",
         size.name.c_str(), streams, request_ms, request_ms / sum_ms, engine_ms / request_ms);
+    if (o_.upload_traffic) UploadTrafficBeside(request, metrics, size, streams, engine_fps, sum_ms, request_ms, key);
+  }
+
+  // The resident measurements again with the engine's upload traffic beside them: one
+  // pair's bytes copied to the device engine_fps times a second, no kernels reading them.
+  void UploadTrafficBeside(const std::vector<bench::ResidentMetric>& request, const std::string& metrics,
+                           const Size& size, int streams, double engine_fps, double sum_ms, double request_ms,
+                           const std::string& key) {
+    const size_t pair_bytes =
+        2 * FrameGeometry{size.width, size.height, PixelFormat{ChromaLayout::k420, 8}}.frame_bytes();
+    absl::StatusOr<std::unique_ptr<bench::UploadTraffic>> traffic =
+        bench::StartUploadTraffic(0, pair_bytes, engine_fps);
+    if (!traffic.ok()) {
+      Fail(metrics, size, absl::StrCat("upload traffic: ", traffic.status().ToString()));
+      return;
+    }
+    const auto begin = std::chrono::steady_clock::now();
+    double traffic_sum_ms = 0;
+    for (const bench::ResidentMetric& metric : request) {
+      const double fps = ResidentFps({metric}, metric.name, size, streams);
+      if (fps <= 0) return;
+      traffic_sum_ms += 1000.0 / fps;
+    }
+    const double traffic_request_fps = ResidentFps(request, metrics, size, streams);
+    if (traffic_request_fps <= 0) return;
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    const double copies_per_second = static_cast<double>((*traffic)->copies()) / seconds;
+    traffic->reset();
+    const double traffic_request_ms = 1000.0 / traffic_request_fps;
+    Add(key + "upload_traffic_resident_sum_ms_per_frame", traffic_sum_ms, "ms");
+    Add(key + "upload_traffic_resident_request_ms_per_frame", traffic_request_ms, "ms");
+    Add(key + "upload_traffic_copies_per_second", copies_per_second, "copies/s");
+    std::printf(
+        "%-12s %-6s %7d with %.0f pair uploads/s beside them (no kernels): sum %.3f ms (%.3fx without), request "
+        "%.3f ms (%.3fx without)\n",
+        "", size.name.c_str(), streams, copies_per_second, traffic_sum_ms, traffic_sum_ms / sum_ms, traffic_request_ms,
+        traffic_request_ms / request_ms);
   }
 
   // Frames per second of streams x K resident twins of `metrics` scoring at once, every
