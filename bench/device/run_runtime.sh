@@ -58,7 +58,8 @@ fi
 
 # Once per way of waiting for the GPU (GPU_WAITS), the server's (block) first.
 for wait in ${GPU_WAITS:-block spin}; do
-  timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --upload_traffic=1 --reps=5 --seconds=1 \
+  timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --upload_traffic=1 \
+    --reps=5 --seconds=1 \
     --metrics=psnr+ssim+ssimulacra2 --gpu_wait="$wait" --json="$OUT/runtime_request_$wait.json" --commit="$COMMIT" \
     --dirty="$DIRTY" > "$OUT/runtime_request_$wait.txt" 2>&1
   echo "rc=$?" >> "$OUT/runtime_request_$wait.txt"
