@@ -24,7 +24,10 @@ class CudaResidentTwin final : public ResidentTwin {
   absl::StatusOr<FrameScores> Score() override {
     size_t enqueued = 0;
     absl::Status failure;
-    for (; enqueued < twins_.size() && failure.ok(); ++enqueued) failure = twins_[enqueued]->Enqueue(pair_, stream_);
+    for (; enqueued < twins_.size(); ++enqueued) {
+      failure = twins_[enqueued]->Enqueue(pair_, stream_);
+      if (!failure.ok()) break;  // the twin that failed has nothing to collect
+    }
     FrameScores all;
     for (size_t i = 0; i < enqueued; ++i) {
       absl::StatusOr<FrameScores> scores = twins_[i]->Collect();  // also after a failure: the pair is read
