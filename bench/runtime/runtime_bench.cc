@@ -392,16 +392,19 @@ class Bench {
   // frames in flight as the engine had (streams x K): the sum of their times per frame
   // against the engine's time per frame for the whole request (page-locked frames). Then
   // the whole request on resident frames, as the runtime enqueues it: what the request
-  // costs beyond the sum without its uploads.
+  // costs beyond the sum without its uploads. With --upload_traffic, each is timed again,
+  // on the same twins, beside the engine's upload traffic (ResidentFps).
   void Resident(const std::string& metrics, const Size& size, int streams, double engine_fps, const std::string& key) {
-    double sum_ms = 0;
+    const double traffic = o_.upload_traffic ? engine_fps : 0;
+    double sum_ms = 0, traffic_sum_ms = 0;
     std::string parts;
     for (const MetricSpec& spec : Specs(metrics)) {
-      const double fps = ResidentFps({{spec.name, spec.options}}, spec.name, size, streams);
-      if (fps <= 0) return;
-      sum_ms += 1000.0 / fps;
-      parts += absl::StrCat(parts.empty() ? "" : " + ", spec.name, " ", static_cast<int>(1e5 / fps) / 100.0, " ms");
-      Add(absl::StrCat(key, "resident_", spec.name, "_fps"), fps, "frames/s");
+      const ResidentRates r = ResidentFps({{spec.name, spec.options}}, spec.name, size, streams, traffic);
+      if (r.fps <= 0) return;
+      sum_ms += 1000.0 / r.fps;
+      traffic_sum_ms += 1000.0 / r.fps_beside_uploads;
+      parts += absl::StrCat(parts.empty() ? "" : " + ", spec.name, " ", static_cast<int>(1e5 / r.fps) / 100.0, " ms");
+      Add(absl::StrCat(key, "resident_", spec.name, "_fps"), r.fps, "frames/s");
     }
     const double engine_ms = 1000.0 / engine_fps;
     Add(key + "resident_sum_ms_per_frame", sum_ms, "ms");
@@ -413,57 +416,39 @@ class Bench {
     if (Specs(metrics).size() < 2) return;
     std::vector<bench::ResidentMetric> request;
     for (const MetricSpec& spec : Specs(metrics)) request.push_back({spec.name, spec.options});
-    const double request_fps = ResidentFps(request, metrics, size, streams);
-    if (request_fps <= 0) return;
-    const double request_ms = 1000.0 / request_fps;
+    const ResidentRates r = ResidentFps(request, metrics, size, streams, traffic);
+    if (r.fps <= 0) return;
+    const double request_ms = 1000.0 / r.fps;
     Add(key + "resident_request_ms_per_frame", request_ms, "ms");
     Add(key + "resident_request_vs_resident_sum", request_ms / sum_ms, "ratio");
     std::printf(
         "%-12s %-6s %7d resident request (no uploads): %.3f ms per frame: %.3fx the sum; engine_pinned %.3fx it\n", "",
         size.name.c_str(), streams, request_ms, request_ms / sum_ms, engine_ms / request_ms);
-    if (o_.upload_traffic) UploadTrafficBeside(request, metrics, size, streams, engine_fps, sum_ms, request_ms, key);
-  }
-
-  // The resident measurements again with the engine's upload traffic beside them: one
-  // pair's bytes copied to the device engine_fps times a second, no kernels reading them.
-  void UploadTrafficBeside(const std::vector<bench::ResidentMetric>& request, const std::string& metrics,
-                           const Size& size, int streams, double engine_fps, double sum_ms, double request_ms,
-                           const std::string& key) {
-    const size_t pair_bytes =
-        2 * FrameGeometry{size.width, size.height, PixelFormat{ChromaLayout::k420, 8}}.frame_bytes();
-    absl::StatusOr<std::unique_ptr<bench::UploadTraffic>> traffic =
-        bench::StartUploadTraffic(0, pair_bytes, engine_fps);
-    if (!traffic.ok()) {
-      Fail(metrics, size, absl::StrCat("upload traffic: ", traffic.status().ToString()));
-      return;
-    }
-    const auto begin = std::chrono::steady_clock::now();
-    double traffic_sum_ms = 0;
-    for (const bench::ResidentMetric& metric : request) {
-      const double fps = ResidentFps({metric}, metric.name, size, streams);
-      if (fps <= 0) return;
-      traffic_sum_ms += 1000.0 / fps;
-    }
-    const double traffic_request_fps = ResidentFps(request, metrics, size, streams);
-    if (traffic_request_fps <= 0) return;
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    const double copies_per_second = static_cast<double>((*traffic)->copies()) / seconds;
-    traffic->reset();
-    const double traffic_request_ms = 1000.0 / traffic_request_fps;
+    if (traffic <= 0) return;
+    const double traffic_request_ms = 1000.0 / r.fps_beside_uploads;
     Add(key + "upload_traffic_resident_sum_ms_per_frame", traffic_sum_ms, "ms");
     Add(key + "upload_traffic_resident_request_ms_per_frame", traffic_request_ms, "ms");
-    Add(key + "upload_traffic_copies_per_second", copies_per_second, "copies/s");
+    Add(key + "upload_traffic_copies_per_second", r.copies_per_second, "copies/s");
     std::printf(
         "%-12s %-6s %7d with %.0f pair uploads/s beside them (no kernels): sum %.3f ms (%.3fx without), request "
         "%.3f ms (%.3fx without)\n",
-        "", size.name.c_str(), streams, copies_per_second, traffic_sum_ms, traffic_sum_ms / sum_ms, traffic_request_ms,
-        traffic_request_ms / request_ms);
+        "", size.name.c_str(), streams, r.copies_per_second, traffic_sum_ms, traffic_sum_ms / sum_ms,
+        traffic_request_ms, traffic_request_ms / request_ms);
   }
 
+  struct ResidentRates {
+    double fps = -1;                 // -1 after a failure that Fail reported
+    double fps_beside_uploads = -1;  // with the upload traffic beside the twins
+    double copies_per_second = 0;    // the traffic's pairs copied per second, as measured
+  };
+
   // Frames per second of streams x K resident twins of `metrics` scoring at once, every
-  // frame checked against the CPU's bits; -1 after a failure that Fail reported.
-  double ResidentFps(const std::vector<bench::ResidentMetric>& metrics, const std::string& label, const Size& size,
-                     int streams) {
+  // frame checked against the CPU's bits; with `traffic` > 0, then the same twins again
+  // while one pair's bytes are copied to the device `traffic` times a second, no kernels
+  // reading them (bench/runtime/upload_traffic.h).
+  ResidentRates ResidentFps(const std::vector<bench::ResidentMetric>& metrics, const std::string& label,
+                            const Size& size, int streams, double traffic) {
+    ResidentRates rates;
     std::string names;
     for (const bench::ResidentMetric& m : metrics) names += absl::StrCat(names.empty() ? "" : "+", m.name);
     Inputs in = MakeInputs(names, size);
@@ -473,7 +458,7 @@ class Bench {
       absl::StatusOr<std::unique_ptr<bench::ResidentTwin>> twin = bench::CreateResidentTwin(0, metrics, in.ref, in.dis);
       if (!twin.ok()) {
         Fail(label, size, absl::StrCat("resident: ", twin.status().ToString()));
-        return -1;
+        return rates;
       }
       bench::ResidentTwin* p = twin->get();
       resident.push_back(std::move(*twin));
@@ -482,11 +467,24 @@ class Bench {
         return f.ok() && SameBits(*f, in.expected);
       });
     }
-    if (!Warm(workers, label, size, "resident")) return -1;
+    if (!Warm(workers, label, size, "resident")) return rates;
     bool ok = true;
-    const double fps = Throughput(workers, o_.seconds, o_.reps, &ok);
+    rates.fps = Throughput(workers, o_.seconds, o_.reps, &ok);
+    if (traffic > 0) {
+      absl::StatusOr<std::unique_ptr<bench::UploadTraffic>> uploads =
+          bench::StartUploadTraffic(0, in.ref.size_bytes() + in.dis.size_bytes(), traffic);
+      if (!uploads.ok()) {
+        Fail(label, size, absl::StrCat("upload traffic: ", uploads.status().ToString()));
+        rates.fps = -1;
+        return rates;
+      }
+      const auto begin = std::chrono::steady_clock::now();
+      rates.fps_beside_uploads = Throughput(workers, o_.seconds, o_.reps, &ok);
+      const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+      rates.copies_per_second = static_cast<double>((*uploads)->copies()) / seconds;
+    }
     all_ok_ = all_ok_ && ok;
-    return fps;
+    return rates;
   }
 
   // The engine's throughput on `ref`/`dis` (pageable or page-locked), or -1 after a
