@@ -13,6 +13,7 @@
 #include "absl/strings/str_join.h"
 #include "engine/decode/decoded_pair.h"
 #include "engine/decode/video_decoder.h"
+#include "engine/runtime/device_memory_ledger.h"
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
@@ -95,9 +96,17 @@ class DecodedScoring {
     // A side decoded on the scorer's GPU stays there; host pictures bound for a GPU are
     // page-locked, so the upload is one DMA.
     bool host_pictures_to_gpu = false;
-    for (std::unique_ptr<VideoDecoder>& decoder : decoders) {
-      const bool on_device = KeepPicturesOnScorerGpu((*scorer)->gpu(), options, decoder.get());
+    // What a GPU decoder holds on its device, admitted beside the scorers; released after
+    // the decoders close (declared before the pair that owns them).
+    std::vector<DeviceMemoryReservation> decoder_device_memory;
+    const char* const side_names[2] = {"the reference", "the distorted side"};
+    for (int i = 0; i < 2; ++i) {
+      const bool on_device = KeepPicturesOnScorerGpu((*scorer)->gpu(), options, decoders[i].get());
       host_pictures_to_gpu = host_pictures_to_gpu || (placement != FrameScorer::kCpuDevice && !on_device);
+      absl::StatusOr<DeviceMemoryReservation> device_memory =
+          ReserveDecoderDeviceMemory(*decoders[i], options, frames_in_flight + kDecodeAheadFrames + 1, side_names[i]);
+      if (!device_memory.ok()) return ToGrpc(device_memory.status());
+      decoder_device_memory.push_back(*std::move(device_memory));
     }
     DecodedPair::Options pair_options;
     pair_options.queue_frames = kDecodeAheadFrames;

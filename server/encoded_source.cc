@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "absl/strings/str_cat.h"
+#include "engine/runtime/device_memory.h"
 #include "proto/layout_wire.h"
 #include "server/client_text.h"
 
@@ -146,6 +147,14 @@ absl::StatusOr<std::unique_ptr<VideoDecoder>> OpenDecoderWithThreads(std::unique
 
 bool KeepPicturesOnScorerGpu(int scorer_gpu, const DecoderOptions& options, VideoDecoder* decoder) {
   return scorer_gpu >= 0 && scorer_gpu == options.gpu && decoder->KeepPicturesOnDevice();
+}
+
+absl::StatusOr<DeviceMemoryReservation> ReserveDecoderDeviceMemory(const VideoDecoder& decoder,
+                                                                   const DecoderOptions& options, int pictures_held,
+                                                                   const std::string& side) {
+  const uint64_t bytes = decoder.GpuDeviceBytes(pictures_held);
+  if (bytes == 0) return DeviceMemoryReservation();
+  return ReserveDeviceMemory(options.gpu, bytes, absl::StrCat("the GPU decoder of ", side));
 }
 
 void ToWire(const DecodedStreamInfo& info, const DecodeRequest& request, v1::DecodeInfo* wire) {

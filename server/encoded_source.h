@@ -14,6 +14,7 @@
 #include "engine/decode/byte_source.h"
 #include "engine/decode/spool_file.h"
 #include "engine/decode/video_decoder.h"
+#include "engine/runtime/device_memory_ledger.h"
 #include "exactq/v1/exactq.pb.h"
 #include "server/decode_thread_budget.h"
 #include "server/server_config.h"
@@ -63,6 +64,17 @@ void ApplyDecodeRequest(const DecodeRequest& request, DecoderOptions* options);
 // that same GPU (`scorer_gpu`, FrameScorer::gpu()): no download and no upload. True
 // when they will (the frames carry device pictures); false: host pictures as before.
 bool KeepPicturesOnScorerGpu(int scorer_gpu, const DecoderOptions& options, VideoDecoder* decoder);
+
+// The device memory `decoder` holds while the GPU decodes it (its surfaces, and with
+// `pictures_held` of its pictures held at once, their planar copies once they stay on
+// the device), admitted on its GPU beside the scorers (max_device_bytes); an empty
+// reservation when the CPU decodes it. ResourceExhausted naming `side` when the GPU has
+// no room left. Call it after KeepPicturesOnScorerGpu. The decoder's memory is taken
+// when it opens (FFmpeg sizes it from the first picture), so a refused stream gives it
+// back when its decoder closes, at once.
+absl::StatusOr<DeviceMemoryReservation> ReserveDecoderDeviceMemory(const VideoDecoder& decoder,
+                                                                   const DecoderOptions& options, int pictures_held,
+                                                                   const std::string& side);
 
 // Opens one side's decoder with up to `threads` decoder threads from `budget` (null: no
 // budget, `threads` as asked), then keeps only those it decodes on (a Y4M side: one),

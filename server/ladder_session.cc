@@ -14,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "engine/decode/video_decoder.h"
 #include "engine/ladder/ladder_sources.h"
+#include "engine/runtime/device_memory_ledger.h"
 #include "engine/runtime/frame_pipeline.h"
 #include "engine/runtime/frame_scorer.h"
 #include "engine/runtime/pinned_frame_memory.h"
@@ -193,6 +194,18 @@ class LadderScoring {
     for (size_t i = 0; i < n; ++i) {
       const bool on_device = KeepPicturesOnScorerGpu(scorer_gpus[i], options, rendition_decoders[i].get());
       host_pictures_to_gpu = host_pictures_to_gpu || (scorer_gpus[i] >= 0 && !on_device);
+    }
+    // What the GPU decoders hold on their device, admitted beside the scorers; released
+    // after the decoders close (declared before the sources that own them). The
+    // reference's pictures stay while every rendition's frame is scored against them.
+    std::vector<DeviceMemoryReservation> decoder_device_memory;
+    const int pictures_held = frames_in_flight + 1 + kDecodeAheadFrames;
+    for (size_t i = 0; i <= n; ++i) {
+      const VideoDecoder& decoder = i == 0 ? **reference_decoder : *rendition_decoders[i - 1];
+      absl::StatusOr<DeviceMemoryReservation> device_memory = ReserveDecoderDeviceMemory(
+          decoder, options, pictures_held, i == 0 ? std::string("the reference") : absl::StrCat("rendition ", i - 1));
+      if (!device_memory.ok()) return ToGrpc(device_memory.status());
+      decoder_device_memory.push_back(*std::move(device_memory));
     }
     ladder_options.frame_memory = host_pictures_to_gpu ? PinnedFrameMemory() : std::pmr::get_default_resource();
     // A resized rendition's scaler gets as many threads as its decoder: with the GPU

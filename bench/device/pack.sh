@@ -19,6 +19,7 @@ TARGETS=(//engine/metrics/ssimulacra2/cuda:ssimulacra2_cuda_test //bench/ssimula
          //engine/metrics/ssim/cuda:ssim_cuda_test //engine/runtime:frame_pipeline_test
          //engine/metrics/psnr/cuda:psnr_cuda_test //bench/runtime:runtime_bench //server:exactqd //client:exactq
          //engine/scale/cuda:bicubic_scaler_cuda_test //bench/decode:decode_rate //engine/decode:gpu_decode_test
+         //engine/decode:gpu_decoder_memory_test
          //engine/metrics/vmaf/cuda:vmaf_cuda_test //bench/vmaf:vmaf_cuda_bench
          //engine/runtime:device_picture_scoring_test //engine/scale/cuda:device_scaler_test
          //engine/platform:device_frame_buffer_cuda_test)
@@ -36,7 +37,8 @@ cp "$BIN/engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_test" "$BIN/bench/ssim
    "$BIN/engine/metrics/ssim/cuda/ssim_cuda_test" "$BIN/engine/runtime/frame_pipeline_test" \
    "$BIN/engine/metrics/psnr/cuda/psnr_cuda_test" "$BIN/bench/runtime/runtime_bench" \
    "$BIN/server/exactqd" "$BIN/client/exactq" "$BIN/engine/scale/cuda/bicubic_scaler_cuda_test" \
-   "$BIN/bench/decode/decode_rate" "$BIN/engine/decode/gpu_decode_test" "$STAGE/exact/ordered_sum_cuda_test" \
+   "$BIN/bench/decode/decode_rate" "$BIN/engine/decode/gpu_decode_test" "$BIN/engine/decode/gpu_decoder_memory_test" \
+   "$STAGE/exact/ordered_sum_cuda_test" \
    "$BIN/engine/metrics/vmaf/cuda/vmaf_cuda_test" "$BIN/bench/vmaf/vmaf_cuda_bench" \
    "$BIN/engine/runtime/device_picture_scoring_test" "$BIN/engine/scale/cuda/device_scaler_test" \
    "$BIN/engine/platform/device_frame_buffer_cuda_test" "$STAGE/$LABEL/"

@@ -5,7 +5,8 @@
 # needed first:
 #   1. the GPU parity suite through exactqd + exactq, cuda against cpu, bit for bit
 #                                                          -> $OUT/server_parity{,_logs}.txt
-#   0. the GPU's video decoder against the CPU's, byte for byte  -> $OUT/gpu_decode_test.txt
+#   0. the GPU's video decoder against the CPU's, byte for byte, and its device memory
+#      against what the server admits for it                 -> $OUT/gpu_decode_test.txt
 #   2. encoded sources end to end at 4K (bench/decode), decoded on the GPU and on the
 #      CPU, and raw Y4M uploads, the 48-frame media played REPEAT (8) times over; the
 #      server gets DECODE_SERVER_FLAGS (e.g. --gpu_wait=spin) -> $OUT/decode_h200_4k.{txt,json}
@@ -38,6 +39,9 @@ if [ -x "$B/gpu_decode_test" ] && [ -d media4k/samples ]; then
   EXACTQ_DECODE_MEDIA=$W/media4k/samples EXACTQ_REQUIRE_GPU_DECODE=1 timeout 120 "$B/gpu_decode_test" \
     > "$OUT/gpu_decode_test.txt" 2>&1
   echo "rc=$?" >> "$OUT/gpu_decode_test.txt"
+  EXACTQ_DECODE_MEDIA=$W/media4k/samples EXACTQ_REQUIRE_GPU_DECODE=1 timeout 60 "$B/gpu_decoder_memory_test" \
+    >> "$OUT/gpu_decode_test.txt" 2>&1
+  echo "gpu_decoder_memory_test rc=$?" >> "$OUT/gpu_decode_test.txt"
 fi
 
 if [ -d corpus ]; then

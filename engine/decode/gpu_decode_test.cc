@@ -6,8 +6,6 @@
 //
 // Inputs: the encoded files in $EXACTQ_DECODE_MEDIA (the GPU machine has no ffmpeg CLI;
 // bench/device/pack_media.sh makes them), else encodes made here with the ffmpeg CLI.
-#include <dirent.h>
-
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -16,53 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/decode/byte_source.h"
+#include "engine/decode/testing/encoded_samples.h"
 #include "engine/decode/video_decoder.h"
 #include "gtest/gtest.h"
 
 namespace exactq {
 namespace {
-
-std::string TempDir() {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return dir != nullptr ? dir : "/tmp";
-}
-
-// The ffmpeg CLI's encodes of its test pattern: what farms send, 8 and 10 bits.
-std::vector<std::string> EncodeSamples() {
-  struct Sample {
-    const char* name;
-    const char* args;
-  };
-  const Sample samples[] = {
-      {"h264_8bit.mkv", "-pix_fmt yuv420p -c:v libx264 -preset ultrafast -crf 30"},
-      {"hevc_8bit.mkv", "-pix_fmt yuv420p -c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=none"},
-      {"hevc_10bit.mkv", "-pix_fmt yuv420p10le -c:v libx265 -preset ultrafast -crf 30 -x265-params log-level=none"},
-      {"vp9_8bit.webm", "-pix_fmt yuv420p -c:v libvpx-vp9 -deadline realtime -cpu-used 8 -b:v 500k"},
-      {"av1_8bit.mkv", "-pix_fmt yuv420p -c:v libsvtav1 -preset 12 -crf 40"},
-  };
-  std::vector<std::string> paths;
-  for (const Sample& s : samples) {
-    const std::string path = absl::StrCat(TempDir(), "/", s.name);
-    const std::string command =
-        absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=352x288:rate=24 -frames:v 8 ", s.args, " ",
-                     path, " 2>", TempDir(), "/ffmpeg.log");
-    if (std::system(command.c_str()) == 0) paths.push_back(path);
-  }
-  return paths;
-}
-
-std::vector<std::string> Samples() {
-  const char* media = std::getenv("EXACTQ_DECODE_MEDIA");
-  if (media == nullptr || *media == '\0') return EncodeSamples();
-  std::vector<std::string> paths;
-  if (DIR* dir = opendir(media); dir != nullptr) {
-    while (const dirent* e = readdir(dir)) {
-      if (e->d_name[0] != '.') paths.push_back(absl::StrCat(media, "/", e->d_name));
-    }
-    closedir(dir);
-  }
-  return paths;
-}
 
 struct Decoded {
   DecodedStreamInfo info;
@@ -101,7 +58,7 @@ void ExpectSamePlanes(const Frame& got, const Frame& cpu, size_t f) {
 }
 
 TEST(GpuDecodeTest, AutoGivesTheCpuDecodersBytes) {
-  const std::vector<std::string> samples = Samples();
+  const std::vector<std::string> samples = testing::EncodedSamples();
   if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
   int gpu_decoded = 0;
   for (const std::string& path : samples) {
@@ -138,7 +95,7 @@ TEST(GpuDecodeTest, AutoGivesTheCpuDecodersBytes) {
 // The GPU decoder's surfaces turned into planar pictures on the device (the path the
 // server takes when the frames are scored on that GPU) hold the CPU decoder's bytes.
 TEST(GpuDecodeTest, PicturesKeptOnTheGpuAreTheCpuDecodersBytes) {
-  const std::vector<std::string> samples = Samples();
+  const std::vector<std::string> samples = testing::EncodedSamples();
   if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
   int kept = 0;
   for (const std::string& path : samples) {
@@ -171,7 +128,7 @@ TEST(GpuDecodeTest, PicturesKeptOnTheGpuAreTheCpuDecodersBytes) {
 }
 
 TEST(GpuDecodeTest, GpuRefusesByNameWhenItCannot) {
-  const std::vector<std::string> samples = Samples();
+  const std::vector<std::string> samples = testing::EncodedSamples();
   if (samples.empty()) GTEST_SKIP() << "no samples: no ffmpeg CLI here and EXACTQ_DECODE_MEDIA unset";
   for (const std::string& path : samples) {
     SCOPED_TRACE(path);
@@ -189,10 +146,10 @@ TEST(GpuDecodeTest, GpuRefusesByNameWhenItCannot) {
 
 // Y4M pictures are copied, not decoded: gpu takes them on the CPU and says why.
 TEST(GpuDecodeTest, RawPicturesAreNeverDecodedOnTheGpu) {
-  const std::string path = absl::StrCat(TempDir(), "/raw.y4m");
+  const std::string path = absl::StrCat(testing::TempDir(), "/raw.y4m");
   const std::string command =
       absl::StrCat("ffmpeg -nostdin -v error -y -f lavfi -i testsrc2=size=64x64:rate=24 -frames:v 2 -pix_fmt yuv420p ",
-                   path, " 2>", TempDir(), "/ffmpeg.log");
+                   path, " 2>", testing::TempDir(), "/ffmpeg.log");
   if (std::system(command.c_str()) != 0) GTEST_SKIP() << "no ffmpeg CLI here";
   for (DecodeDevice device : {DecodeDevice::kGpu, DecodeDevice::kAuto}) {
     absl::StatusOr<Decoded> decoded = DecodeAll(path, device);

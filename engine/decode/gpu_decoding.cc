@@ -71,4 +71,14 @@ absl::Status AttachCudaDecoding(AVCodecContext* context, AVBufferRef* device) {
 
 bool IsGpuSurface(const AVFrame& picture) { return picture.format == AV_PIX_FMT_CUDA; }
 
+uint64_t GpuDecoderDeviceBytes(int coded_width, int coded_height, int bytes_per_sample, int decode_surfaces,
+                               int pictures_held, uint64_t planar_picture_bytes) {
+  auto round_up = [](uint64_t n, uint64_t to) { return (n + to - 1) / to * to; };
+  const uint64_t pitch = round_up(static_cast<uint64_t>(coded_width) * bytes_per_sample, 512);
+  const uint64_t rows = round_up(static_cast<uint64_t>(coded_height), 64);
+  const uint64_t surface = pitch * rows * 3 / 2;  // luma and the interleaved half-height chroma
+  const uint64_t surfaces = 3 * static_cast<uint64_t>(decode_surfaces) + static_cast<uint64_t>(pictures_held);
+  return surfaces * surface + static_cast<uint64_t>(pictures_held) * planar_picture_bytes;
+}
+
 }  // namespace exactq::decode::internal

@@ -4,6 +4,8 @@
 #ifndef EXACTQ_ENGINE_DECODE_GPU_DECODING_H_
 #define EXACTQ_ENGINE_DECODE_GPU_DECODING_H_
 
+#include <cstdint>
+
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
@@ -30,6 +32,19 @@ absl::Status AttachCudaDecoding(AVCodecContext* context, AVBufferRef* device);
 
 // True for a picture that lives in GPU memory (a surface to download).
 bool IsGpuSurface(const AVFrame& picture);
+
+// What one decoder on FFmpeg's NVDEC path holds in device memory at most. FFmpeg creates
+// the NVDEC decoder with `decode_surfaces` decode surfaces and as many output surfaces
+// (the count its frames context asked for: the codec's reference pictures, FFmpeg's
+// spares and one per frame thread), and each decoded picture is a CUDA frame of its own
+// that lives while the decoder references it (up to `decode_surfaces`) or the caller
+// holds it (`pictures_held`). Surfaces are NV12 (P016 above 8 bits: `bytes_per_sample`
+// 2) at the coded size, counted with rows of a multiple of 512 bytes and a height of a
+// multiple of 64 (more than the driver and FFmpeg pad). Pictures kept on the device also
+// take a planar copy each: `planar_picture_bytes` per held picture (0 when they are
+// downloaded).
+uint64_t GpuDecoderDeviceBytes(int coded_width, int coded_height, int bytes_per_sample, int decode_surfaces,
+                               int pictures_held, uint64_t planar_picture_bytes);
 
 }  // namespace exactq::decode::internal
 

@@ -422,6 +422,19 @@ bool VideoDecoder::KeepPicturesOnDevice() {
   return true;
 }
 
+uint64_t VideoDecoder::GpuDeviceBytes(int pictures_held) const {
+  if (!info_.gpu_decoded) return 0;
+  const AVCodecContext& codec = *av_->codec;
+  // The frames context FFmpeg sized the NVDEC decoder from (its decode surfaces).
+  const int decode_surfaces =
+      codec.hw_frames_ctx == nullptr
+          ? 0
+          : reinterpret_cast<const AVHWFramesContext*>(codec.hw_frames_ctx->data)->initial_pool_size;
+  return decode::internal::GpuDecoderDeviceBytes(codec.coded_width, codec.coded_height,
+                                                 info_.geometry.bytes_per_sample(), decode_surfaces, pictures_held,
+                                                 device_surfaces_ != nullptr ? info_.geometry.frame_bytes() : 0);
+}
+
 absl::Status VideoDecoder::TakeGpuSurface(Frame* frame) {
   if (device_surfaces_ != nullptr) {
     absl::StatusOr<std::shared_ptr<const DevicePicture>> picture =

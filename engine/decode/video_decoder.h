@@ -109,6 +109,13 @@ class VideoDecoder {
   // CUDA. For one thread, like ReadFrame.
   bool KeepPicturesOnDevice();
 
+  // Device memory this decoder holds at most while the GPU decodes it (0 when it does
+  // not), with `pictures_held` of its pictures held by the caller at once (queued ahead,
+  // in flight): its NVDEC surfaces and CUDA frames, and once KeepPicturesOnDevice a
+  // planar copy per held picture (GpuDecoderDeviceBytes, gpu_decoding.h). For the
+  // device memory admission; known once Open has set the decoder up.
+  uint64_t GpuDeviceBytes(int pictures_held) const;
+
   // Frames returned so far; also the index of the next.
   int64_t frames_read() const { return frames_read_; }
 

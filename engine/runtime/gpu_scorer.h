@@ -32,6 +32,11 @@ absl::Status ApplyGpuWait(GpuWait wait);
 // Device memory in use on one GPU (total minus free, all processes), for /metrics.
 absl::StatusOr<uint64_t> GpuMemoryInUse(int device);
 
+// Device memory the runtime admits on one GPU for all its streams together
+// (RuntimeConfig::max_device_bytes; 0: 90% of the device's memory). Without CUDA:
+// max_device_bytes, or no limit when 0 (nothing of the runtime's is on a device).
+absl::StatusOr<uint64_t> DeviceMemoryLimit(int device);
+
 struct GpuStageTimes {
   int64_t host_to_device_ns = 0;  // device time of the frame's upload
   int64_t compute_ns = 0;         // the rest of the round trip: the twins and their read-backs

@@ -4,9 +4,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <mutex>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +13,7 @@
 #include "engine/metrics/registry.h"
 #include "engine/platform/device_frame_buffer.h"
 #include "engine/runtime/device_fault.h"
+#include "engine/runtime/device_memory_ledger.h"
 #include "engine/runtime/gpu_scorer.h"
 #include "engine/runtime/runtime_config.h"
 
@@ -83,44 +83,15 @@ absl::Status ClassifyTwinFailure(int device, absl::Status status) {
   return WithDeviceFault(std::move(status), sticky ? DeviceFault::kPoisoned : DeviceFault::kTransient);
 }
 
-// Device memory admitted per GPU, so that streams never ask a device for more than the
-// operator allowed (RuntimeConfig::max_device_bytes).
-class DeviceAdmission {
- public:
-  static DeviceAdmission& Get() {
-    static DeviceAdmission admission;
-    return admission;
-  }
-  absl::Status Reserve(int device, uint64_t bytes, uint64_t limit) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    uint64_t& reserved = reserved_[device];
-    if (bytes > limit || reserved > limit - bytes) {
-      return absl::ResourceExhaustedError(absl::StrCat("device memory: this stream needs about ", bytes,
-                                                       " bytes on cuda:", device, ", ", reserved,
-                                                       " are admitted already, limit max_device_bytes=", limit));
-    }
-    reserved += bytes;
-    return absl::OkStatus();
-  }
-  void Release(int device, uint64_t bytes) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    reserved_[device] -= bytes;
-  }
-
- private:
-  std::mutex mutex_;
-  std::map<int, uint64_t> reserved_;
-};
-
 // A stream's twins on one device: the frame pair uploaded once into the scorer's device
 // frame, then every metric enqueued on it before any is collected.
 class CudaGpuScorer final : public GpuScorer {
  public:
-  CudaGpuScorer(int device, cudaStream_t stream, uint64_t admitted_bytes, int planes, bool reads_previous,
+  CudaGpuScorer(int device, cudaStream_t stream, DeviceMemoryReservation admitted, int planes, bool reads_previous,
                 bool fixed_addresses)
       : device_(device),
         stream_(stream),
-        admitted_bytes_(admitted_bytes),
+        admitted_(std::move(admitted)),
         planes_(planes),
         reads_previous_(reads_previous),
         frame_(device) {
@@ -133,7 +104,6 @@ class CudaGpuScorer final : public GpuScorer {
     if (uploaded_ != nullptr) cudaEventDestroy(uploaded_);
     if (start_ != nullptr) cudaEventDestroy(start_);
     cudaStreamDestroy(stream_);
-    DeviceAdmission::Get().Release(device_, admitted_bytes_);
   }
 
   absl::Status Init() {
@@ -188,9 +158,9 @@ class CudaGpuScorer final : public GpuScorer {
  private:
   int device_;
   cudaStream_t stream_;
-  uint64_t admitted_bytes_;
-  int planes_;           // leading planes the request's twins read
-  bool reads_previous_;  // a twin reads the previous reference's first plane
+  DeviceMemoryReservation admitted_;  // given back after the twins and the stream are gone
+  int planes_;                        // leading planes the request's twins read
+  bool reads_previous_;               // a twin reads the previous reference's first plane
   DeviceFrameBuffer frame_;
   cudaEvent_t start_ = nullptr;
   cudaEvent_t uploaded_ = nullptr;
@@ -251,6 +221,18 @@ absl::StatusOr<uint64_t> GpuMemoryInUse(int device) {
   return static_cast<uint64_t>(total_bytes - free_bytes);
 }
 
+absl::StatusOr<uint64_t> DeviceMemoryLimit(int device) {
+  if (const uint64_t limit = GetRuntimeConfig().max_device_bytes; limit != 0) return limit;
+  int current = 0;
+  if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;
+  if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
+  size_t free_bytes = 0, total_bytes = 0;
+  absl::Status s = FromCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  cudaSetDevice(current);
+  if (!s.ok()) return s;
+  return static_cast<uint64_t>(total_bytes) / 10 * 9;
+}
+
 absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const FrameGeometry& geometry,
                                                            const std::vector<GpuMetricRequest>& metrics) {
   // Decide before touching the device whether every metric has a twin.
@@ -272,20 +254,18 @@ absl::StatusOr<std::unique_ptr<GpuScorer>> CreateGpuScorer(int device, const Fra
   }
   admitted += DeviceFrameBuffer::DeviceBytes(geometry, planes, reads_previous);
   if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
-  uint64_t limit = GetRuntimeConfig().max_device_bytes;
-  if (limit == 0) {
-    size_t free_bytes = 0, total_bytes = 0;
-    if (absl::Status s = FromCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo"); !s.ok()) return s;
-    limit = total_bytes / 10 * 9;
-  }
-  if (absl::Status s = DeviceAdmission::Get().Reserve(device, admitted, limit); !s.ok()) return s;
+  absl::StatusOr<uint64_t> limit = DeviceMemoryLimit(device);
+  if (!limit.ok()) return limit.status();
+  absl::StatusOr<DeviceMemoryReservation> reservation =
+      ReserveDeviceMemoryWithin(device, admitted, *limit, "this stream's scorer");
+  if (!reservation.ok()) return reservation.status();
   cudaStream_t stream = nullptr;
   if (absl::Status s = FromCuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
       !s.ok()) {
-    DeviceAdmission::Get().Release(device, admitted);
     return s;
   }
-  auto scorer = std::make_unique<CudaGpuScorer>(device, stream, admitted, planes, reads_previous, fixed_addresses);
+  auto scorer =
+      std::make_unique<CudaGpuScorer>(device, stream, *std::move(reservation), planes, reads_previous, fixed_addresses);
   if (absl::Status s = scorer->Init(); !s.ok()) return s;
   for (size_t i = 0; i < metrics.size(); ++i) {
     absl::StatusOr<std::unique_ptr<GpuMetric>> twin = factories[i]->create(device, geometry, metrics[i].options);
