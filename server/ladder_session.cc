@@ -188,6 +188,7 @@ class LadderScoring {
                                                             [&](int g) { return g == scorer_gpus[0]; });
     if (one_gpu && !KeepPicturesOnScorerGpu(scorer_gpus[0], options, reference_decoder->get())) {
       ladder_options.reference_gpu = scorer_gpus[0];
+      host_pictures_to_gpu = true;  // the reference's host pictures are uploaded
     } else if (!one_gpu) {
       host_pictures_to_gpu = any_gpu;
     }
