@@ -183,10 +183,14 @@ def main():
                     "backends": sorted(devices)}
 
         measure("ladder")  # warm-up: page cache, the GPU's context, pinned memory
+        first_scores = scores(os.path.join(work, "ladder.json"))
+        same_across_runs = True  # every run of the ladder gives the warm-up's scores
         runs = {"ladder": [], "separate": [], "decoders_alone": []}
         for rep in range(args.reps):
             for mode in (("ladder", "separate") if rep % 2 == 0 else ("separate", "ladder")):
                 runs[mode].append(measure(mode))
+                if mode == "ladder":
+                    same_across_runs = same_across_runs and scores(os.path.join(work, "ladder.json")) == first_scores
                 r = runs[mode][-1]
                 print(f"rep {rep} {mode:8}  {r['rendition_frames_per_second']:8.1f} rendition-frames/s  "
                       f"reference decodes {r['reference_decodes']}  server CPU "
@@ -207,6 +211,8 @@ def main():
             same_scores = scores(check) == scores(os.path.join(work, "ladder.json"))
             print(f"scores: the ladder decoded with --decode {args.check_decode} against "
                   f"{args.decode or 'the default'}: {'identical' if same_scores else 'DIFFERENT'}", flush=True)
+        print(f"scores: {1 + args.reps} runs of the ladder: {'identical' if same_across_runs else 'DIFFERENT'}",
+              flush=True)
         server.terminate()
         server.wait(60)
 
@@ -223,6 +229,7 @@ def main():
             "reference_decodes": {"ladder": runs["ladder"][0]["reference_decodes"],
                                   "separate": runs["separate"][0]["reference_decodes"]},
             "scores_identical_to_check_decode": same_scores,
+            "scores_identical_across_runs": same_across_runs,
         }
         print(json.dumps(summary, indent=2))
         result = {"size": args.size, "frames": args.frames, "repeat": args.repeat,
@@ -236,6 +243,8 @@ def main():
             os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
             with open(args.out, "w") as f:
                 json.dump(result, f, indent=2)
+        if same_scores is False or not same_across_runs:
+            sys.exit("the ladder's scores changed with the decoder or from run to run")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
