@@ -4,7 +4,7 @@
 # renditions, made here by bench/device/pack_media.sh). The server-level runs, the most
 # needed first:
 #   1. the GPU parity suite through exactqd + exactq, cuda against cpu, bit for bit
-#                                                          -> $OUT/server_parity{,_logs}.txt
+#      (PARITY_SECONDS=0: not run)                         -> $OUT/server_parity{,_logs}.txt
 #   0. the GPU's video decoder against the CPU's, byte for byte, and its device memory
 #      against what the server admits for it                 -> $OUT/gpu_decode_test.txt
 #   2. encoded sources end to end at 4K (bench/decode), decoded on the GPU and on the
@@ -44,7 +44,7 @@ if [ -x "$B/gpu_decode_test" ] && [ -d media4k/samples ]; then
   echo "gpu_decoder_memory_test rc=$?" >> "$OUT/gpu_decode_test.txt"
 fi
 
-if [ -d corpus ]; then
+if [ -d corpus ] && [ "${PARITY_SECONDS:-300}" != 0 ]; then
   timeout "${PARITY_SECONDS:-300}" python3 "$ROOT/tests/gpu/gpu_parity_suite.py" --bin "$B" --pairs corpus \
     --metrics psnr,ssim,ssimulacra2 --concurrent 2 --out "$W/parity_out" > "$OUT/server_parity.txt" 2>&1
   echo "rc=$?" >> "$OUT/server_parity.txt"
