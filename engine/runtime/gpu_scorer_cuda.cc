@@ -210,26 +210,30 @@ absl::Status ApplyGpuWait(GpuWait wait) {
   return FromCuda(cudaSetDevice(current), "cudaSetDevice");
 }
 
-absl::StatusOr<uint64_t> GpuMemoryInUse(int device) {
+namespace {
+
+// cudaMemGetInfo of `device`, the calling thread's current device left as it was.
+absl::Status DeviceMemoryInfo(int device, size_t* free_bytes, size_t* total_bytes) {
   int current = 0;
   if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;
   if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
-  size_t free_bytes = 0, total_bytes = 0;
-  absl::Status s = FromCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  absl::Status s = FromCuda(cudaMemGetInfo(free_bytes, total_bytes), "cudaMemGetInfo");
   cudaSetDevice(current);
-  if (!s.ok()) return s;
+  return s;
+}
+
+}  // namespace
+
+absl::StatusOr<uint64_t> GpuMemoryInUse(int device) {
+  size_t free_bytes = 0, total_bytes = 0;
+  if (absl::Status s = DeviceMemoryInfo(device, &free_bytes, &total_bytes); !s.ok()) return s;
   return static_cast<uint64_t>(total_bytes - free_bytes);
 }
 
 absl::StatusOr<uint64_t> DeviceMemoryLimit(int device) {
   if (const uint64_t limit = GetRuntimeConfig().max_device_bytes; limit != 0) return limit;
-  int current = 0;
-  if (absl::Status s = FromCuda(cudaGetDevice(&current), "cudaGetDevice"); !s.ok()) return s;
-  if (absl::Status s = FromCuda(cudaSetDevice(device), "cudaSetDevice"); !s.ok()) return s;
   size_t free_bytes = 0, total_bytes = 0;
-  absl::Status s = FromCuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
-  cudaSetDevice(current);
-  if (!s.ok()) return s;
+  if (absl::Status s = DeviceMemoryInfo(device, &free_bytes, &total_bytes); !s.ok()) return s;
   return static_cast<uint64_t>(total_bytes) / 10 * 9;
 }
 
