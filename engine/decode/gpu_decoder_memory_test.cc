@@ -77,6 +77,7 @@ TEST(GpuDecoderMemoryTest, AdmittedBytesCoverWhatTheDecoderTakes) {
                 static_cast<unsigned long long>(admitted), taken > 0 ? static_cast<double>(admitted) / taken : 0.0);
     EXPECT_GT(admitted, 0u);
     EXPECT_LE(taken, admitted);
+    EXPECT_GE(3 * taken, admitted) << "admitted more than 3x what the decoder took: the estimate wastes the device";
     ++measured;
   }
   const char* require = std::getenv("EXACTQ_REQUIRE_GPU_DECODE");

@@ -77,8 +77,8 @@ uint64_t GpuDecoderDeviceBytes(int coded_width, int coded_height, int bytes_per_
   const uint64_t pitch = round_up(static_cast<uint64_t>(coded_width) * bytes_per_sample, 512);
   const uint64_t rows = round_up(static_cast<uint64_t>(coded_height), 64);
   const uint64_t surface = pitch * rows * 3 / 2;  // luma and the interleaved half-height chroma
-  const uint64_t surfaces = 3 * static_cast<uint64_t>(decode_surfaces) + static_cast<uint64_t>(pictures_held);
-  return surfaces * surface + static_cast<uint64_t>(pictures_held) * planar_picture_bytes;
+  const uint64_t surfaces = 2 * static_cast<uint64_t>(decode_surfaces) + static_cast<uint64_t>(pictures_held);
+  return kNvdecDecoderBytes + surfaces * surface + static_cast<uint64_t>(pictures_held) * planar_picture_bytes;
 }
 
 }  // namespace exactq::decode::internal

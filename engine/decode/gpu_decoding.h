@@ -33,16 +33,18 @@ absl::Status AttachCudaDecoding(AVCodecContext* context, AVBufferRef* device);
 // True for a picture that lives in GPU memory (a surface to download).
 bool IsGpuSurface(const AVFrame& picture);
 
-// What one decoder on FFmpeg's NVDEC path holds in device memory at most. FFmpeg creates
-// the NVDEC decoder with `decode_surfaces` decode surfaces and as many output surfaces
-// (the count its frames context asked for: the codec's reference pictures, FFmpeg's
-// spares and one per frame thread), and each decoded picture is a CUDA frame of its own
-// that lives while the decoder references it (up to `decode_surfaces`) or the caller
-// holds it (`pictures_held`). Surfaces are NV12 (P016 above 8 bits: `bytes_per_sample`
-// 2) at the coded size, counted with rows of a multiple of 512 bytes and a height of a
-// multiple of 64 (more than the driver and FFmpeg pad). Pictures kept on the device also
-// take a planar copy each: `planar_picture_bytes` per held picture (0 when they are
-// downloaded).
+// What one decoder on FFmpeg's NVDEC path holds in device memory at most, for the
+// admission: a fixed part for the decoder's own state (kNvdecDecoderBytes), two surfaces
+// per decode surface FFmpeg created it with (`decode_surfaces`: the codec's reference
+// pictures, FFmpeg's spares and one per frame thread; NVDEC keeps as many output
+// surfaces, and each picture FFmpeg hands out is a CUDA frame of its own), one surface
+// per picture the caller holds (`pictures_held`), and when pictures stay on the device a
+// planar copy of each held picture (`planar_picture_bytes`; 0 when they are
+// downloaded). Surfaces are NV12 (P016 above 8 bits: `bytes_per_sample` 2) at the coded
+// size, rows padded to 512 bytes and the height to 64. The parts are fitted to what
+// decoders took on an H200 (gpu_decoder_memory_test, bench/decode/README.md): H.264,
+// HEVC and VP9 at 8 and 10 bits took 0.45 to 0.77 of this.
+inline constexpr uint64_t kNvdecDecoderBytes = uint64_t{128} << 20;
 uint64_t GpuDecoderDeviceBytes(int coded_width, int coded_height, int bytes_per_sample, int decode_surfaces,
                                int pictures_held, uint64_t planar_picture_bytes);
 
