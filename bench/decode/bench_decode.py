@@ -113,6 +113,8 @@ def main():
     p.add_argument("--raw", action="store_true", help="also both sides as raw Y4M uploads (the reference twice)")
     p.add_argument("--repeat", type=int, default=1,
                    help="play the inputs this many times over (HEVC only, as Annex B; needs --inputs or makes them)")
+    p.add_argument("--warmup", type=int, default=1,
+                   help="1: each case's streams run once untimed before its rows (0: measure cold)")
     p.add_argument("--server-flags", default="", help="more exactqd flags, space-separated (e.g. --gpu_wait=spin)")
     args = p.parse_args()
     if args.make_inputs:
@@ -152,6 +154,29 @@ def main():
             time.sleep(0.05)
         ports = dict(line.split("=") for line in open(port_file).read().split())
         address = f"127.0.0.1:{ports['grpc']}"
+        def run_streams(path, device, metrics, streams):
+            """`streams` clients at once scoring ref.y4m against `path`: their JSON, the wall
+            time and the server's CPU seconds."""
+            cpu0 = cpu_seconds(server.pid)
+            start = time.monotonic()
+            procs = []
+            for i in range(streams):
+                out = os.path.join(work, f"out{i}.json")
+                if device == "none":  # both sides raw Y4M uploads: the path before encoded sources
+                    command = [exactq, "score", path, path]
+                else:
+                    command = [exactq, "score", "ref.y4m", path, "--server-path-reference",
+                               "--decode", device, "--decode-threads", str(args.threads)]
+                procs.append((out, subprocess.Popen(
+                    command + ["--server", address, "--metrics", metrics, "--backend", args.backend,
+                               "--quiet", "--json", out])))
+            for _, proc in procs:
+                if proc.wait() != 0:
+                    sys.exit(f"exactq failed; server log: {open(log.name).read()[-2000:]}")
+            wall = time.monotonic() - start
+            cpu = cpu_seconds(server.pid) - cpu0
+            return [json.load(open(out)) for out, _ in procs], wall, cpu
+
         rows = []
         decoder_rates = {}
         frame_scores = {}  # (rendition, metrics, decode) -> stream 0's frames, to compare decoders
@@ -167,27 +192,13 @@ def main():
                         bin_dir, path, args.threads, device, args.streams, keep=False)
                 if decoder_rates[(name, device, 1)] is None:
                     continue  # this decode device cannot take this rendition: said above
+            if args.warmup:
+                # Untimed: the first streams of a case grow the server's page-locked pool
+                # and warm the page cache; a server that has run for a while has both.
+                run_streams(path, device, args.metrics.split("/")[0], args.streams)
             for metrics in args.metrics.split("/"):
                 for streams in (1, args.streams):
-                    cpu0 = cpu_seconds(server.pid)
-                    start = time.monotonic()
-                    procs = []
-                    for i in range(streams):
-                        out = os.path.join(work, f"out{i}.json")
-                        if device == "none":  # both sides raw Y4M uploads: the path before encoded sources
-                            command = [exactq, "score", path, path]
-                        else:
-                            command = [exactq, "score", "ref.y4m", path, "--server-path-reference",
-                                       "--decode", device, "--decode-threads", str(args.threads)]
-                        procs.append((out, subprocess.Popen(
-                            command + ["--server", address, "--metrics", metrics, "--backend", args.backend,
-                                       "--quiet", "--json", out])))
-                    for _, proc in procs:
-                        if proc.wait() != 0:
-                            sys.exit(f"exactq failed; server log: {open(log.name).read()[-2000:]}")
-                    wall = time.monotonic() - start
-                    cpu = cpu_seconds(server.pid) - cpu0
-                    docs = [json.load(open(out)) for out, _ in procs]
+                    docs, wall, cpu = run_streams(path, device, metrics, streams)
                     frame_scores.setdefault((name, metrics, device), [
                         {k: v for k, v in f.items() if k not in ("timing", "backend", "device")}
                         for f in docs[0]["frames"]])
@@ -224,6 +235,7 @@ def main():
             print(f"scores {name} {metrics}: {device} decoding against cpu decoding, {len(frames)} frames: "
                   f"{'identical' if frames == cpu_frames else 'DIFFERENT'}", flush=True)
         result = {"size": args.size, "frames": args.frames, "repeat": args.repeat, "threads": args.threads,
+                  "warmup": args.warmup,
                   "backend": args.backend, "server_flags": args.server_flags,
                   "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
                   "scores_identical_across_decoders": same_scores,
