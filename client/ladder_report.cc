@@ -31,9 +31,10 @@ std::string RenditionJson(const LadderRun& run, size_t i) {
     const v1::StreamTotals& t = r.end.summary().totals();
     out += ",\n     \"pooled_metrics\": " + PooledMetricsJson(r.end.summary(), "     ");
     out += fmt::format(
-        ",\n     \"totals\": {{\"frames\": {}, \"frames_cuda\": {}, \"frames_cpu\": {}, \"wall_seconds\": {}}},"
-        "\n     \"complete\": true}}",
-        t.frames(), t.frames_cuda(), t.frames_cpu(), JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
+        ",\n     \"totals\": {{\"frames\": {}, \"frames_cuda\": {}, \"frames_cpu\": {}, \"host_to_device_bytes\": {}, "
+        "\"wall_seconds\": {}}},\n     \"complete\": true}}",
+        t.frames(), t.frames_cuda(), t.frames_cpu(), t.timing_sum().host_to_device_bytes(),
+        JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
   } else {
     const std::string error =
         r.end.message().empty() && r.end.code() == 0 ? "no answer for this rendition" : r.end.message();

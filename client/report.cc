@@ -104,8 +104,8 @@ std::string JsonTail(const ScoringRun& run) {
   out += fmt::format("  \"fps\": {},\n", JsonNumber(t.frames_per_second()));
   out += fmt::format(
       "  \"totals\": {{\"frames\": {}, \"frames_cuda\": {}, \"frames_cpu\": {}, \"bytes_received\": {}, "
-      "\"wall_seconds\": {}}},\n",
-      t.frames(), t.frames_cuda(), t.frames_cpu(), t.bytes_received(),
+      "\"host_to_device_bytes\": {}, \"wall_seconds\": {}}},\n",
+      t.frames(), t.frames_cuda(), t.frames_cpu(), t.bytes_received(), t.timing_sum().host_to_device_bytes(),
       JsonNumber(static_cast<double>(t.wall_ns()) * 1e-9));
   out += "  \"complete\": true\n}\n";
   return out;

@@ -73,6 +73,19 @@ TEST(ReportTest, JsonHasLibvmafShape) {
   EXPECT_EQ(doc["version"], "exactq test");
 }
 
+// The bytes the server uploaded to a GPU for the stream's pictures (its timing sum) are
+// in the totals, beside the bytes it received.
+TEST(ReportTest, JsonTotalsCarryTheBytesUploadedToTheGpu) {
+  ScoringRun run;
+  v1::StreamTotals* totals = run.summary.mutable_totals();
+  totals->set_frames(2);
+  totals->set_bytes_received(123);
+  totals->mutable_timing_sum()->set_host_to_device_bytes(24883200);
+  const nlohmann::json doc = nlohmann::json::parse(ToJson(run));
+  EXPECT_EQ(doc["totals"]["bytes_received"], 123);
+  EXPECT_EQ(doc["totals"]["host_to_device_bytes"], 24883200);
+}
+
 // Decoded sources: the JSON and the console say where each side was decoded and why
 // not on the GPU; raw streams say nothing about decoding.
 TEST(ReportTest, DecodedSidesSayWhereTheyWereDecoded) {

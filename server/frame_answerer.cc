@@ -24,6 +24,7 @@ void AddTiming(const v1::FrameTiming& t, v1::FrameTiming* sum) {
   sum->set_compute_ns(sum->compute_ns() + t.compute_ns());
   sum->set_device_to_host_ns(sum->device_to_host_ns() + t.device_to_host_ns());
   sum->set_total_ns(sum->total_ns() + t.total_ns());
+  sum->set_host_to_device_bytes(sum->host_to_device_bytes() + t.host_to_device_bytes());
 }
 
 void ObserveStages(const v1::FrameTiming& t, ServerMetrics* metrics) {

@@ -110,6 +110,7 @@ void ToWire(const ScoredFrame& scored, v1::FrameResult* result) {
   timing->set_host_to_device_ns(scored.durations.host_to_device.count());
   timing->set_compute_ns(scored.durations.compute.count());
   timing->set_device_to_host_ns(scored.durations.device_to_host.count());
+  timing->set_host_to_device_bytes(scored.host_to_device_bytes);
 }
 
 void ToWire(const FrameScorer& scorer, const char* server_version, v1::Provenance* provenance) {

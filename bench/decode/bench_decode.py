@@ -5,7 +5,8 @@ Makes a reference (testsrc2, raw Y4M under a --source_root) and HEVC and AV1 ren
 of it with the ffmpeg CLI, starts exactqd (CPU, or GPU when present and --backend says
 so), and for each rendition and metric set scores it with `exactq` (reference by server
 path, rendition uploaded) at 1 and N streams at once. Reports frames/s end to end,
-bytes received per frame (and as a share of the raw picture), the server's CPU seconds
+bytes received per frame (and as a share of the raw picture), bytes copied to the GPU per
+frame (the totals of the answers), the server's CPU seconds
 per frame (/proc), and the decoder's own rate: `ffmpeg -threads T -i X -f null -` on the
 same cores. Writes JSON (--out) and prints a table.
 
@@ -204,6 +205,7 @@ def main():
                         for f in docs[0]["frames"]])
                     frames = sum(d["totals"]["frames"] for d in docs)
                     received = sum(d["totals"]["bytes_received"] for d in docs)
+                    uploaded = sum(d["totals"].get("host_to_device_bytes", 0) for d in docs)
                     decoded_on = sorted({d.get("decode", {}).get("distorted", {}).get("device", "raw") for d in docs})
                     decode_fps = decoder_rates.get((name, device, streams))
                     rows.append({
@@ -213,6 +215,9 @@ def main():
                         "decoder_frames_per_second": decode_fps,
                         "ratio_to_decoder": frames / wall / decode_fps if decode_fps else None,
                         "bytes_received_per_frame": received / frames,
+                        # Pictures copied to the GPU; a bitstream the GPU decodes crosses too
+                        # (bytes received), a picture it decodes does not.
+                        "host_to_device_bytes_per_frame": uploaded / frames,
                         "share_of_raw_bytes": received / frames / (2 * raw_frame),
                         "server_cpu_seconds_per_frame": cpu / frames,
                     })
@@ -221,7 +226,7 @@ def main():
                     print(f"{name:5} {device:4} on {r['decoded_on']:4} {metrics:22} streams={streams}  end-to-end "
                           f"{r['frames_per_second_end_to_end']:7.1f} fps  decoder {decode_fps or 0:7.1f} fps  "
                           f"ratio {ratio}  bytes/frame {r['bytes_received_per_frame']:9.0f} "
-                          f"({100 * r['share_of_raw_bytes']:.2f}% of raw)"
+                          f"({100 * r['share_of_raw_bytes']:.2f}% of raw)  to the GPU {r['host_to_device_bytes_per_frame']:9.0f}"
                           f"  server cpu {1000 * r['server_cpu_seconds_per_frame']:.1f} ms/frame", flush=True)
         server.terminate()
         server.wait(60)

@@ -235,6 +235,12 @@ def main():
                         same = False
             if len(gpu["frames"]) != len(cpu["frames"]):
                 same = False
+            # The pictures' bytes copied to the GPU (the totals' count): some on cuda, never
+            # more than both raw files hold; none on the CPU.
+            uploaded = {b: results[b][0]["totals"].get("host_to_device_bytes") for b in results}
+            if uploaded["cpu"] != 0 or not 0 < (uploaded["cuda"] or 0) <= os.path.getsize(ref) + os.path.getsize(dist):
+                print(f"FAIL {name}: bytes uploaded to the GPU: cuda {uploaded['cuda']}, cpu {uploaded['cpu']}")
+                same = False
             failures += 0 if same else 1
             rows.append((name, len(cpu["frames"]), "==" if same else "DIFF", results["cuda"][1], results["cpu"][1]))
         page = metrics_page(ports["metrics"])
