@@ -120,6 +120,7 @@ class ClientTest(unittest.TestCase):
         self.assertSameAsCpp(result)
         self.assertEqual(result.job_id, f"{REF} vs {DIST}")
         self.assertEqual(result.totals["frames"], len(self.cpp["frames"]))
+        self.assertEqual(result.totals["host_to_device_bytes"], self.cpp["totals"]["host_to_device_bytes"])
 
     def test_encoded_upload_scores_as_the_y4m(self):
         from exactq_client import Upload

@@ -86,6 +86,7 @@ class Totals(_Mapping):
     bytes_received: int
     wall_ns: int
     frames_per_second: float
+    host_to_device_bytes: int = 0  # the pictures' bytes the server copied to a GPU
 
 
 @dataclass
@@ -346,7 +347,8 @@ def _result(summary, frames):
         pooled={p.name: PooledScore(**{k: getattr(p, k) for k in POOLED}) for p in summary.pooled},
         totals=Totals(frames=t.frames, frames_cuda=t.frames_cuda, frames_cpu=t.frames_cpu,
                       bytes_received=t.bytes_received, wall_ns=t.wall_ns,
-                      frames_per_second=t.frames_per_second),
+                      frames_per_second=t.frames_per_second,
+                      host_to_device_bytes=t.timing_sum.host_to_device_bytes),
         server_version=summary.provenance.server_version,
         metric_versions={m.name: m.definition_version for m in summary.provenance.metrics},
         raw=summary)
