@@ -47,11 +47,15 @@ def _nvcc_compile_impl(ctx):
             out.path,
         ]
 
-        # nvcc finds its include/ and nvcc.profile relative to its real path.
+        # nvcc finds its include/ and nvcc.profile relative to its real path. Its
+        # intermediate files go to a folder of this action's own: nvcc names them by its
+        # process id, which is the same in every sandbox (its own PID namespace), and
+        # the sandboxes share /tmp, so two compiles at once overwrote each other's.
         ctx.actions.run_shell(
             inputs = depset([src] + ctx.files._nvcc_files, transitive = [headers]),
             outputs = [out],
-            command = '"$(readlink -f %s)" "$@"' % nvcc.path,
+            command = ('tmp=$(mktemp -d) && trap \'rm -rf "$tmp"\' EXIT && TMPDIR="$tmp" ' +
+                       '"$(readlink -f %s)" "$@"') % nvcc.path,
             arguments = args,
             mnemonic = "Nvcc",
             progress_message = "nvcc %s" % src.short_path,
