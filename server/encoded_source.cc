@@ -135,13 +135,19 @@ absl::StatusOr<std::unique_ptr<VideoDecoder>> OpenDecoderWithThreads(std::unique
                                                                      DecoderOptions options, uint32_t threads,
                                                                      DecodeThreadBudget* budget,
                                                                      std::vector<DecodeThreadBudget::Grant>* grants) {
-  if (budget != nullptr) {
-    grants->push_back(budget->Take(threads, 1));
-    threads = grants->back().per_side();
-  }
   options.threads = static_cast<int>(threads);
+  // Taken only once the codec is known to thread: a Y4M side holds none of the budget,
+  // even while it opens.
+  DecodeThreadBudget::Grant* grant = nullptr;
+  if (budget != nullptr) {
+    options.grant_threads = [&](int asked) {
+      grants->push_back(budget->Take(static_cast<uint32_t>(asked), 1));
+      grant = &grants->back();
+      return static_cast<int>(grant->per_side());
+    };
+  }
   absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(std::move(bytes), options);
-  if (decoder.ok() && budget != nullptr) grants->back().KeepOnly(static_cast<uint32_t>((*decoder)->info().threads));
+  if (decoder.ok() && grant != nullptr) grant->KeepOnly(static_cast<uint32_t>((*decoder)->info().threads));
   return decoder;
 }
 

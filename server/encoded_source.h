@@ -77,9 +77,9 @@ absl::StatusOr<DeviceMemoryReservation> ReserveDecoderDeviceMemory(const VideoDe
                                                                    const std::string& side);
 
 // Opens one side's decoder with up to `threads` decoder threads from `budget` (null: no
-// budget, `threads` as asked), then keeps only those it decodes on (a Y4M side: one),
-// so the rest go to other streams. The grant is appended to *grants, which must outlive
-// the decoder.
+// budget, `threads` as asked), taken only when its codec threads (a Y4M side takes
+// none), then keeps only those it decodes on, so the rest go to other streams. The
+// grant is appended to *grants, which must outlive the decoder.
 absl::StatusOr<std::unique_ptr<VideoDecoder>> OpenDecoderWithThreads(std::unique_ptr<ByteSource> bytes,
                                                                      DecoderOptions options, uint32_t threads,
                                                                      DecodeThreadBudget* budget,

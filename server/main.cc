@@ -116,7 +116,8 @@ ABSL_FLAG(std::string, decode, "auto",
           "where encoded sources are decoded when the client names none: auto (the GPU's video decoder when "
           "it takes the stream, else the CPU, saying why), cpu or gpu");
 ABSL_FLAG(uint32_t, max_decode_threads_total, 0,
-          "decoder threads across all decoded streams; a stream gets what is left, at least one per side; "
+          "decoder threads across all decoded streams; a stream gets what is left, at least one per side whose codec "
+          "threads (a Y4M side takes none); "
           "0 = twice the hardware threads");
 ABSL_FLAG(std::string, tls_cert_file, "", "PEM server certificate chain; with --tls_key_file turns on TLS");
 ABSL_FLAG(std::string, tls_key_file, "", "PEM private key of --tls_cert_file");

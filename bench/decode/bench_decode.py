@@ -102,7 +102,9 @@ def main():
     p.add_argument("--size", default="1920x1080")
     p.add_argument("--frames", type=int, default=60)
     p.add_argument("--streams", type=int, default=2, help="streams at once for the N-stream rows")
-    p.add_argument("--threads", type=int, default=os.cpu_count(), help="decoder threads per side")
+    p.add_argument("--threads", type=int, default=0,
+                   help="decoder threads per decoded side (0: each row's share of the server's default "
+                        "budget, twice the cores over the streams, at most the cores)")
     p.add_argument("--metrics", default="psnr/ssim", help="'/'-separated metric sets, each comma-separated")
     p.add_argument("--backend", default="cpu")
     p.add_argument("--out", default="")
@@ -148,13 +150,18 @@ def main():
         log = open(os.path.join(work, "server.log"), "w")
         server = subprocess.Popen([exactqd, "--listen=127.0.0.1:0", "--metrics-listen=127.0.0.1:0",
                                    f"--port-file={port_file}", f"--source-root={data}", f"--spool-dir={work}",
-                                   f"--max-decode-threads={args.threads}", "--frames-in-flight=2",
+                                   f"--max-decode-threads={args.threads or os.cpu_count()}", "--frames-in-flight=2",
                                    *args.server_flags.split()],
                                   stdout=log, stderr=subprocess.STDOUT)
         while not os.path.exists(port_file):
             time.sleep(0.05)
         ports = dict(line.split("=") for line in open(port_file).read().split())
         address = f"127.0.0.1:{ports['grpc']}"
+        def threads_for(streams):
+            """Decoder threads per decoded side, for the stream and for the decoder alone."""
+            cores = os.cpu_count()
+            return args.threads or max(1, min(cores, 2 * cores // streams))
+
         def run_streams(path, device, metrics, streams):
             """`streams` clients at once scoring ref.y4m against `path`: their JSON, the wall
             time and the server's CPU seconds."""
@@ -167,7 +174,7 @@ def main():
                     command = [exactq, "score", path, path]
                 else:
                     command = [exactq, "score", "ref.y4m", path, "--server-path-reference",
-                               "--decode", device, "--decode-threads", str(args.threads)]
+                               "--decode", device, "--decode-threads", str(threads_for(streams))]
                 procs.append((out, subprocess.Popen(
                     command + ["--server", address, "--metrics", metrics, "--backend", args.backend,
                                "--quiet", "--json", out])))
@@ -187,10 +194,11 @@ def main():
         for name, path, device in cases:
             if device != "none":
                 for streams in (1, args.streams):
-                    decoder_rates[(name, device, streams)] = decoder_rate(bin_dir, path, args.threads, device, streams)
+                    decoder_rates[(name, device, streams)] = decoder_rate(
+                        bin_dir, path, threads_for(streams), device, streams)
                 if device == "gpu":  # the GPU decoder with its pictures downloaded, for comparison
                     decoder_rates[(name, "gpu-download", args.streams)] = decoder_rate(
-                        bin_dir, path, args.threads, device, args.streams, keep=False)
+                        bin_dir, path, threads_for(args.streams), device, args.streams, keep=False)
                 if decoder_rates[(name, device, 1)] is None:
                     continue  # this decode device cannot take this rendition: said above
             if args.warmup:
@@ -210,7 +218,7 @@ def main():
                     decode_fps = decoder_rates.get((name, device, streams))
                     rows.append({
                         "rendition": name, "decode": device, "decoded_on": ",".join(decoded_on),
-                        "metrics": metrics, "streams": streams,
+                        "metrics": metrics, "streams": streams, "decoder_threads": threads_for(streams),
                         "frames_per_second_end_to_end": frames / wall,
                         "decoder_frames_per_second": decode_fps,
                         "ratio_to_decoder": frames / wall / decode_fps if decode_fps else None,

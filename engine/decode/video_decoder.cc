@@ -255,7 +255,11 @@ absl::Status VideoDecoder::OpenStreams() {
     av.gpu = true;
   }
   av.codec->pkt_timebase = stream->time_base;
-  av.codec->thread_count = options_.threads;
+  const bool codec_threads =
+      (codec->capabilities & (AV_CODEC_CAP_FRAME_THREADS | AV_CODEC_CAP_SLICE_THREADS | AV_CODEC_CAP_OTHER_THREADS)) !=
+      0;
+  av.codec->thread_count =
+      codec_threads && options_.grant_threads ? options_.grant_threads(options_.threads) : options_.threads;
   av.codec->thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE;
   // Damage is an error, never concealed: a score of a concealed picture would be a
   // score of the decoder's guess.
@@ -270,7 +274,9 @@ absl::Status VideoDecoder::OpenStreams() {
 
   info_.container = av.format->iformat->name;
   info_.codec = codec->name;
-  info_.threads = av.codec->active_thread_type != 0 ? std::max(1, av.codec->thread_count) : 1;
+  // dav1d runs its own pool: FFmpeg does not mark it active.
+  const bool own_pool = (codec->capabilities & AV_CODEC_CAP_OTHER_THREADS) != 0;
+  info_.threads = av.codec->active_thread_type != 0 || own_pool ? std::max(1, av.codec->thread_count) : 1;
   // Raw elementary streams carry no timestamps: their rate is a guess (25 fps).
   if ((av.format->iformat->flags & AVFMT_NOTIMESTAMPS) == 0) {
     AVRational rate = stream->avg_frame_rate.num > 0 ? stream->avg_frame_rate : stream->r_frame_rate;

@@ -29,6 +29,7 @@
 #define EXACTQ_ENGINE_DECODE_VIDEO_DECODER_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,6 +68,11 @@ absl::StatusOr<DecodeDevice> ParseDecodeDevice(const std::string& name);
 struct DecoderOptions {
   // Decoder threads (frame and slice threads); 0 lets FFmpeg pick (one per core).
   int threads = 1;
+  // Called once the codec is known, and only for one that decodes on threads of its
+  // own (frame or slice threads, dav1d's pool), with `threads`; returns the threads to
+  // open it with. A caller sharing threads among decoders takes them here, so a codec
+  // without threads (Y4M, raw video) takes none. Unset: `threads` as asked.
+  std::function<int(int asked)> grant_threads;
   DecodeDevice device = DecodeDevice::kCpu;
   int gpu = 0;  // the CUDA device ordinal for kGpu and kAuto
   // Pictures larger than this are refused before any is decoded.
@@ -83,8 +89,9 @@ struct DecodedStreamInfo {
   std::string codec;         // the decoder, e.g. "h264", "libdav1d"
   bool gpu_decoded = false;  // the GPU's video decoder made the pictures
   std::string cpu_reason;    // asked for kAuto and decoded on the CPU: why
-  // Threads the decoder decodes on: DecoderOptions::threads where FFmpeg threads the
-  // codec, else 1 (the reading thread alone: raw video, Y4M).
+  // Threads the decoder decodes on: those it was opened with where the codec threads
+  // (FFmpeg's frame or slice threads, or the codec's own pool as dav1d's), else 1 (the
+  // reading thread alone: raw video, Y4M).
   int threads = 1;
 };
 

@@ -298,21 +298,29 @@ TEST(VideoDecoderTimingTest, RatesAndStartsComeFromTheContainer) {
   }
 }
 
-// What a decoder decodes on: the threads asked for where FFmpeg threads the codec
-// (HEVC, FFV1), the reading thread alone where it does not (Y4M), which the server's
-// thread budget then gives back.
-TEST(VideoDecoderTest, ThreadsAreThoseTheCodecUses) {
-  DecoderOptions options;
-  options.threads = 3;
-  for (const auto& [name, args, threads] :
-       {std::tuple<const char*, const char*, int>{"threads.y4m", "-pix_fmt yuv420p", 1},
-        {"threads_hevc.mkv", "-c:v libx265 -preset ultrafast -x265-params log-level=none -pix_fmt yuv420p", 3},
-        {"threads_ffv1.mkv", "-c:v ffv1 -pix_fmt yuv420p", 3}}) {
+// What a decoder decodes on: the threads granted where the codec threads (FFmpeg's
+// frame threads for HEVC and FFV1, dav1d's own pool for AV1), the reading thread alone
+// where it does not (Y4M), which then asks for no grant: the server's thread budget
+// lends a Y4M side nothing.
+TEST(VideoDecoderTest, ThreadsAreThoseGrantedWhereTheCodecThreads) {
+  for (const auto& [name, args, threads, granted] :
+       {std::tuple<const char*, const char*, int, bool>{"threads.y4m", "-pix_fmt yuv420p", 1, false},
+        {"threads_hevc.mkv", "-c:v libx265 -preset ultrafast -x265-params log-level=none -pix_fmt yuv420p", 2, true},
+        {"threads_ffv1.mkv", "-c:v ffv1 -pix_fmt yuv420p", 2, true},
+        {"threads_av1.ivf", "-c:v libaom-av1 -cpu-used 8 -pix_fmt yuv420p", 2, true}}) {
+    DecoderOptions options;
+    options.threads = 3;
+    int asked = 0;
+    options.grant_threads = [&asked](int n) {
+      asked = n;
+      return 2;  // fewer than asked, as a busy budget grants
+    };
     absl::StatusOr<std::unique_ptr<ByteSource>> file = FileByteSource::Open(Encode(name, args));
     ASSERT_TRUE(file.ok()) << file.status();
     absl::StatusOr<std::unique_ptr<VideoDecoder>> decoder = VideoDecoder::Open(*std::move(file), options);
     ASSERT_TRUE(decoder.ok()) << decoder.status();
     EXPECT_EQ((*decoder)->info().threads, threads) << name;
+    EXPECT_EQ(asked, granted ? 3 : 0) << name;
   }
 }
 
