@@ -46,11 +46,15 @@ RENDITIONS = {
     "av1": ("dist_av1.mkv", ["-c:v", "libsvtav1", "-preset", "12", "-crf", "40"]),
 }
 ANNEX_B_HEVC = "dist_hevc.hevc"
+IVF_AV1 = "dist_av1.ivf"
+# What --repeat lengthens by concatenation (repeat_media.py).
+REPEATABLE = {"hevc": ANNEX_B_HEVC, "av1": IVF_AV1}
 
 
 def make_inputs(work, size, frames):
     """ref.y4m (testsrc2) and the renditions, made with the ffmpeg CLI; the HEVC one also
-    as an Annex B elementary stream, which --repeat lengthens (repeat_media.py)."""
+    as an Annex B elementary stream and the AV1 one as IVF, which --repeat lengthens
+    (repeat_media.py)."""
     src = ["-f", "lavfi", "-i", f"testsrc2=size={size}:rate=24", "-frames:v", str(frames)]
     ref = os.path.join(work, "ref.y4m")
     run(["ffmpeg", "-nostdin", "-v", "error", "-y", *src, "-pix_fmt", "yuv420p", ref])
@@ -58,6 +62,8 @@ def make_inputs(work, size, frames):
         run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", ref, *codec, os.path.join(work, name)])
     run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", os.path.join(work, RENDITIONS["hevc"][0]), "-c", "copy",
          "-f", "hevc", os.path.join(work, ANNEX_B_HEVC)])
+    run(["ffmpeg", "-nostdin", "-v", "error", "-y", "-i", os.path.join(work, RENDITIONS["av1"][0]), "-c", "copy",
+         "-f", "ivf", os.path.join(work, IVF_AV1)])
 
 
 def decoder_rate(bin_dir, path, threads, device="cpu", streams=1, keep=True):
@@ -94,6 +100,9 @@ def summary(rows, decoder_rates, args):
     downloaded = [v for (name, device, _), v in decoder_rates.items()
                   if name == "hevc" and device == "gpu-download" and v]
     out[f"nvdec_fps_{tag}_hevc_downloaded"] = max(downloaded) if downloaded else None
+    # The floor of encoded sources decoded on the CPU: end to end against the decoder alone.
+    ratios = [r["ratio_to_decoder"] for r in rows if r["decode"] == "cpu" and r["ratio_to_decoder"]]
+    out["cpu_decode_ratio_to_decoder_lowest"] = min(ratios) if ratios else None
     return out
 
 
@@ -115,7 +124,7 @@ def main():
     p.add_argument("--codecs", default="hevc,av1", help="the renditions to run (of hevc, av1)")
     p.add_argument("--raw", action="store_true", help="also both sides as raw Y4M uploads (the reference twice)")
     p.add_argument("--repeat", type=int, default=1,
-                   help="play the inputs this many times over (HEVC only, as Annex B; needs --inputs or makes them)")
+                   help="play the inputs this many times over (HEVC as Annex B, AV1 as IVF)")
     p.add_argument("--warmup", type=int, default=1,
                    help="1: each case's streams run once untimed before its rows (0: measure cold)")
     p.add_argument("--server-flags", default="", help="more exactqd flags, space-separated (e.g. --gpu_wait=spin)")
@@ -138,12 +147,10 @@ def main():
         renditions = {key: os.path.join(data, name) for key, (name, _) in RENDITIONS.items()
                       if key in args.codecs.split(",")}
         if args.repeat > 1:
-            if set(renditions) - {"hevc"}:
-                sys.exit("--repeat plays HEVC renditions only (--codecs hevc)")
             longer = os.path.join(work, "repeated")
-            repeat_files(data, longer, ["ref.y4m", ANNEX_B_HEVC], args.repeat)
+            repeat_files(data, longer, ["ref.y4m", *(REPEATABLE[key] for key in renditions)], args.repeat)
             data = longer
-            renditions = {"hevc": os.path.join(data, ANNEX_B_HEVC)}
+            renditions = {key: os.path.join(data, REPEATABLE[key]) for key in renditions}
         w, h = map(int, args.size.split("x"))
         raw_frame = w * h * 3 // 2
         port_file = os.path.join(work, "ports")
@@ -188,6 +195,27 @@ def main():
         rows = []
         decoder_rates = {}
         frame_scores = {}  # (rendition, metrics, decode) -> stream 0's frames, to compare decoders
+
+        def write_result(complete):
+            """Writes --out; returns, per rendition, metrics and decoder, whether every
+            frame's scores equal those decoded on the CPU (a decoded pixel is a pixel)."""
+            same_scores = {}
+            for (name, metrics, device), frames in frame_scores.items():
+                if device != "cpu" and (name, metrics, "cpu") in frame_scores:
+                    same_scores[f"{name} {metrics} {device}=cpu, {len(frames)} frames"] = (
+                        frames == frame_scores[(name, metrics, "cpu")])
+            result = {"size": args.size, "frames": args.frames, "repeat": args.repeat, "threads": args.threads,
+                      "warmup": args.warmup, "complete": complete,
+                      "backend": args.backend, "server_flags": args.server_flags,
+                      "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
+                      "scores_identical_across_decoders": same_scores,
+                      "note": "reference: raw Y4M by server path (decoded by FFmpeg's Y4M demuxer); rendition uploaded"}
+            if args.out:
+                os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+                with open(args.out, "w") as f:
+                    json.dump(result, f, indent=2)
+            return same_scores
+
         cases = [(name, path, device) for name, path in renditions.items() for device in args.decode.split(",")]
         if args.raw:
             cases.append(("raw", os.path.join(data, "ref.y4m"), "none"))
@@ -229,6 +257,7 @@ def main():
                         "share_of_raw_bytes": received / frames / (2 * raw_frame),
                         "server_cpu_seconds_per_frame": cpu / frames,
                     })
+                    write_result(complete=False)  # what a run cut short leaves
                     r = rows[-1]
                     ratio = f"{r['ratio_to_decoder']:.2f}" if decode_fps else "-"
                     print(f"{name:5} {device:4} on {r['decoded_on']:4} {metrics:22} streams={streams}  end-to-end "
@@ -238,25 +267,8 @@ def main():
                           f"  server cpu {1000 * r['server_cpu_seconds_per_frame']:.1f} ms/frame", flush=True)
         server.terminate()
         server.wait(60)
-        # A decoded pixel is a pixel: every frame's scores equal whichever decoder made it.
-        same_scores = {}
-        for (name, metrics, device), frames in frame_scores.items():
-            if device == "cpu" or (name, metrics, "cpu") not in frame_scores:
-                continue
-            cpu_frames = frame_scores[(name, metrics, "cpu")]
-            same_scores[f"{name} {metrics} {device}=cpu"] = frames == cpu_frames
-            print(f"scores {name} {metrics}: {device} decoding against cpu decoding, {len(frames)} frames: "
-                  f"{'identical' if frames == cpu_frames else 'DIFFERENT'}", flush=True)
-        result = {"size": args.size, "frames": args.frames, "repeat": args.repeat, "threads": args.threads,
-                  "warmup": args.warmup,
-                  "backend": args.backend, "server_flags": args.server_flags,
-                  "cores": os.cpu_count(), "rows": rows, "summary": summary(rows, decoder_rates, args),
-                  "scores_identical_across_decoders": same_scores,
-                  "note": "reference: raw Y4M by server path (decoded by FFmpeg's Y4M demuxer); rendition uploaded"}
-        if args.out:
-            os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
-            with open(args.out, "w") as f:
-                json.dump(result, f, indent=2)
+        for key, same in write_result(complete=True).items():
+            print(f"scores {key}: {'identical' if same else 'DIFFERENT'}", flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 

@@ -9,10 +9,12 @@
 #      against what the server admits for it                 -> $OUT/gpu_decode_test.txt
 #   2. encoded sources end to end at 4K (bench/decode), decoded on the GPU and on the
 #      CPU, and raw Y4M uploads, the 48-frame media played REPEAT (8) times over; the
-#      server gets DECODE_SERVER_FLAGS (e.g. --gpu_wait=spin) -> $OUT/decode_h200_4k.{txt,json}
+#      server gets DECODE_SERVER_FLAGS (e.g. --gpu_wait=spin); DECODE_CODECS (hevc,av1) and
+#      DECODE_METRICS (ssim/ssimulacra2/psnr,ssim,ssimulacra2) pick the rows
+#                                                            -> $OUT/decode_h200_4k.{txt,json}
 #   3. the ladder at 4K, one call against separate calls, decoded on the GPU, its scores
 #      compared with the same ladder decoded (and scaled) on the CPU (LADDER_CHECK=cpu;
-#      empty: no comparison)                               -> $OUT/ladder_h200_4k.{txt,json}
+#      empty: no comparison; LADDER_SECONDS=0: not run)    -> $OUT/ladder_h200_4k.{txt,json}
 #   4. the raw feed at 4K (bench/feed), ssim on the GPU, 8 streams; against the build
 #      packed as $BASELINE when given (FEED_SECONDS=0: not run) -> $OUT/feed_h200_4k.{txt,json}
 #   5. with SOAK_SECONDS set: the soak (bench/soak), 64 streams -> $OUT/soak_h200.{txt,json}
@@ -56,10 +58,13 @@ fi
 LADDER_CHECK=${LADDER_CHECK-cpu}
 if [ -d media4k ]; then
   timeout "${DECODE_SECONDS:-240}" python3 "$ROOT/bench/decode/bench_decode.py" --bin "$B" --inputs media4k \
-    --size 3840x2160 --frames 48 --threads 4 --streams 8 --metrics "ssim/ssimulacra2" --codecs hevc \
+    --size 3840x2160 --frames 48 --threads 4 --streams 8 --metrics "${DECODE_METRICS:-ssim/ssimulacra2}" \
+    --codecs "${DECODE_CODECS:-hevc}" \
     --decode "${DECODE_DEVICES:-gpu,cpu}" --raw --backend cuda --repeat "${REPEAT:-8}" \
     --server-flags="${DECODE_SERVER_FLAGS:-}" --out "$OUT/decode_h200_4k.json" > "$OUT/decode_h200_4k.txt" 2>&1
   echo "rc=$?" >> "$OUT/decode_h200_4k.txt"
+fi
+if [ -d media4k ] && [ "${LADDER_SECONDS:-200}" != 0 ]; then
   timeout "${LADDER_SECONDS:-200}" python3 "$ROOT/bench/ladder/bench_ladder.py" --bin "$B" --media media4k \
     --size 3840x2160 --frames 48 --threads 4 --metrics ssimulacra2 --backend cuda --decode "${LADDER_DECODE:-gpu}" \
     --reps "${LADDER_REPS:-2}" --repeat "${REPEAT:-8}" ${LADDER_CHECK:+--check-decode "$LADDER_CHECK"} \
