@@ -11,6 +11,7 @@
 #include "engine/decode/surface_planes.h"
 #include "engine/platform/cuda_status.h"
 #include "engine/platform/device_picture_pool.h"
+#include "engine/platform/host_wait_event.h"
 
 extern "C" {
 #include <libavutil/hwcontext.h>
@@ -60,7 +61,7 @@ absl::StatusOr<std::shared_ptr<const DevicePicture>> DeviceSurfaces::Convert(con
   State& st = *state_;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(st.gpu));
   if (st.done == nullptr) {
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&st.done, cudaEventDisableTiming));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&st.done));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(reinterpret_cast<void**>(&st.dropped), sizeof(unsigned)));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(reinterpret_cast<void**>(&st.dropped_host), sizeof(unsigned)));
   }

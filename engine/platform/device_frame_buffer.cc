@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/platform/cuda_status.h"
+#include "engine/platform/host_wait_event.h"
 #include "engine/platform/page_locked.h"
 #include "engine/platform/staged_copy.h"
 
@@ -56,7 +57,7 @@ uint64_t DeviceFrameBuffer::DeviceBytes(const FrameGeometry& geometry, int plane
 absl::Status DeviceFrameBuffer::Reserve(size_t bytes, bool staging) {
   const size_t picture_bytes = SlotBytes(bytes);
   if (ready_ == nullptr) {
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&ready_));
   }
   if (picture_bytes > capacity_) {
     cudaFree(device_pictures_);
@@ -115,7 +116,7 @@ absl::StatusOr<DeviceFramePair> DeviceFrameBuffer::Upload(const Frame& reference
   if (any_copy) {
     if (absl::Status s = Reserve(bytes, !direct); !s.ok()) return s;
   } else if (ready_ == nullptr) {
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&ready_, cudaEventDisableTiming));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&ready_));
   }
   uint8_t* const device[2] = {device_pictures_, device_pictures_ + capacity_};
   uint64_t copied = 0;

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/platform/cuda_status.h"
+#include "engine/platform/host_wait_event.h"
 
 namespace exactq {
 
@@ -17,7 +18,7 @@ absl::StatusOr<std::unique_ptr<DevicePictureMaker>> DevicePictureMaker::Create(i
   EXACTQ_RETURN_IF_CUDA_ERROR(who, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   maker->stream_ = stream;
   cudaEvent_t done = nullptr;
-  EXACTQ_RETURN_IF_CUDA_ERROR(who, cudaEventCreateWithFlags(&done, cudaEventDisableTiming));
+  EXACTQ_RETURN_IF_CUDA_ERROR(who, CreateHostWaitEvent(&done));
   maker->done_ = done;
   return maker;
 }

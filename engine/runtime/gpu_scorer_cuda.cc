@@ -12,6 +12,7 @@
 #include "engine/metrics/gpu_metric.h"
 #include "engine/metrics/registry.h"
 #include "engine/platform/device_frame_buffer.h"
+#include "engine/platform/host_wait_event.h"
 #include "engine/runtime/device_fault.h"
 #include "engine/runtime/device_memory_ledger.h"
 #include "engine/runtime/gpu_scorer.h"
@@ -108,7 +109,7 @@ class CudaGpuScorer final : public GpuScorer {
 
   absl::Status Init() {
     if (absl::Status s = FromCuda(cudaEventCreate(&start_), "cudaEventCreate"); !s.ok()) return s;
-    return FromCuda(cudaEventCreate(&uploaded_), "cudaEventCreate");
+    return FromCuda(CreateHostWaitEvent(&uploaded_, /*timing=*/true), "cudaEventCreate");
   }
 
   absl::StatusOr<GpuFrameScores> Score(const Frame& reference, const Frame& distorted, const Frame* previous_reference,
@@ -184,6 +185,8 @@ absl::StatusOr<std::vector<GpuDevice>> ListGpuDevices() {
 }
 
 absl::Status ApplyGpuWait(GpuWait wait) {
+  // Events wait as the streams do (yield has no event form: those block).
+  SetHostWaitsBlock(wait != GpuWait::kSpin);
   unsigned int flags = cudaDeviceScheduleSpin;
   if (wait == GpuWait::kYield) flags = cudaDeviceScheduleYield;
   if (wait == GpuWait::kBlock) flags = cudaDeviceScheduleBlockingSync;

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/platform/cuda_status.h"
+#include "engine/platform/host_wait_event.h"
 
 namespace exactq {
 
@@ -45,7 +46,7 @@ PsnrCuda::~PsnrCuda() {
 
 absl::Status PsnrCuda::Reserve() {
   // Each piece once, so that a call after a failed one keeps what it got.
-  if (done_ == nullptr) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  if (done_ == nullptr) EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&done_));
   if (host_sse_ == nullptr) {
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&host_sse_, 3 * sizeof(unsigned long long)));
   }

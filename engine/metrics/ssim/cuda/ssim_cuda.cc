@@ -12,6 +12,7 @@
 #include "engine/metrics/ssim/ssim_math.h"
 #include "engine/metrics/ssim/ssim_reference.h"
 #include "engine/platform/cuda_status.h"
+#include "engine/platform/host_wait_event.h"
 
 namespace exactq {
 namespace ssim {
@@ -139,7 +140,7 @@ absl::Status SsimCuda::Init() {
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaStreamCreateWithFlags(&slot->stream, cudaStreamNonBlocking));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&slot->start));
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&slot->uploaded));
-    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&slot->done));
+    EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&slot->done, /*timing=*/true));
     void* result = nullptr;
     EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&result, sizeof(gpu::SsimTermSumResult)));
     slot->result = static_cast<gpu::SsimTermSumResult*>(result);

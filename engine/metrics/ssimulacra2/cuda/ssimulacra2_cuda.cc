@@ -14,6 +14,7 @@
 #include "engine/platform/cuda_status.h"
 #include "engine/platform/device_frame_buffer.h"
 #include "engine/platform/frames_in_flight.h"
+#include "engine/platform/host_wait_event.h"
 
 namespace exactq {
 namespace ssimulacra2 {
@@ -203,7 +204,7 @@ absl::Status Ssimulacra2Cuda::Init() {
   EXACTQ_RETURN_IF_CUDA_ERROR(
       kWho, gpu::CreatePipelineStreams(st.stream, shape, &st.pipeline, options_.sum_stream_priority_rank));
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&st.start));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreate(&st.done));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&st.done, /*timing=*/true));
   void* table = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&table, sizeof(kSrgbEotfTable)));
   st.eotf_table = static_cast<float*>(table);

@@ -7,6 +7,7 @@
 #include "engine/metrics/vmaf/cuda/vmaf_cuda.h"
 #include "engine/metrics/vmaf/cuda/vmaf_cuda_kernels.h"
 #include "engine/platform/cuda_status.h"
+#include "engine/platform/host_wait_event.h"
 
 namespace exactq {
 namespace vmaf {
@@ -267,7 +268,7 @@ absl::StatusOr<std::unique_ptr<VmafCuda>> VmafCuda::Create(int device, const Fra
 
 absl::Status VmafCuda::Allocate() {
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaSetDevice(device_));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaEventCreateWithFlags(&done_, cudaEventDisableTiming));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CreateHostWaitEvent(&done_));
   void* pinned = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMallocHost(&pinned, sizeof(Sums)));
   host_sums_ = static_cast<Sums*>(pinned);
