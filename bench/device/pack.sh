@@ -22,7 +22,7 @@ TARGETS=(//engine/metrics/ssimulacra2/cuda:ssimulacra2_cuda_test //bench/ssimula
          //engine/decode:gpu_decoder_memory_test
          //engine/metrics/vmaf/cuda:vmaf_cuda_test //bench/vmaf:vmaf_cuda_bench
          //engine/runtime:device_picture_scoring_test //engine/scale/cuda:device_scaler_test
-         //engine/platform:device_frame_buffer_cuda_test)
+         //engine/platform:device_frame_buffer_cuda_test //engine/platform:host_wait_event_cuda_test)
 FFMPEG_PREFIX=/tmp/exactq-ffmpeg-device  # the prefix --config=device names (.bazelrc)
 [ -f "$FFMPEG_PREFIX/lib/libavcodec.a" ] || bench/device/build_ffmpeg.sh "$FFMPEG_PREFIX"
 BAZEL=(bazel --output_base="$OUTPUT_BASE")
@@ -41,7 +41,8 @@ cp "$BIN/engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda_test" "$BIN/bench/ssim
    "$STAGE/exact/ordered_sum_cuda_test" \
    "$BIN/engine/metrics/vmaf/cuda/vmaf_cuda_test" "$BIN/bench/vmaf/vmaf_cuda_bench" \
    "$BIN/engine/runtime/device_picture_scoring_test" "$BIN/engine/scale/cuda/device_scaler_test" \
-   "$BIN/engine/platform/device_frame_buffer_cuda_test" "$STAGE/$LABEL/"
+   "$BIN/engine/platform/device_frame_buffer_cuda_test" "$BIN/engine/platform/host_wait_event_cuda_test" \
+   "$STAGE/$LABEL/"
 # The probe of the GPU's video decoder; its headers come with build_ffmpeg.sh's packages.
 g++ -O2 -std=c++17 -Wall -Werror -static-libstdc++ -static-libgcc -o "$STAGE/$LABEL/nvdec_probe" \
   bench/device/nvdec_probe.cc -ldl

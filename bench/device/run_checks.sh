@@ -48,7 +48,7 @@ mkdir -p "$OUT/logs"
 # 1. Parity.
 [ "${SKIP_PARITY:-0}" = 1 ] || for t in ordered_sum_cuda_test ssimulacra2_cuda_test ssim_cuda_test psnr_cuda_test vmaf_cuda_test \
                                           bicubic_scaler_cuda_test frame_pipeline_test device_frame_buffer_cuda_test \
-                                          device_picture_scoring_test device_scaler_test; do
+                                          device_picture_scoring_test device_scaler_test host_wait_event_cuda_test; do
   start=$(date +%s)
   timeout 300 "$B/$t" > "$W/$t.log" 2>&1
   rc=$?

@@ -44,6 +44,9 @@ if [ -x "$B/gpu_decode_test" ] && [ -d media4k/samples ]; then
   EXACTQ_DECODE_MEDIA=$W/media4k/samples EXACTQ_REQUIRE_GPU_DECODE=1 timeout 60 "$B/gpu_decoder_memory_test" \
     >> "$OUT/gpu_decode_test.txt" 2>&1
   echo "gpu_decoder_memory_test rc=$?" >> "$OUT/gpu_decode_test.txt"
+  # How the server's threads wait for the GPU: blocked, not spinning (the CPU decoders need the cores).
+  [ -x "$B/host_wait_event_cuda_test" ] && timeout 30 "$B/host_wait_event_cuda_test" >> "$OUT/gpu_decode_test.txt" 2>&1
+  echo "host_wait_event_cuda_test rc=$?" >> "$OUT/gpu_decode_test.txt"
 fi
 
 if [ -d corpus ] && [ "${PARITY_SECONDS:-300}" != 0 ]; then
