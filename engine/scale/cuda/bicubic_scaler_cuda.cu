@@ -1,3 +1,4 @@
+#include "engine/platform/copy_to_device.h"
 #include "engine/scale/cuda/bicubic_scaler_cuda.h"
 
 #include <cuda_runtime.h>
@@ -89,8 +90,7 @@ absl::StatusOr<std::unique_ptr<BicubicScalerCuda>> BicubicScalerCuda::Create(int
   }
   scaler->taps_bytes_ = host.size() * sizeof(int32_t);
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&scaler->taps_, scaler->taps_bytes_));
-  EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
-                              cudaMemcpy(scaler->taps_, host.data(), scaler->taps_bytes_, cudaMemcpyHostToDevice));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CopyToDeviceAndWait(scaler->taps_, host.data(), scaler->taps_bytes_));
   const int32_t* base = static_cast<const int32_t*>(scaler->taps_);
   for (int p = 0; p < source.plane_count(); ++p) {
     scaler->planes_[p].h_first = base + offsets[p][0];

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/format/frame.h"
+#include "engine/platform/copy_to_device.h"
 #include "engine/platform/device_picture_pool.h"
 #include "engine/scale/bicubic_scaler.h"
 #include "gtest/gtest.h"
@@ -51,8 +52,8 @@ TEST(DeviceScalerTest, GivesTheHostScalersSamples) {
         std::shared_ptr<DevicePicturePool> pool = DevicePicturePool::Create(0, source.frame_bytes());
         absl::StatusOr<std::shared_ptr<DevicePicturePool::Picture>> on_gpu = pool->Take();
         ASSERT_TRUE(on_gpu.ok()) << on_gpu.status();
-        ASSERT_EQ(cudaMemcpy((*on_gpu)->mutable_bytes(), picture.bytes(), picture.size_bytes(), cudaMemcpyHostToDevice),
-                  cudaSuccess);
+        // As a decoder leaves it: whole before the scaler's stream (non-blocking) reads it.
+        ASSERT_EQ(CopyToDeviceAndWait((*on_gpu)->mutable_bytes(), picture.bytes(), picture.size_bytes()), cudaSuccess);
         absl::StatusOr<std::unique_ptr<DeviceScaler>> scaler = DeviceScaler::Create(0, source, target);
         ASSERT_TRUE(scaler.ok()) << scaler.status();
         absl::StatusOr<std::shared_ptr<const DevicePicture>> scaled = (*scaler)->Scale(**on_gpu);

@@ -1,4 +1,5 @@
 #include "engine/metrics/ssimulacra2/cuda/ssimulacra2_cuda.h"
+#include "engine/platform/copy_to_device.h"
 
 #include <cuda_runtime_api.h>
 
@@ -208,8 +209,7 @@ absl::Status Ssimulacra2Cuda::Init() {
   void* table = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&table, sizeof(kSrgbEotfTable)));
   st.eotf_table = static_cast<float*>(table);
-  EXACTQ_RETURN_IF_CUDA_ERROR(
-      kWho, cudaMemcpy(st.eotf_table, kSrgbEotfTable, sizeof(kSrgbEotfTable), cudaMemcpyHostToDevice));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho, CopyToDeviceAndWait(st.eotf_table, kSrgbEotfTable, sizeof(kSrgbEotfTable)));
   void* results = nullptr;
   EXACTQ_RETURN_IF_CUDA_ERROR(kWho, cudaMalloc(&results, sizeof(gpu::SumResults)));
   st.results = static_cast<gpu::SumResults*>(results);

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/metrics/vmaf/cuda/vmaf_cuda.h"
 #include "engine/metrics/vmaf/cuda/vmaf_cuda_kernels.h"
+#include "engine/platform/copy_to_device.h"
 #include "engine/platform/cuda_status.h"
 #include "engine/platform/host_wait_event.h"
 
@@ -277,10 +278,10 @@ absl::Status VmafCuda::Allocate() {
   const int w = geometry_.width, h = geometry_.height;
   if (absl::Status s = b.Get(&b.log2_table, kVifLog2TableSize); !s.ok()) return s;
   if (absl::Status s = b.Get(&b.div_table, kAdmDivTableSize); !s.ok()) return s;
-  EXACTQ_RETURN_IF_CUDA_ERROR(
-      kWho, cudaMemcpy(b.log2_table, VifLog2Table(), kVifLog2TableSize * sizeof(uint16_t), cudaMemcpyHostToDevice));
-  EXACTQ_RETURN_IF_CUDA_ERROR(
-      kWho, cudaMemcpy(b.div_table, AdmDivTable(), kAdmDivTableSize * sizeof(int32_t), cudaMemcpyHostToDevice));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
+                              CopyToDeviceAndWait(b.log2_table, VifLog2Table(), kVifLog2TableSize * sizeof(uint16_t)));
+  EXACTQ_RETURN_IF_CUDA_ERROR(kWho,
+                              CopyToDeviceAndWait(b.div_table, AdmDivTable(), kAdmDivTableSize * sizeof(int32_t)));
   for (int s = 1; s < 4; ++s) {
     const size_t n = static_cast<size_t>(w >> s) * (h >> s);
     if (absl::Status st = b.Get(&b.vif_ref[s], n); !st.ok()) return st;
