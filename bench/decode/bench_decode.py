@@ -7,8 +7,8 @@ so), and for each rendition and metric set scores it with `exactq` (reference by
 path, rendition uploaded) at 1 and N streams at once. Reports frames/s end to end,
 bytes received per frame (and as a share of the raw picture), bytes copied to the GPU per
 frame (the totals of the answers), the server's CPU seconds
-per frame (/proc), and the decoder's own rate: `ffmpeg -threads T -i X -f null -` on the
-same cores. Writes JSON (--out) and prints a table.
+per frame (/proc), and the decoder's own rate: `decode_rate` (the server's decoder alone,
+the same threads and streams) on the same cores. Writes JSON (--out) and prints a table.
 
   bazel build --config=nocuda //server:exactqd //client:exactq
   bench/decode/bench_decode.py --size 1920x1080 --frames 60 --out bench/decode/results/local.json
