@@ -59,7 +59,7 @@ if [ -d corpus ] && [ "${PARITY_SECONDS:-300}" != 0 ]; then
 fi
 
 LADDER_CHECK=${LADDER_CHECK-cpu}
-if [ -d media4k ]; then
+if [ -d media4k ] && [ "${DECODE_SECONDS:-240}" != 0 ]; then
   timeout "${DECODE_SECONDS:-240}" python3 "$ROOT/bench/decode/bench_decode.py" --bin "$B" --inputs media4k \
     --size 3840x2160 --frames 48 --threads 4 --streams 8 --metrics "${DECODE_METRICS:-ssim/ssimulacra2}" \
     --codecs "${DECODE_CODECS:-hevc}" \
