@@ -9,8 +9,8 @@
 #      against what the server admits for it                 -> $OUT/gpu_decode_test.txt
 #   2. encoded sources end to end at 4K (bench/decode), decoded on the GPU and on the
 #      CPU, and raw Y4M uploads, the 48-frame media played REPEAT (8) times over; the
-#      server gets DECODE_SERVER_FLAGS (e.g. --gpu_wait=spin); DECODE_CODECS (hevc,av1) and
-#      DECODE_METRICS (ssim/ssimulacra2/psnr,ssim,ssimulacra2) pick the rows
+#      server gets DECODE_SERVER_FLAGS (e.g. --gpu_wait=spin); DECODE_CODECS (default hevc;
+#      e.g. hevc,av1) and DECODE_METRICS (default ssim/ssimulacra2) pick the rows
 #                                                            -> $OUT/decode_h200_4k.{txt,json}
 #   3. the ladder at 4K, one call against separate calls, decoded on the GPU, its scores
 #      compared with the same ladder decoded (and scaled) on the CPU (LADDER_CHECK=cpu;
