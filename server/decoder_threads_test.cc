@@ -46,7 +46,6 @@ TEST(DecoderThreadsTest, OnlySidesWhoseCodecThreadsHoldTheBudget) {
   const std::string ffv1 = Encode("dist.mkv", "-c:v ffv1 -pix_fmt yuv420p");
   DecodeThreadBudget budget(4);
   std::vector<DecodeThreadBudget::Grant> grants;
-  grants.reserve(4);
 
   // A stream as the decode bench opens one: the Y4M reference first, then the rendition.
   std::unique_ptr<VideoDecoder> reference = Open(y4m, 4, &budget, &grants);
