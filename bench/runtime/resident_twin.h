@@ -1,7 +1,11 @@
 // ResidentTwin: CUDA twins over a frame pair uploaded once, for timing them on frames
 // already resident on the device (no copy per frame): one metric alone, or a request's
 // metrics together as the runtime runs them (every one enqueued before any is
-// collected, on one stream). Builds without CUDA get UNAVAILABLE.
+// collected, on one stream). With an upload mode, the pair is copied from page-locked
+// host memory every frame instead: before the frame's kernels (as the runtime's scorer
+// does), or the next frame's copy beside this frame's kernels, into a second device
+// pair copied on the device into the twins' fixed one when its frame starts. Builds
+// without CUDA get UNAVAILABLE.
 #ifndef EXACTQ_BENCH_RUNTIME_RESIDENT_TWIN_H_
 #define EXACTQ_BENCH_RUNTIME_RESIDENT_TWIN_H_
 
@@ -29,8 +33,16 @@ struct ResidentMetric {
   MetricOptions options;
 };
 
+enum class PairUpload {
+  kOnce,       // resident: uploaded at creation only
+  kEachFrame,  // every frame, then its kernels
+  kAhead,      // every frame, the next one's copy beside this one's kernels
+};
+
+// `reference` and `distorted` must be page-locked and outlive the twin for the upload modes.
 absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int device, const std::vector<ResidentMetric>& metrics,
-                                                                 const Frame& reference, const Frame& distorted);
+                                                                 const Frame& reference, const Frame& distorted,
+                                                                 PairUpload upload = PairUpload::kOnce);
 
 }  // namespace bench
 }  // namespace exactq

@@ -4,7 +4,7 @@ namespace exactq {
 namespace bench {
 
 absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int, const std::vector<ResidentMetric>&, const Frame&,
-                                                                 const Frame&) {
+                                                                 const Frame&, PairUpload) {
   return absl::UnavailableError("this build has no CUDA support");
 }
 

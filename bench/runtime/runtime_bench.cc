@@ -31,7 +31,8 @@
 //   runtime_bench [--gpu=1] [--cpu=1] [--metrics=psnr,ssim,ssimulacra2] [--sizes=1080p,4k]
 //                 [--streams=1,4,16] [--cpu_sizes=1080p] [--cpu_streams=1,4] [--seconds=0.5]
 //                 [--cpu_seconds=2] [--reps=3] [--frames_in_flight=2] [--json=FILE]
-//                 [--resident=BOOL] [--upload_traffic=BOOL] [--gpu_wait=spin|yield|block]
+//                 [--resident=BOOL] [--upload_traffic=BOOL] [--upload_modes=BOOL]
+//                 [--resident_in_flight=N,...] [--gpu_wait=spin|yield|block]
 //                 [--commit=SHA] [--dirty=BOOL]
 //
 // --metrics entries may join several metrics with '+' (psnr+ssim+ssimulacra2: one
@@ -41,7 +42,10 @@
 // once) and the engine's time per frame against the sum of theirs, then the request's
 // metrics together on resident pairs (no uploads); --upload_traffic=1 then times those
 // again beside the engine's upload traffic alone (one pair's bytes copied as often as
-// the engine scored a frame, no kernels reading them). --gpu_wait sets how
+// the engine scored a frame, no kernels reading them); --resident_in_flight times the
+// request on resident pairs with other numbers of frames at once; --upload_modes times
+// it uploading the pair from page-locked memory every frame, before the frame's kernels
+// (as the runtime's scorer does) and beside the previous frame's. --gpu_wait sets how
 // threads wait for the device (engine/runtime/runtime_config.h; CUDA's default: spin).
 #include <atomic>
 #include <chrono>
@@ -175,9 +179,11 @@ struct Options {
   std::vector<int> cpu_streams = {1, 4};
   double seconds = 0.5, cpu_seconds = 2.0;
   int reps = 3;
-  int frames_in_flight = 2;     // K of the engine's pipeline per stream
-  bool resident = false;        // also each metric alone on frames already on the device
-  bool upload_traffic = false;  // and again beside the engine's upload traffic
+  int frames_in_flight = 2;             // K of the engine's pipeline per stream
+  bool resident = false;                // also each metric alone on frames already on the device
+  bool upload_traffic = false;          // and again beside the engine's upload traffic
+  bool upload_modes = false;            // and the request uploading every frame, before or beside the kernels
+  std::vector<int> resident_in_flight;  // and the request on resident frames with these many at once
   GpuWait gpu_wait = GpuWait::kSpin;
   std::string json, commit;
   int dirty = -1;
@@ -236,6 +242,10 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->resident = bench::ParseBool(v) == 1;
     else if (bench::Flag(argv[i], "--upload_traffic", &v))
       o->upload_traffic = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--upload_modes", &v))
+      o->upload_modes = bench::ParseBool(v) == 1;
+    else if (bench::Flag(argv[i], "--resident_in_flight", &v))
+      good = ParseInts(v, &o->resident_in_flight);
     else if (bench::Flag(argv[i], "--gpu_wait", &v)) {
       absl::StatusOr<GpuWait> wait = ParseGpuWait(v);
       good = wait.ok();
@@ -342,9 +352,14 @@ class Bench {
       uploaded_frames_ = 0;
       const double engine = EngineThroughput(in, metric, size, streams, in.ref, in.dis, &ok, &busy);
       if (engine < 0) return;
+      const uint64_t frames_before = uploaded_frames_.load();
+      upload_ns_ = 0;
+      scoring_ns_ = 0;
+      order_wait_ns_ = 0;
       const double engine_pinned =
           EngineThroughput(in, metric, size, streams, memory_ref, memory_dis, &ok, &pinned_busy);
       if (engine_pinned < 0) return;
+      const double pinned_frames = static_cast<double>(uploaded_frames_.load() - frames_before);
       // Counted by the device frame where it copies, over every answered frame of both runs.
       const double bytes_per_frame =
           uploaded_frames_ > 0 ? static_cast<double>(uploaded_bytes_) / static_cast<double>(uploaded_frames_) : 0;
@@ -383,6 +398,16 @@ class Bench {
                   idle(busy).c_str(), idle(pinned_busy).c_str(), ok ? "" : "  BITS DIFFER");
       std::printf("%-12s %-6s %7d host-to-device bytes per frame %.0f (one pair: %zu)\n", "", size.name.c_str(),
                   streams, bytes_per_frame, 2 * in.geometry.frame_bytes());
+      if (pinned_frames > 0) {
+        const double upload_ms = static_cast<double>(upload_ns_.load()) / pinned_frames / 1e6;
+        const double scoring_ms = static_cast<double>(scoring_ns_.load()) / pinned_frames / 1e6;
+        const double order_ms = static_cast<double>(order_wait_ns_.load()) / pinned_frames / 1e6;
+        Add(key + "engine_pinned_upload_ms", upload_ms, "ms");
+        Add(key + "engine_pinned_scoring_ms", scoring_ms, "ms");
+        Add(key + "engine_pinned_order_wait_ms", order_ms, "ms");
+        std::printf("%-12s %-6s %7d engine_pinned per frame: upload %.3f ms of scoring %.3f ms; %.3f ms to its turn\n",
+                    "", size.name.c_str(), streams, upload_ms, scoring_ms, order_ms);
+      }
       if (o_.resident) Resident(metric, size, streams, engine_pinned, key);
       std::fflush(stdout);
     }
@@ -424,6 +449,27 @@ class Bench {
     std::printf(
         "%-12s %-6s %7d resident request (no uploads): %.3f ms per frame: %.3fx the sum; engine_pinned %.3fx it\n", "",
         size.name.c_str(), streams, request_ms, request_ms / sum_ms, engine_ms / request_ms);
+    for (int at_once : o_.resident_in_flight) {
+      const ResidentRates n = ResidentFps(request, metrics, size, streams, 0, at_once);
+      if (n.fps <= 0) return;
+      Add(absl::StrCat(key, "resident_request_", at_once, "_at_once_ms_per_frame"), 1000.0 / n.fps, "ms");
+      std::printf("%-12s %-6s %7d resident request, %d at once: %.3f ms per frame (%.3fx at %d)\n", "",
+                  size.name.c_str(), streams, at_once, 1000.0 / n.fps, r.fps / n.fps, streams * o_.frames_in_flight);
+    }
+    if (o_.upload_modes) {
+      const struct {
+        bench::PairUpload mode;
+        const char* name;
+      } modes[] = {{bench::PairUpload::kEachFrame, "upload_then_kernels"},
+                   {bench::PairUpload::kAhead, "upload_beside_kernels"}};
+      for (const auto& m : modes) {
+        const ResidentRates u = ResidentFps(request, metrics, size, streams, 0, 0, m.mode);
+        if (u.fps <= 0) return;
+        Add(absl::StrCat(key, m.name, "_ms_per_frame"), 1000.0 / u.fps, "ms");
+        std::printf("%-12s %-6s %7d request, pair uploaded every frame (%s): %.3f ms per frame: %.3fx the sum\n", "",
+                    size.name.c_str(), streams, m.name, 1000.0 / u.fps, 1000.0 / u.fps / sum_ms);
+      }
+    }
     if (traffic <= 0) return;
     const double traffic_request_ms = 1000.0 / r.fps_beside_uploads;
     Add(key + "upload_traffic_resident_sum_ms_per_frame", traffic_sum_ms, "ms");
@@ -447,15 +493,20 @@ class Bench {
   // while one pair's bytes are copied to the device `traffic` times a second, no kernels
   // reading them (bench/runtime/upload_traffic.h).
   ResidentRates ResidentFps(const std::vector<bench::ResidentMetric>& metrics, const std::string& label,
-                            const Size& size, int streams, double traffic) {
+                            const Size& size, int streams, double traffic, int at_once = 0,
+                            bench::PairUpload upload = bench::PairUpload::kOnce) {
     ResidentRates rates;
     std::string names;
     for (const bench::ResidentMetric& m : metrics) names += absl::StrCat(names.empty() ? "" : "+", m.name);
     Inputs in = MakeInputs(names, size);
+    bench::PinnedHost pin_ref(in.ref.mutable_bytes(), in.ref.size_bytes());
+    bench::PinnedHost pin_dis(in.dis.mutable_bytes(), in.dis.size_bytes());
+    if (at_once <= 0) at_once = streams * o_.frames_in_flight;
     std::vector<std::unique_ptr<bench::ResidentTwin>> resident;
     std::vector<Worker> workers;
-    for (int t = 0; t < streams * o_.frames_in_flight; ++t) {
-      absl::StatusOr<std::unique_ptr<bench::ResidentTwin>> twin = bench::CreateResidentTwin(0, metrics, in.ref, in.dis);
+    for (int t = 0; t < at_once; ++t) {
+      absl::StatusOr<std::unique_ptr<bench::ResidentTwin>> twin =
+          bench::CreateResidentTwin(0, metrics, in.ref, in.dis, upload);
       if (!twin.ok()) {
         Fail(label, size, absl::StrCat("resident: ", twin.status().ToString()));
         return rates;
@@ -521,6 +572,9 @@ class Bench {
           }
           uploaded_bytes_.fetch_add(r.scored->host_to_device_bytes);
           uploaded_frames_.fetch_add(1);
+          upload_ns_.fetch_add(r.scored->durations.host_to_device.count());
+          scoring_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(r.done - r.started).count());
+          order_wait_ns_.fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - r.done).count());
         });
         return submitted.ok() && !b->load();
       });
@@ -642,6 +696,9 @@ class Bench {
 
   std::atomic<uint64_t> uploaded_bytes_{0};  // the engine's answers: bytes uploaded, frames
   std::atomic<uint64_t> uploaded_frames_{0};
+  // The engine's answers: time from the upload's start to its end on the device, in the
+  // scorer (start to scored), and from scored to answered (in order).
+  std::atomic<int64_t> upload_ns_{0}, scoring_ns_{0}, order_wait_ns_{0};
   Options o_;
   std::vector<Row> rows_;
   bool all_ok_ = true;
