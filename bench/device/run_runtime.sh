@@ -10,11 +10,12 @@
 #      frame and the engine's time per frame against each metric alone on resident
 #      frames, then the request on resident frames; once per GPU_WAITS (default: block,
 #      the server's, then spin, CUDA's)                          -> $OUT/runtime_request_WAIT.{txt,json}
-#   4. with BASELINE: each metric alone at 4K, 16 frames in flight, LABEL and BASELINE
-#      alternating, ROUNDS rounds                                -> $OUT/runtime_ab.txt
+#   4. with BASELINE: each metric alone and the three together at 4K, 16 frames in
+#      flight, LABEL and BASELINE alternating, ROUNDS rounds     -> $OUT/runtime_ab.txt
 #
 #   bash bench/device/run_runtime.sh LABEL [BASELINE]
-#   RUNTIME_TESTS= leaves step 1 out (after run_checks.sh, which runs those tests too)
+#   RUNTIME_TESTS= leaves step 1 out (after run_checks.sh, which runs those tests too);
+#   SKIP_SERVER_PARITY=1 and SKIP_REQUEST=1 leave steps 2 and 3 out
 set -u
 LABEL=${1:?usage: run_runtime.sh LABEL [BASELINE]}
 BASELINE=${2:-}
@@ -47,7 +48,7 @@ export LD_LIBRARY_PATH="$B/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 echo "rc=$?" >> "$OUT/nvdec_probe.txt"
 if ! "$B/exactqd" --version > "$W/exactqd_version.txt" 2>&1; then
   { echo "server parity skipped: exactqd does not start here:"; head -3 "$W/exactqd_version.txt"; } > "$OUT/server_parity.txt"
-elif [ -d corpus ]; then
+elif [ -d corpus ] && [ "${SKIP_SERVER_PARITY:-0}" != 1 ]; then
   timeout 400 python3 "$ROOT/tests/gpu/gpu_parity_suite.py" --bin "$B" --pairs corpus --metrics psnr,ssim,ssimulacra2 \
     --out "$W/parity_out" > "$OUT/server_parity.txt" 2>&1
   echo "rc=$?" >> "$OUT/server_parity.txt"
@@ -57,6 +58,7 @@ elif [ -d corpus ]; then
 fi
 
 # Once per way of waiting for the GPU (GPU_WAITS), the server's (block) first.
+[ "${SKIP_REQUEST:-0}" = 1 ] && GPU_WAITS=" "
 for wait in ${GPU_WAITS:-block spin}; do
   timeout 300 "$B/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --resident=1 --upload_traffic=1 \
     --reps=5 --seconds=1 \
@@ -70,7 +72,7 @@ if [ -n "$BASELINE" ]; then
     for v in "$BASELINE" "$LABEL"; do
       echo "=== round=$round $v" >> "$OUT/runtime_ab.txt"
       timeout 200 "$W/$v/runtime_bench" --cpu=0 --sizes=4k --streams=8 --frames_in_flight=2 --reps=3 --seconds=1 \
-        --metrics=psnr,ssim,ssimulacra2 >> "$OUT/runtime_ab.txt" 2>&1
+        --metrics=psnr,ssim,ssimulacra2,psnr+ssim+ssimulacra2 >> "$OUT/runtime_ab.txt" 2>&1
     done
   done
 fi
