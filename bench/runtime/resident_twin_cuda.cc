@@ -13,10 +13,6 @@ namespace exactq {
 namespace bench {
 namespace {
 
-size_t LeadingPlaneBytes(const FrameGeometry& g, int planes) {
-  return planes >= g.plane_count() ? g.frame_bytes() : g.plane_offset(planes);
-}
-
 class CudaResidentTwin final : public ResidentTwin {
  public:
   CudaResidentTwin(int device, cudaStream_t stream, PairUpload upload, const Frame& reference, const Frame& distorted)
@@ -145,7 +141,7 @@ absl::StatusOr<std::unique_ptr<ResidentTwin>> CreateResidentTwin(int device, con
   if (!pair.ok()) return pair.status();
   if (cudaStreamSynchronize(stream) != cudaSuccess) return absl::InternalError("upload failed");
   resident->pair_ = *pair;
-  resident->bytes_ = LeadingPlaneBytes(reference.geometry(), planes);
+  resident->bytes_ = reference.geometry().plane_offset(planes);  // the planes lead the picture
   if (upload == PairUpload::kAhead) {
     if (absl::Status s = resident->MakeAhead(); !s.ok()) return s;
   }

@@ -120,11 +120,11 @@ class CudaGpuScorer final : public GpuScorer {
                                        GpuStageTimes* times) override {
     if (absl::Status s = FromCuda(cudaSetDevice(device_), "cudaSetDevice"); !s.ok()) return s;
     const auto begin = std::chrono::steady_clock::now();
-    // The copies and the events that time them go on a stream of their own: a timing
-    // event recorded on stream_, behind the previous frame's kernels, held this frame's
-    // copies back (bench/results/runtime.md: 1.14x the metrics' time on resident frames,
-    // 0.99x without). The previous frame's readers are collected, so nothing else is
-    // waited for; stream_ and the twins' streams wait for the upload.
+    // The copies and the events that time them go on a stream of their own: with the
+    // timing event recorded on stream_ before the copies, a three-metric request took
+    // 1.14x its metrics' time on resident frames, on the copy stream 1.005x (why was not
+    // found: bench/results/runtime.md). The previous frame's readers are collected, so
+    // nothing else is waited for; stream_ and the twins' streams wait for the upload.
     if (absl::Status s = FromCuda(cudaEventRecord(start_, upload_stream_), "cudaEventRecord"); !s.ok()) return s;
     const uint64_t bytes_before = frame_.uploaded_bytes();
     absl::StatusOr<DeviceFramePair> pair =
